@@ -1,0 +1,161 @@
+//! The sender and receiver loops and the fd plumbing they share.
+//!
+//! The hot loops do nothing but `write`/`read` on preallocated buffers:
+//! no allocation, no locks, no formatting.
+
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+
+/// Exit codes of a worker process, mapped to messages by the parent.
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_WRITE: i32 = 10;
+pub const EXIT_READ: i32 = 11;
+pub const EXIT_CONTENT: i32 = 12;
+pub const EXIT_EXTRA: i32 = 13;
+pub const EXIT_SETUP: i32 = 14;
+
+/// What an exit code means.
+pub fn describe_exit(code: i32) -> &'static str {
+    match code {
+        EXIT_WRITE => "a write failed (its receiver went away?)",
+        EXIT_READ => "a read failed or hit end of file before all messages arrived",
+        EXIT_CONTENT => "a message arrived with the wrong content",
+        EXIT_EXTRA => "more data arrived than was sent to it",
+        EXIT_SETUP => "setup failed",
+        _ => "unexpected exit",
+    }
+}
+
+/// A connected pair `(read end, write end)`: a pipe, or an AF_UNIX stream
+/// socketpair used one way, as rt-tests does.
+pub fn fdpair(pipe: bool) -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: fds is a valid 2-element out-array.
+    let ret = unsafe {
+        if pipe {
+            libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC)
+        } else {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        }
+    };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both fds were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// `write` all of `buf`, retrying on EINTR and short writes.
+#[inline]
+pub fn write_all(fd: RawFd, buf: &[u8]) -> io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        // SAFETY: the pointer/length pair stays within buf.
+        let n = unsafe { libc::write(fd, buf[done..].as_ptr().cast(), buf.len() - done) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        done += n as usize;
+    }
+    Ok(())
+}
+
+/// Wait until `fd` is readable (EINTR retried).
+pub fn wait_readable(fd: RawFd, timeout_ms: i32) -> io::Result<bool> {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: p is a valid pollfd.
+        let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                if timeout_ms >= 0 {
+                    return Ok(false);
+                }
+                continue;
+            }
+            return Err(e);
+        }
+        return Ok(n > 0);
+    }
+}
+
+/// Tell the parent we are ready, then wait for the go signal.
+pub fn ready(ready_out: RawFd, wake: RawFd) -> io::Result<()> {
+    write_all(ready_out, &[0u8])?;
+    wait_readable(wake, -1).map(|_| ())
+}
+
+/// The byte pattern of every message: byte `j` is `j mod 251`.
+pub fn message(datasize: usize) -> Vec<u8> {
+    (0..datasize).map(|j| (j % 251) as u8).collect()
+}
+
+/// Send `loops` rounds of `msg` to every fd in `outs`.
+pub fn send(outs: &[RawFd], loops: u64, msg: &[u8]) -> Result<(), i32> {
+    for _ in 0..loops {
+        for &fd in outs {
+            if write_all(fd, msg).is_err() {
+                return Err(EXIT_WRITE);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Read `packets` messages of `buf.len()` bytes; with `verify`, check
+/// each against [`message`]'s pattern.
+pub fn receive(fd: RawFd, packets: u64, buf: &mut [u8], verify: bool) -> Result<(), i32> {
+    let len = buf.len();
+    for _ in 0..packets {
+        let mut done = 0;
+        while done < len {
+            // SAFETY: the pointer/length pair stays within buf.
+            let n = unsafe { libc::read(fd, buf[done..].as_mut_ptr().cast(), len - done) };
+            if n < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(EXIT_READ);
+            }
+            if n == 0 {
+                return Err(EXIT_READ);
+            }
+            done += n as usize;
+        }
+        if verify && buf.iter().enumerate().any(|(j, &b)| b != (j % 251) as u8) {
+            return Err(EXIT_CONTENT);
+        }
+    }
+    Ok(())
+}
+
+/// After the quota: is anything more waiting on `fd`?  Called once every
+/// sender has finished, so whatever is there was sent in excess.
+pub fn nothing_extra(fd: RawFd) -> Result<(), i32> {
+    if !wait_readable(fd, 0).unwrap_or(false) {
+        return Ok(());
+    }
+    let mut b = [0u8; 1];
+    // SAFETY: one-byte buffer; MSG_DONTWAIT works on sockets, and pipes
+    // were found readable so this read cannot block.
+    let n = unsafe { libc::read(fd, b.as_mut_ptr().cast(), 1) };
+    if n > 0 {
+        Err(EXIT_EXTRA)
+    } else {
+        Ok(())
+    }
+}

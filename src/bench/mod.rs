@@ -1,0 +1,93 @@
+//! Benchmarks: things that measure and return metrics.
+//!
+//! A benchmark never prints and never touches the store: it returns a
+//! [`Measurement`] (metrics plus full-resolution histograms) and the caller
+//! decides what to show and keep.
+
+pub mod hackbench;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Which direction is an improvement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Lower,
+    Higher,
+    /// Informational (counts, sizes): no direction.
+    Neither,
+}
+
+impl Better {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Better::Lower => "lower",
+            Better::Higher => "higher",
+            Better::Neither => "neither",
+        }
+    }
+
+    pub fn parse(s: &str) -> Better {
+        match s {
+            "lower" => Better::Lower,
+            "higher" => Better::Higher,
+            _ => Better::Neither,
+        }
+    }
+}
+
+/// One named figure with its unit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    pub name: String,
+    pub unit: String,
+    pub value: f64,
+    pub better: Better,
+}
+
+impl Metric {
+    pub fn new(
+        name: impl Into<String>,
+        unit: impl Into<String>,
+        value: f64,
+        better: Better,
+    ) -> Metric {
+        Metric {
+            name: name.into(),
+            unit: unit.into(),
+            value,
+            better,
+        }
+    }
+}
+
+/// A latency (or other) distribution, recorded in `unit` (`ns` for latency).
+#[derive(Clone, Debug)]
+pub struct NamedHistogram {
+    pub name: String,
+    pub unit: String,
+    pub hist: Histogram<u64>,
+}
+
+/// What one run of a benchmark produced.
+#[derive(Clone, Debug, Default)]
+pub struct Measurement {
+    pub metrics: Vec<Metric>,
+    pub histograms: Vec<NamedHistogram>,
+    /// Things the reader should know (throttling, warm caches, …).
+    pub notes: Vec<String>,
+}
+
+impl Measurement {
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|m| m.name == name)
+            .map(|m| m.value)
+    }
+
+    pub fn push(&mut self, name: &str, unit: &str, value: f64, better: Better) {
+        self.metrics.push(Metric::new(name, unit, value, better));
+    }
+}

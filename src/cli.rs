@@ -1,0 +1,191 @@
+//! The command line, as clap derive types.  Nothing outside this file and
+//! `main.rs` imports clap: `cmd::` turns these into typed options.
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kbench",
+    version,
+    about = "Is one Linux kernel more responsive than another? Measure, store, compare.",
+    long_about = "kbench measures how responsive a Linux kernel (or one setting of it) is: \
+scheduler messaging (hackbench), timer wake-up latency (cyclictest), interactive response, \
+cold-cache walks and timed builds under background loads. Every run is stored with a \
+fingerprint of the system that was in effect, so kernels can be compared later with honest statistics.",
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Result store: a SQLite file path [default: $XDG_DATA_HOME/kbench/results.db]
+    #[arg(long, global = true, env = "KBENCH_DB", value_name = "PATH")]
+    pub db: Option<String>,
+    /// Name of the configuration under test [default: <kernel release>/<preempt mode>]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub label: Option<String>,
+    /// Measure and print, but store nothing
+    #[arg(long, global = true)]
+    pub no_store: bool,
+    /// Machine-readable JSON on stdout instead of tables
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Print less: no banners, no progress
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Show the fingerprint of the running system (kernel, config, preemption, knobs, CPU)
+    Sysinfo(SysinfoArgs),
+    /// Scheduler messaging benchmark, drop-in for rt-tests hackbench
+    Hackbench(HackbenchArgs),
+    /// Timer wake-up latency on every CPU, like rt-tests cyclictest
+    #[command(disable_help_flag = true)]
+    Cyclictest(CyclictestArgs),
+    /// List, show or delete stored runs
+    #[command(subcommand)]
+    Runs(RunsCommand),
+    /// Labels in the store, with run counts and fingerprint ids
+    Labels,
+    /// Print a shell completion script
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page (roff) to stdout
+    Man,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
+}
+
+#[derive(Args, Debug)]
+pub struct SysinfoArgs {
+    /// Read /proc and /sys below this directory (for fixture trees)
+    #[arg(long, hide = true, default_value = "/")]
+    pub root: std::path::PathBuf,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RunsCommand {
+    /// List stored runs
+    List {
+        /// Only runs of this benchmark
+        #[arg(long)]
+        benchmark: Option<String>,
+        /// Only the newest N runs
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
+    },
+    /// Show one run: metrics, histogram summaries, fingerprint
+    Show { id: i64 },
+    /// Delete runs by id
+    Delete {
+        #[arg(required = true)]
+        ids: Vec<i64>,
+        /// Do not ask for confirmation
+        #[arg(short, long)]
+        yes: bool,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct HackbenchArgs {
+    /// Use pipes instead of AF_UNIX socketpairs
+    #[arg(short = 'p', long = "pipe")]
+    pub pipe: bool,
+    /// Bytes per message
+    #[arg(short = 's', long = "datasize", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub datasize: u32,
+    /// Messages each sender sends to each receiver
+    #[arg(short = 'l', long = "loops", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub loops: u64,
+    /// Number of groups of senders and receivers
+    #[arg(short = 'g', long = "groups", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub groups: u32,
+    /// Senders (and receivers) per group
+    #[arg(short = 'f', long = "fds", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub fds: u32,
+    /// Tasks are threads of one process
+    #[arg(short = 'T', long = "threads", conflicts_with = "process")]
+    pub threads: bool,
+    /// Tasks are processes (the default)
+    #[arg(short = 'P', long = "process")]
+    pub process: bool,
+    /// Run the parent at SCHED_FIFO priority 1
+    #[arg(short = 'F', long = "fifo")]
+    pub fifo: bool,
+    /// Pin every task to these CPUs (numactl -C syntax: 0-31, 0,2,4-7)
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Repeat N times; every run is stored
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub runs: u32,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CyclictestArgs {
+    /// Base interval of the measurement threads, µs
+    #[arg(short = 'i', long = "interval", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub interval: u64,
+    /// Distance between the intervals of successive threads, µs. kbench's
+    /// default is 0, so every thread gets the same number of samples
+    /// (rt-tests' default is 500)
+    #[arg(short = 'd', long = "distance", default_value_t = 0)]
+    pub distance: u64,
+    /// Run for this long: 20, 20s, 5m, 1h [default: until Ctrl-C or --loops]
+    #[arg(short = 'D', long = "duration", value_name = "TIME")]
+    pub duration: Option<String>,
+    /// Stop each thread after this many samples
+    #[arg(short = 'l', long = "loops", value_parser = clap::value_parser!(u64).range(1..))]
+    pub loops: Option<u64>,
+    /// Real-time priority of the measurement threads (1-99)
+    #[arg(
+        short = 'p',
+        long = "priority",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    pub priority: i32,
+    /// Scheduling policy of the measurement threads [default: fifo when -p is given, else other]
+    #[arg(long, value_name = "fifo|rr|other|batch|idle")]
+    pub policy: Option<String>,
+    /// Lock memory (mlockall) so page faults do not show up as latency
+    #[arg(short = 'm', long = "mlockall")]
+    pub mlockall: bool,
+    /// Number of threads (default: 1, or one per online CPU with -S)
+    #[arg(short = 't', long = "threads", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// One thread per online CPU, each pinned to its CPU
+    #[arg(short = 'S', long = "smp")]
+    pub smp: bool,
+    /// Pin threads round-robin to these CPUs (numactl syntax)
+    #[arg(short = 'a', long = "affinity", value_name = "LIST")]
+    pub affinity: Option<String>,
+    /// Also print a cyclictest-style histogram with this many 1 µs buckets
+    #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub histogram: Option<u64>,
+    /// Leave /dev/cpu_dma_latency alone (by default it is held at 0 during the run)
+    #[arg(long)]
+    pub default_system: bool,
+    /// Repeat N times; every run is stored
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub runs: u32,
+    /// Print help
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+}

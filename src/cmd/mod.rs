@@ -1,0 +1,109 @@
+//! Commands: each file turns parsed flags into typed options, runs the
+//! benchmark, stores the runs and prints the report.  Shared plumbing (the
+//! fingerprint, the label, the store) is in [`Ctx`].
+
+mod hackbench;
+mod meta;
+mod runs;
+mod sysinfo;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::fingerprint::Fingerprint;
+use crate::store::{self, Access, RunRecord, Store};
+use anyhow::Result;
+use std::path::Path;
+
+/// Version of every top-level JSON document kbench prints.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// What every command needs: the global flags, the fingerprint, the store.
+pub struct Ctx {
+    pub global: GlobalArgs,
+    fingerprint: std::cell::OnceCell<Fingerprint>,
+}
+
+impl Ctx {
+    pub fn new(global: GlobalArgs) -> Ctx {
+        Ctx {
+            global,
+            fingerprint: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The running system's fingerprint (read once).
+    pub fn fingerprint(&self) -> &Fingerprint {
+        self.fingerprint
+            .get_or_init(|| Fingerprint::collect(Path::new("/")))
+    }
+
+    /// `--label`, else `<release>/<preempt mode>`.
+    pub fn label(&self) -> String {
+        self.global
+            .label
+            .clone()
+            .unwrap_or_else(|| self.fingerprint().default_label())
+    }
+
+    /// Open the store for writing, unless `--no-store`.  Opened before any
+    /// measurement so a bad `--db` fails before minutes of work.
+    pub fn store_for_writing(&self) -> Result<Option<Box<dyn Store>>> {
+        if self.global.no_store {
+            return Ok(None);
+        }
+        store::open(self.global.db.as_deref(), Access::ReadWrite).map(Some)
+    }
+
+    /// Open the store for reading.
+    pub fn store_for_reading(&self) -> Result<Box<dyn Store>> {
+        store::open(self.global.db.as_deref(), Access::ReadOnly)
+    }
+
+    /// A new run record for `benchmark` with this label and fingerprint.
+    pub fn new_run(&self, benchmark: &str, params: serde_json::Value) -> RunRecord {
+        RunRecord::new(
+            &self.label(),
+            benchmark,
+            params,
+            Some(self.fingerprint().clone()),
+        )
+    }
+
+    /// Print progress/notes to stderr unless quiet.
+    pub fn info(&self, msg: &str) {
+        if !self.global.quiet {
+            eprintln!("{msg}");
+        }
+    }
+}
+
+/// Save a run when there is a store; returns the id.
+pub fn save(store: &mut Option<Box<dyn Store>>, run: &RunRecord) -> Result<Option<i64>> {
+    match store {
+        Some(s) => s.save_run(run).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Print a JSON document with its schema version.
+pub fn print_json(kind: &str, body: serde_json::Value) -> Result<()> {
+    let mut doc = serde_json::json!({ "schema_version": JSON_SCHEMA_VERSION, "kind": kind });
+    if let (Some(d), serde_json::Value::Object(b)) = (doc.as_object_mut(), body) {
+        d.extend(b);
+    }
+    println!("{}", serde_json::to_string_pretty(&doc)?);
+    Ok(())
+}
+
+pub fn dispatch(cli: Cli) -> Result<()> {
+    crate::sys::signals::install();
+    let ctx = Ctx::new(cli.global);
+    match cli.command {
+        Command::Sysinfo(a) => sysinfo::run(&ctx, &a),
+        Command::Hackbench(a) => hackbench::run(&ctx, &a),
+        Command::Cyclictest(_a) => Err(crate::error::input("cyclictest: not built yet")),
+        Command::Runs(r) => runs::run(&ctx, r),
+        Command::Labels => runs::labels(&ctx),
+        Command::Completions { shell } => meta::completions(shell),
+        Command::Man => meta::man(),
+    }
+}

@@ -1,0 +1,72 @@
+//! Errors a user can fix, kept apart from internal failures.
+//!
+//! Anything that is the user's to change (a bad flag value, a CPU that does
+//! not exist, a missing privilege) is a [`UserError`]; `main` maps it to a
+//! one-line message and its own exit code.  Everything else travels as
+//! `anyhow::Error` with context naming the file or command involved.
+
+use std::fmt;
+
+/// Exit code for bad input, as clap uses for usage errors.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code when the run was stopped by Ctrl-C / SIGTERM.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// A failure the user can fix; the message says what and how.
+#[derive(Debug)]
+pub enum UserError {
+    /// Bad input: a flag value, a path, a CPU list (exit 2).
+    Input(String),
+    /// A missing privilege or capability (exit 1), with how to get it.
+    Privilege(String),
+    /// The machine cannot host what was asked (limits, space, memory).
+    Resource(String),
+}
+
+impl fmt::Display for UserError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UserError::Input(m) | UserError::Privilege(m) | UserError::Resource(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+impl std::error::Error for UserError {}
+
+impl UserError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            UserError::Input(_) => EXIT_USAGE,
+            UserError::Privilege(_) | UserError::Resource(_) => 1,
+        }
+    }
+}
+
+/// Shorthand for a bad-input error wrapped in `anyhow`.
+pub fn input(msg: impl Into<String>) -> anyhow::Error {
+    UserError::Input(msg.into()).into()
+}
+
+/// Shorthand for a privilege error wrapped in `anyhow`.
+pub fn privilege(msg: impl Into<String>) -> anyhow::Error {
+    UserError::Privilege(msg.into()).into()
+}
+
+/// Shorthand for a resource error wrapped in `anyhow`.
+pub fn resource(msg: impl Into<String>) -> anyhow::Error {
+    UserError::Resource(msg.into()).into()
+}
+
+/// The run was interrupted (Ctrl-C); what finished has been kept.
+#[derive(Debug)]
+pub struct Interrupted;
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}

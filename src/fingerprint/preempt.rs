@@ -1,0 +1,205 @@
+//! The preemption model actually in effect, and where that answer came from.
+//!
+//! Order of trust: the live `sched/preempt` file in debugfs (the only
+//! place that shows a runtime switch), then `preempt=` on the command line
+//! (honoured only by PREEMPT_DYNAMIC kernels), then the configured default.
+//! PREEMPT_RT kernels are `rt` whatever else is said.  When debugfs cannot
+//! be read the reason is kept, since lockdown refusing it is common.
+
+use super::config::KernelConfig;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The effective preemption mode and its provenance.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct PreemptInfo {
+    /// `none`, `voluntary`, `full`, `lazy` or `rt`.
+    pub mode: Option<String>,
+    /// How the mode was found, e.g. "config default (CONFIG_PREEMPT_NONE); debugfs refused (lockdown?)".
+    pub source: String,
+    /// Does the kernel allow switching at boot/run time (PREEMPT_DYNAMIC)?
+    pub dynamic: Option<bool>,
+    /// Content of `/sys/kernel/realtime` when present.
+    pub realtime: Option<String>,
+    /// What debugfs said, or why it could not be read.
+    pub debugfs: String,
+}
+
+/// Outcome of trying to read `sched/preempt` from debugfs.
+enum Debugfs {
+    Mode(String),
+    Unavailable(String),
+}
+
+pub fn detect(root: &Path, cmdline: Option<&str>, cfg: Option<&KernelConfig>) -> PreemptInfo {
+    let realtime = super::read_trim(&root.join("sys/kernel/realtime"));
+    let dynamic = cfg.map(|c| c.is_y("CONFIG_PREEMPT_DYNAMIC"));
+    let is_rt =
+        cfg.is_some_and(|c| c.is_y("CONFIG_PREEMPT_RT")) || realtime.as_deref() == Some("1");
+    let dbg = read_debugfs(root);
+    let debugfs = match &dbg {
+        Debugfs::Mode(m) => format!("read: {m}"),
+        Debugfs::Unavailable(why) => why.clone(),
+    };
+    let mut info = PreemptInfo {
+        mode: None,
+        source: String::new(),
+        dynamic,
+        realtime,
+        debugfs,
+    };
+    if is_rt {
+        info.mode = Some("rt".into());
+        info.source = "PREEMPT_RT kernel (CONFIG_PREEMPT_RT or /sys/kernel/realtime)".into();
+        return info;
+    }
+    if let Debugfs::Mode(m) = &dbg {
+        info.mode = Some(m.clone());
+        info.source = "debugfs sched/preempt".into();
+        return info;
+    }
+    let why_not_debugfs = match &dbg {
+        Debugfs::Unavailable(w) => w.clone(),
+        Debugfs::Mode(_) => unreachable!(),
+    };
+    if dynamic != Some(false) {
+        if let Some(m) = cmdline.and_then(cmdline_preempt) {
+            info.mode = Some(m.clone());
+            info.source = format!("preempt={m} on the kernel command line; {why_not_debugfs}");
+            return info;
+        }
+    }
+    if let Some(cfg) = cfg {
+        if let Some((m, opt)) = configured(cfg) {
+            let kind = if dynamic == Some(true) {
+                "config default"
+            } else {
+                "config"
+            };
+            info.mode = Some(m.into());
+            info.source = format!("{kind} ({opt}); {why_not_debugfs}");
+            return info;
+        }
+    }
+    info.source =
+        format!("unknown: no kernel config, no preempt= on the cmdline; {why_not_debugfs}");
+    info
+}
+
+/// The model chosen in the config.
+fn configured(cfg: &KernelConfig) -> Option<(&'static str, &'static str)> {
+    [
+        ("CONFIG_PREEMPT_NONE", "none"),
+        ("CONFIG_PREEMPT_VOLUNTARY", "voluntary"),
+        ("CONFIG_PREEMPT_LAZY", "lazy"),
+        ("CONFIG_PREEMPT", "full"),
+    ]
+    .into_iter()
+    .find(|(opt, _)| cfg.is_y(opt))
+    .map(|(opt, m)| (m, opt))
+}
+
+/// `preempt=` from a command line.
+fn cmdline_preempt(cmdline: &str) -> Option<String> {
+    cmdline
+        .split_whitespace()
+        .take_while(|w| *w != "--")
+        .filter_map(|w| w.strip_prefix("preempt="))
+        .last()
+        .map(str::to_string)
+}
+
+/// Parse "none (voluntary) full lazy" → the bracketed entry.
+fn parse_sched_preempt(text: &str) -> Option<String> {
+    let open = text.find('(')?;
+    let close = text[open..].find(')')? + open;
+    Some(text[open + 1..close].trim().to_string())
+}
+
+fn read_debugfs(root: &Path) -> Debugfs {
+    let path = root.join("sys/kernel/debug/sched/preempt");
+    match std::fs::read_to_string(&path) {
+        Ok(t) => match parse_sched_preempt(&t) {
+            Some(m) => Debugfs::Mode(m),
+            None => {
+                Debugfs::Unavailable(format!("debugfs sched/preempt unparsable: {:?}", t.trim()))
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            Debugfs::Unavailable("debugfs refused (lockdown?)".into())
+        }
+        Err(_) if root == Path::new("/") => read_debugfs_private_mount(),
+        Err(_) => Debugfs::Unavailable("debugfs not mounted".into()),
+    }
+}
+
+/// When debugfs is not mounted and we are root, mount it privately in a
+/// temporary directory, read, and unmount, leaving `/sys/kernel/debug` as
+/// it was.
+fn read_debugfs_private_mount() -> Debugfs {
+    if !crate::sys::proc::is_root() {
+        return Debugfs::Unavailable("debugfs not mounted (root could mount it)".into());
+    }
+    let dir = std::env::temp_dir().join(format!("kbench-debugfs-{}", std::process::id()));
+    if std::fs::create_dir(&dir).is_err() {
+        return Debugfs::Unavailable("debugfs not mounted".into());
+    }
+    let c = |s: &str| std::ffi::CString::new(s).unwrap_or_default();
+    let target = c(&dir.to_string_lossy());
+    let fstype = c("debugfs");
+    // SAFETY: valid NUL-terminated strings; no data argument.
+    let mounted = unsafe {
+        libc::mount(
+            fstype.as_ptr(),
+            target.as_ptr(),
+            fstype.as_ptr(),
+            libc::MS_RDONLY,
+            std::ptr::null(),
+        )
+    } == 0;
+    let out = if mounted {
+        let r = match std::fs::read_to_string(dir.join("sched/preempt")) {
+            Ok(t) => parse_sched_preempt(&t)
+                .map(Debugfs::Mode)
+                .unwrap_or_else(|| Debugfs::Unavailable("debugfs sched/preempt unparsable".into())),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                Debugfs::Unavailable("debugfs refused (lockdown?)".into())
+            }
+            Err(_) => Debugfs::Unavailable(
+                "debugfs has no sched/preempt (kernel without PREEMPT_DYNAMIC?)".into(),
+            ),
+        };
+        // SAFETY: target is the mount point we just mounted.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+        r
+    } else {
+        Debugfs::Unavailable("debugfs not mounted and could not be mounted".into())
+    };
+    let _ = std::fs::remove_dir(&dir);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_bracketed_mode() {
+        assert_eq!(
+            parse_sched_preempt("none (voluntary) full\n").as_deref(),
+            Some("voluntary")
+        );
+        assert_eq!(parse_sched_preempt("none voluntary full").as_deref(), None);
+    }
+
+    #[test]
+    fn cmdline_preempt_ignores_init_args() {
+        assert_eq!(
+            cmdline_preempt("quiet preempt=full").as_deref(),
+            Some("full")
+        );
+        assert_eq!(cmdline_preempt("quiet -- preempt=full"), None);
+        assert_eq!(cmdline_preempt("quiet"), None);
+    }
+}

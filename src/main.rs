@@ -1,0 +1,57 @@
+//! kbench: is one Linux kernel more responsive than another?
+//!
+//! `main` is the short story: parse the command line, hand it to `cmd`
+//! (which plans, runs, stores and reports), and turn the outcome into an
+//! exit code and at most one line of error.
+
+mod bench;
+mod cli;
+mod cmd;
+mod error;
+mod fingerprint;
+mod report;
+mod store;
+mod sys;
+
+use clap::Parser;
+
+fn main() {
+    quiet_on_broken_pipe();
+    let cli = cli::Cli::parse();
+    let code = match cmd::dispatch(cli) {
+        Ok(()) => 0,
+        Err(err) => exit_code_for(&err),
+    };
+    std::process::exit(code);
+}
+
+/// Print the error as one line and pick the exit code.
+fn exit_code_for(err: &anyhow::Error) -> i32 {
+    if err.downcast_ref::<error::Interrupted>().is_some() {
+        eprintln!("kbench: interrupted; what finished was kept");
+        return error::EXIT_INTERRUPTED;
+    }
+    if let Some(u) = err.downcast_ref::<error::UserError>() {
+        eprintln!("kbench: {u}");
+        return u.exit_code();
+    }
+    eprintln!("kbench: error: {err:#}");
+    1
+}
+
+/// `kbench … | head` must end quietly with status 0, as ripgrep does.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}

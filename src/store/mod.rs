@@ -1,0 +1,71 @@
+//! The result store: every run with its metrics, histograms and the
+//! fingerprint of the system it ran on.
+//!
+//! Behind the [`Store`] trait so a shared PostgreSQL backend can sit beside
+//! the embedded SQLite one.  A run is written in one transaction at the
+//! end, with its final status, so the store never holds half a run.
+
+mod record;
+mod schema;
+mod sqlite;
+
+pub use record::{LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary, StoredHistogram};
+pub use sqlite::SqliteStore;
+
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// The newest schema this kbench writes and understands.
+pub const SCHEMA_VERSION: i64 = schema::MIGRATIONS.len() as i64;
+
+/// Storage of runs.
+pub trait Store {
+    /// Write a complete run (row, metrics, histograms, notes, fingerprint)
+    /// atomically; returns its local id.
+    fn save_run(&mut self, run: &RunRecord) -> Result<i64>;
+    /// Summaries of runs matching the filter, oldest first.
+    fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>>;
+    /// Full runs matching the filter (with histograms when asked).
+    fn load_runs(&self, filter: &RunFilter, histograms: bool) -> Result<Vec<RunRecord>>;
+    /// One run by local id.
+    fn load_run(&self, id: i64) -> Result<Option<RunRecord>>;
+    /// Delete runs by id; returns how many existed.
+    fn delete_runs(&mut self, ids: &[i64]) -> Result<usize>;
+    /// Labels with run counts and fingerprint ids.
+    fn labels(&self) -> Result<Vec<LabelSummary>>;
+    /// Where the store is, for messages.
+    fn describe(&self) -> String;
+}
+
+/// How a store is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+}
+
+/// The store location: `--db`/`KBENCH_DB`, else
+/// `$XDG_DATA_HOME/kbench/results.db`, else `~/.local/share/kbench/results.db`.
+pub fn default_path() -> PathBuf {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(x).join("kbench/results.db");
+    }
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    home.join(".local/share/kbench/results.db")
+}
+
+/// Open the store named by `db` (a path), or the default.
+pub fn open(db: Option<&str>, access: Access) -> Result<Box<dyn Store>> {
+    let path = match db {
+        Some(s) if s.starts_with("postgres://") || s.starts_with("postgresql://") => {
+            return Err(crate::error::input(
+                "PostgreSQL stores are not supported by this build of kbench yet; use a SQLite path for --db",
+            ))
+        }
+        Some(s) => PathBuf::from(s),
+        None => default_path(),
+    };
+    Ok(Box::new(SqliteStore::open(&path, access)?))
+}

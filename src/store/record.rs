@@ -1,0 +1,174 @@
+//! What a stored run looks like, independent of the backend.
+
+use crate::bench::{Measurement, Metric, NamedHistogram};
+use crate::fingerprint::Fingerprint;
+use anyhow::{Context, Result};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Complete,
+    Failed,
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Complete => "complete",
+            RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(s: &str) -> RunStatus {
+        match s {
+            "complete" => RunStatus::Complete,
+            "interrupted" => RunStatus::Interrupted,
+            _ => RunStatus::Failed,
+        }
+    }
+}
+
+/// A histogram as stored: HdrHistogram V2 encoding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredHistogram {
+    pub name: String,
+    pub unit: String,
+    pub data: Vec<u8>,
+}
+
+impl StoredHistogram {
+    pub fn encode(h: &NamedHistogram) -> Result<StoredHistogram> {
+        let mut data = Vec::new();
+        V2Serializer::new()
+            .serialize(&h.hist, &mut data)
+            .map_err(|e| anyhow::anyhow!("encoding histogram {}: {e:?}", h.name))?;
+        Ok(StoredHistogram {
+            name: h.name.clone(),
+            unit: h.unit.clone(),
+            data,
+        })
+    }
+
+    pub fn decode(&self) -> Result<Histogram<u64>> {
+        Deserializer::new()
+            .deserialize(&mut &self.data[..])
+            .map_err(|e| anyhow::anyhow!("decoding histogram {}: {e:?}", self.name))
+            .context("the stored histogram is damaged")
+    }
+}
+
+/// A whole run.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    /// Local row id (0 before it is stored).
+    pub id: i64,
+    /// Globally unique id (128 random bits, hex).
+    pub uuid: String,
+    pub label: String,
+    pub benchmark: String,
+    /// The benchmark's parameters, as given.
+    pub params: serde_json::Value,
+    /// Settings in effect: policy, priority, affinity, caches dropped, …
+    pub settings: serde_json::Value,
+    /// Unix seconds.
+    pub started: f64,
+    pub ended: f64,
+    pub status: RunStatus,
+    pub fingerprint: Option<Fingerprint>,
+    pub metrics: Vec<Metric>,
+    pub histograms: Vec<StoredHistogram>,
+    pub notes: Vec<String>,
+    /// Scenario run this belongs to, its phase and repetition.
+    pub scenario: Option<String>,
+    pub phase: Option<String>,
+    pub repetition: Option<i64>,
+    /// Read from another tool's output rather than measured.
+    pub imported: bool,
+}
+
+impl RunRecord {
+    /// A fresh record for `benchmark` started now.
+    pub fn new(
+        label: &str,
+        benchmark: &str,
+        params: serde_json::Value,
+        fingerprint: Option<Fingerprint>,
+    ) -> RunRecord {
+        let now = crate::sys::time::unix_now();
+        RunRecord {
+            id: 0,
+            uuid: crate::sys::proc::random_hex128(),
+            label: label.to_string(),
+            benchmark: benchmark.to_string(),
+            params,
+            settings: serde_json::json!({}),
+            started: now,
+            ended: now,
+            status: RunStatus::Complete,
+            fingerprint,
+            metrics: Vec::new(),
+            histograms: Vec::new(),
+            notes: Vec::new(),
+            scenario: None,
+            phase: None,
+            repetition: None,
+            imported: false,
+        }
+    }
+
+    /// Fill metrics, histograms and notes from a measurement.
+    pub fn absorb(&mut self, m: &Measurement) -> Result<()> {
+        self.metrics.extend(m.metrics.iter().cloned());
+        for h in &m.histograms {
+            self.histograms.push(StoredHistogram::encode(h)?);
+        }
+        self.notes.extend(m.notes.iter().cloned());
+        Ok(())
+    }
+
+    pub fn metric(&self, name: &str) -> Option<&Metric> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+}
+
+/// A line of `kbench runs list`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSummary {
+    pub id: i64,
+    pub uuid: String,
+    pub label: String,
+    pub benchmark: String,
+    pub started: f64,
+    pub status: RunStatus,
+    pub fingerprint_id: Option<String>,
+    /// The first metric (the headline figure), if any.
+    pub headline: Option<Metric>,
+}
+
+/// A line of `kbench labels`.
+#[derive(Clone, Debug, Serialize)]
+pub struct LabelSummary {
+    pub label: String,
+    pub runs: i64,
+    pub benchmarks: Vec<String>,
+    pub fingerprint_ids: Vec<String>,
+    pub first: f64,
+    pub last: f64,
+}
+
+/// Which runs to read.
+#[derive(Clone, Debug, Default)]
+pub struct RunFilter {
+    pub labels: Vec<String>,
+    pub benchmarks: Vec<String>,
+    /// Unix seconds.
+    pub since: Option<f64>,
+    pub only_complete: bool,
+    pub limit: Option<usize>,
+}

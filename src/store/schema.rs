@@ -1,0 +1,54 @@
+//! The versioned SQLite schema.  `MIGRATIONS[i]` takes a database from
+//! version `i` to `i + 1`; `PRAGMA user_version` records where it is.
+//! Never edit a migration that has shipped: add the next one.
+
+/// `PRAGMA application_id` of a kbench store ("kbnc").
+pub const APPLICATION_ID: i64 = 0x6b62_6e63;
+
+pub const MIGRATIONS: &[&str] = &[
+    // 1: systems, runs, metrics, histograms, notes.
+    "CREATE TABLE systems (
+        key TEXT PRIMARY KEY,
+        fingerprint_id TEXT NOT NULL,
+        json TEXT NOT NULL
+     );
+     CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL,
+        benchmark TEXT NOT NULL,
+        params TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        started REAL NOT NULL,
+        ended REAL NOT NULL,
+        status TEXT NOT NULL,
+        system_key TEXT REFERENCES systems(key)
+     );
+     CREATE INDEX runs_label ON runs(label, benchmark);
+     CREATE TABLE metrics (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        value REAL NOT NULL,
+        better TEXT NOT NULL
+     );
+     CREATE INDEX metrics_run ON metrics(run_id);
+     CREATE TABLE histograms (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        data BLOB NOT NULL
+     );
+     CREATE INDEX histograms_run ON histograms(run_id);
+     CREATE TABLE notes (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        text TEXT NOT NULL
+     );",
+    // 2: scenario membership, imported runs, time index.
+    "ALTER TABLE runs ADD COLUMN scenario TEXT;
+     ALTER TABLE runs ADD COLUMN phase TEXT;
+     ALTER TABLE runs ADD COLUMN repetition INTEGER;
+     ALTER TABLE runs ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
+     CREATE INDEX runs_started ON runs(started);
+     CREATE INDEX notes_run ON notes(run_id);",
+];

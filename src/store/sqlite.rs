@@ -1,0 +1,417 @@
+//! The embedded SQLite store (WAL mode, busy timeout, versioned schema).
+//!
+//! Opening validates before it writes anything: a file that is not SQLite,
+//! a SQLite file that is not a kbench store, or a store from a newer kbench
+//! is refused with the file left untouched.
+
+use super::record::*;
+use super::schema::{APPLICATION_ID, MIGRATIONS};
+use super::{Access, Store, SCHEMA_VERSION};
+use crate::bench::{Better, Metric};
+use crate::error::input;
+use crate::fingerprint::Fingerprint;
+use anyhow::{Context, Result};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub struct SqliteStore {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl SqliteStore {
+    /// Open (creating folders and file when writing) and migrate.
+    pub fn open(path: &Path, access: Access) -> Result<SqliteStore> {
+        let shown = path.display();
+        if path.is_dir() {
+            return Err(input(format!(
+                "result store {shown} is a directory; give a file path to --db"
+            )));
+        }
+        let exists = path.exists();
+        if !exists && access == Access::ReadOnly {
+            return Err(input(format!(
+                "no result store at {shown} yet: run a benchmark first, or point --db/KBENCH_DB at an existing store"
+            )));
+        }
+        if !exists {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    input(format!(
+                        "cannot create the folder for result store {shown}: {e}"
+                    ))
+                })?;
+            }
+        }
+        let flags = match access {
+            Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
+            Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+        } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| {
+            input(format!(
+                "cannot open result store {shown}: {e} (is the folder writable?)"
+            ))
+        })?;
+        if access == Access::ReadWrite
+            && conn
+                .is_readonly(rusqlite::DatabaseName::Main)
+                .unwrap_or(false)
+        {
+            return Err(input(format!(
+                "result store {shown} is read-only: fix its permissions or pass another --db"
+            )));
+        }
+        conn.busy_timeout(Duration::from_secs(60))?;
+        let app_id: i64 = conn
+            .pragma_query_value(None, "application_id", |r| r.get(0))
+            .map_err(|e| input(format!("result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db")))?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        if app_id != APPLICATION_ID && !(app_id == 0 && version == 0 && tables == 0) {
+            return Err(input(format!(
+                "{shown} is a SQLite database but not a kbench result store: pass another --db"
+            )));
+        }
+        if version > SCHEMA_VERSION {
+            return Err(input(format!(
+                "result store {shown} has schema version {version}, newer than this kbench understands ({SCHEMA_VERSION}): upgrade kbench"
+            )));
+        }
+        let mut store = SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+        };
+        if access == Access::ReadWrite {
+            store
+                .conn
+                .pragma_update(None, "journal_mode", "WAL")
+                .map_err(|e| input(format!("cannot write result store {shown}: {e}")))?;
+            store.migrate(version)?;
+        } else if version < SCHEMA_VERSION {
+            return Err(input(format!(
+                "result store {shown} has schema version {version}; run any kbench command that writes to it to upgrade it"
+            )));
+        }
+        store.conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(store)
+    }
+
+    /// Apply migrations `from..SCHEMA_VERSION`, each in its own transaction.
+    fn migrate(&mut self, _from: i64) -> Result<()> {
+        loop {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            // Re-read inside the write lock: another process may have migrated.
+            let v: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if v >= SCHEMA_VERSION {
+                return Ok(());
+            }
+            tx.execute_batch(MIGRATIONS[v as usize]).with_context(|| {
+                format!(
+                    "migrating {} to schema version {}",
+                    self.path.display(),
+                    v + 1
+                )
+            })?;
+            tx.pragma_update(None, "user_version", v + 1)?;
+            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+            tx.commit()?;
+        }
+    }
+
+    /// Apply only the first `n` migrations (for migration tests).
+    #[doc(hidden)]
+    pub fn create_at_version(path: &Path, n: usize) -> Result<()> {
+        let conn = Connection::open(path)?;
+        for (i, m) in MIGRATIONS.iter().take(n).enumerate() {
+            conn.execute_batch(m)?;
+            conn.pragma_update(None, "user_version", i as i64 + 1)?;
+        }
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+        Ok(())
+    }
+
+    fn where_clause(filter: &RunFilter) -> (String, Vec<rusqlite::types::Value>) {
+        use rusqlite::types::Value;
+        let mut conds = Vec::new();
+        let mut args: Vec<Value> = Vec::new();
+        if !filter.labels.is_empty() {
+            conds.push(format!(
+                "r.label IN ({})",
+                vec!["?"; filter.labels.len()].join(",")
+            ));
+            args.extend(filter.labels.iter().map(|l| Value::Text(l.clone())));
+        }
+        if !filter.benchmarks.is_empty() {
+            conds.push(format!(
+                "r.benchmark IN ({})",
+                vec!["?"; filter.benchmarks.len()].join(",")
+            ));
+            args.extend(filter.benchmarks.iter().map(|l| Value::Text(l.clone())));
+        }
+        if let Some(s) = filter.since {
+            conds.push("r.started >= ?".into());
+            args.push(Value::Real(s));
+        }
+        if filter.only_complete {
+            conds.push("r.status = 'complete'".into());
+        }
+        let mut sql = if conds.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", conds.join(" AND "))
+        };
+        sql.push_str(" ORDER BY r.started, r.id");
+        if let Some(n) = filter.limit {
+            sql.push_str(&format!(" LIMIT {n}"));
+        }
+        (sql, args)
+    }
+
+    fn metrics_of(&self, id: i64) -> Result<Vec<Metric>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT name, unit, value, better FROM metrics WHERE run_id = ? ORDER BY rowid",
+        )?;
+        let rows = st.query_map([id], |r| {
+            Ok(Metric {
+                name: r.get(0)?,
+                unit: r.get(1)?,
+                value: r.get(2)?,
+                better: Better::parse(&r.get::<_, String>(3)?),
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn row_to_record(r: &rusqlite::Row) -> rusqlite::Result<(RunRecord, Option<String>)> {
+        let params: String = r.get(4)?;
+        let settings: String = r.get(5)?;
+        let fp_json: Option<String> = r.get(13)?;
+        Ok((
+            RunRecord {
+                id: r.get(0)?,
+                uuid: r.get(1)?,
+                label: r.get(2)?,
+                benchmark: r.get(3)?,
+                params: serde_json::from_str(&params).unwrap_or(serde_json::Value::Null),
+                settings: serde_json::from_str(&settings).unwrap_or(serde_json::Value::Null),
+                started: r.get(6)?,
+                ended: r.get(7)?,
+                status: RunStatus::parse(&r.get::<_, String>(8)?),
+                fingerprint: None,
+                metrics: Vec::new(),
+                histograms: Vec::new(),
+                notes: Vec::new(),
+                scenario: r.get(9)?,
+                phase: r.get(10)?,
+                repetition: r.get(11)?,
+                imported: r.get::<_, i64>(12)? != 0,
+            },
+            fp_json,
+        ))
+    }
+
+    const RUN_COLUMNS: &'static str =
+        "r.id, r.uuid, r.label, r.benchmark, r.params, r.settings, r.started, r.ended, \
+         r.status, r.scenario, r.phase, r.repetition, r.imported, s.json";
+
+    fn fill(&self, rec: &mut RunRecord, fp_json: Option<String>, histograms: bool) -> Result<()> {
+        rec.fingerprint = fp_json.and_then(|j| serde_json::from_str::<Fingerprint>(&j).ok());
+        rec.metrics = self.metrics_of(rec.id)?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT text FROM notes WHERE run_id = ? ORDER BY rowid")?;
+        rec.notes = st
+            .query_map([rec.id], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if histograms {
+            let mut st = self.conn.prepare_cached(
+                "SELECT name, unit, data FROM histograms WHERE run_id = ? ORDER BY rowid",
+            )?;
+            rec.histograms = st
+                .query_map([rec.id], |r| {
+                    Ok(StoredHistogram {
+                        name: r.get(0)?,
+                        unit: r.get(1)?,
+                        data: r.get(2)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+        }
+        Ok(())
+    }
+}
+
+impl Store for SqliteStore {
+    fn save_run(&mut self, run: &RunRecord) -> Result<i64> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .with_context(|| format!("writing to result store {}", self.path.display()))?;
+        let system_key = match &run.fingerprint {
+            Some(fp) => {
+                let key = fp.content_key();
+                tx.execute(
+                    "INSERT OR IGNORE INTO systems (key, fingerprint_id, json) VALUES (?, ?, ?)",
+                    params![key, fp.id, serde_json::to_string(fp)?],
+                )?;
+                Some(key)
+            }
+            None => None,
+        };
+        tx.execute(
+            "INSERT INTO runs (uuid, label, benchmark, params, settings, started, ended, status, system_key,
+                               scenario, phase, repetition, imported)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            params![
+                run.uuid,
+                run.label,
+                run.benchmark,
+                run.params.to_string(),
+                run.settings.to_string(),
+                run.started,
+                run.ended,
+                run.status.as_str(),
+                system_key,
+                run.scenario,
+                run.phase,
+                run.repetition,
+                run.imported as i64,
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO metrics (run_id, name, unit, value, better) VALUES (?, ?, ?, ?, ?)",
+            )?;
+            for m in &run.metrics {
+                st.execute(params![id, m.name, m.unit, m.value, m.better.as_str()])?;
+            }
+            let mut st = tx.prepare_cached(
+                "INSERT INTO histograms (run_id, name, unit, data) VALUES (?, ?, ?, ?)",
+            )?;
+            for h in &run.histograms {
+                st.execute(params![id, h.name, h.unit, h.data])?;
+            }
+            let mut st = tx.prepare_cached("INSERT INTO notes (run_id, text) VALUES (?, ?)")?;
+            for n in &run.notes {
+                st.execute(params![id, n])?;
+            }
+        }
+        tx.commit()
+            .with_context(|| format!("committing a run to result store {}", self.path.display()))?;
+        Ok(id)
+    }
+
+    fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>> {
+        let (wh, args) = Self::where_clause(filter);
+        let sql = format!(
+            "SELECT r.id, r.uuid, r.label, r.benchmark, r.started, r.status, s.fingerprint_id
+             FROM runs r LEFT JOIN systems s ON s.key = r.system_key{wh}"
+        );
+        let mut st = self.conn.prepare(&sql)?;
+        let rows = st.query_map(rusqlite::params_from_iter(args), |r| {
+            Ok(RunSummary {
+                id: r.get(0)?,
+                uuid: r.get(1)?,
+                label: r.get(2)?,
+                benchmark: r.get(3)?,
+                started: r.get(4)?,
+                status: RunStatus::parse(&r.get::<_, String>(5)?),
+                fingerprint_id: r.get(6)?,
+                headline: None,
+            })
+        })?;
+        let mut out: Vec<RunSummary> = rows.collect::<rusqlite::Result<_>>()?;
+        for s in &mut out {
+            s.headline = self.metrics_of(s.id)?.into_iter().next();
+        }
+        Ok(out)
+    }
+
+    fn load_runs(&self, filter: &RunFilter, histograms: bool) -> Result<Vec<RunRecord>> {
+        let (wh, args) = Self::where_clause(filter);
+        let sql = format!(
+            "SELECT {} FROM runs r LEFT JOIN systems s ON s.key = r.system_key{wh}",
+            Self::RUN_COLUMNS
+        );
+        let mut st = self.conn.prepare(&sql)?;
+        let rows: Vec<(RunRecord, Option<String>)> = st
+            .query_map(rusqlite::params_from_iter(args), Self::row_to_record)?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (mut rec, fp) in rows {
+            self.fill(&mut rec, fp, histograms)?;
+            out.push(rec);
+        }
+        Ok(out)
+    }
+
+    fn load_run(&self, id: i64) -> Result<Option<RunRecord>> {
+        let sql = format!(
+            "SELECT {} FROM runs r LEFT JOIN systems s ON s.key = r.system_key WHERE r.id = ?",
+            Self::RUN_COLUMNS
+        );
+        let row = self
+            .conn
+            .query_row(&sql, [id], Self::row_to_record)
+            .optional()?;
+        let Some((mut rec, fp)) = row else {
+            return Ok(None);
+        };
+        self.fill(&mut rec, fp, true)?;
+        Ok(Some(rec))
+    }
+
+    fn delete_runs(&mut self, ids: &[i64]) -> Result<usize> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut n = 0;
+        for id in ids {
+            n += tx.execute("DELETE FROM runs WHERE id = ?", [id])?;
+        }
+        tx.execute(
+            "DELETE FROM systems WHERE key NOT IN (SELECT system_key FROM runs WHERE system_key IS NOT NULL)",
+            [],
+        )?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    fn labels(&self) -> Result<Vec<LabelSummary>> {
+        let mut st = self.conn.prepare(
+            "SELECT r.label, count(*), group_concat(DISTINCT r.benchmark), group_concat(DISTINCT s.fingerprint_id),
+                    min(r.started), max(r.started)
+             FROM runs r LEFT JOIN systems s ON s.key = r.system_key
+             GROUP BY r.label ORDER BY min(r.started)",
+        )?;
+        let split = |s: Option<String>| -> Vec<String> {
+            let mut v: Vec<String> = s
+                .unwrap_or_default()
+                .split(',')
+                .filter(|x| !x.is_empty())
+                .map(String::from)
+                .collect();
+            v.sort();
+            v
+        };
+        let rows = st.query_map([], |r| {
+            Ok(LabelSummary {
+                label: r.get(0)?,
+                runs: r.get(1)?,
+                benchmarks: split(r.get(2)?),
+                fingerprint_ids: split(r.get(3)?),
+                first: r.get(4)?,
+                last: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn describe(&self) -> String {
+        self.path.display().to_string()
+    }
+}

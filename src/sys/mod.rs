@@ -1,0 +1,25 @@
+//! Thin safe wrappers over the Linux calls the standard library lacks.
+//!
+//! Everything that touches `libc` directly lives here, so the benchmarks read
+//! as plain Rust and every `unsafe` block sits next to the one call it needs.
+
+pub mod cpus;
+pub mod limits;
+pub mod proc;
+pub mod sched;
+pub mod signals;
+pub mod time;
+
+/// The last OS error as an `std::io::Error`.
+pub fn last_err() -> std::io::Error {
+    std::io::Error::last_os_error()
+}
+
+/// Map a `-1` return to the OS error.
+pub fn check(ret: libc::c_int) -> std::io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(last_err())
+    } else {
+        Ok(ret)
+    }
+}

@@ -1,0 +1,59 @@
+//! Ctrl-C and SIGTERM handling: a flag, set from the handler, that every
+//! long-running loop polls.
+//!
+//! The handler is installed without `SA_RESTART`, so blocking calls in the
+//! parent (`read`, `poll`, `waitpid`, `clock_nanosleep`) return `EINTR` and
+//! the caller notices the flag promptly, stops its workers and keeps what
+//! finished.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static SIGNO: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    SIGNO.store(sig, Ordering::SeqCst);
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Install the handler for SIGINT, SIGTERM and SIGHUP.
+pub fn install() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: a zeroed sigaction with a valid handler and empty mask.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = 0;
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Restore the default disposition (used in forked workers so Ctrl-C
+/// kills them outright, as in rt-tests).
+pub fn reset_default() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: setting a default disposition is always valid.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
+/// Has a stop been requested?
+#[inline]
+pub fn stop_requested() -> bool {
+    STOP.load(Ordering::Relaxed)
+}
+
+/// Request a stop from inside the program (e.g. a failed worker).
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// The signal that requested the stop, if any.
+pub fn signal() -> Option<i32> {
+    match SIGNO.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}

@@ -27,17 +27,27 @@ pub struct PreemptInfo {
 }
 
 /// Outcome of trying to read `sched/preempt` from debugfs.
-enum Debugfs {
+#[derive(Clone, Debug, PartialEq)]
+pub enum Debugfs {
     Mode(String),
     Unavailable(String),
 }
 
 pub fn detect(root: &Path, cmdline: Option<&str>, cfg: Option<&KernelConfig>) -> PreemptInfo {
     let realtime = super::read_trim(&root.join("sys/kernel/realtime"));
+    decide(read_debugfs(root), realtime, cmdline, cfg)
+}
+
+/// Weigh the evidence: RT first, then debugfs, cmdline, config.
+pub fn decide(
+    dbg: Debugfs,
+    realtime: Option<String>,
+    cmdline: Option<&str>,
+    cfg: Option<&KernelConfig>,
+) -> PreemptInfo {
     let dynamic = cfg.map(|c| c.is_y("CONFIG_PREEMPT_DYNAMIC"));
     let is_rt =
         cfg.is_some_and(|c| c.is_y("CONFIG_PREEMPT_RT")) || realtime.as_deref() == Some("1");
-    let dbg = read_debugfs(root);
     let debugfs = match &dbg {
         Debugfs::Mode(m) => format!("read: {m}"),
         Debugfs::Unavailable(why) => why.clone(),
@@ -126,11 +136,17 @@ fn read_debugfs(root: &Path) -> Debugfs {
                 Debugfs::Unavailable(format!("debugfs sched/preempt unparsable: {:?}", t.trim()))
             }
         },
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            Debugfs::Unavailable("debugfs refused (lockdown?)".into())
-        }
-        Err(_) if root == Path::new("/") => read_debugfs_private_mount(),
-        Err(_) => Debugfs::Unavailable("debugfs not mounted".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && root == Path::new("/") => read_debugfs_private_mount(),
+        Err(e) => classify(&e),
+    }
+}
+
+/// What a failed read of `sched/preempt` means.
+pub fn classify(e: &std::io::Error) -> Debugfs {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => Debugfs::Unavailable("debugfs refused (lockdown?)".into()),
+        std::io::ErrorKind::NotFound => Debugfs::Unavailable("debugfs not mounted".into()),
+        _ => Debugfs::Unavailable(format!("debugfs unreadable: {e}")),
     }
 }
 
@@ -163,12 +179,10 @@ fn read_debugfs_private_mount() -> Debugfs {
             Ok(t) => parse_sched_preempt(&t)
                 .map(Debugfs::Mode)
                 .unwrap_or_else(|| Debugfs::Unavailable("debugfs sched/preempt unparsable".into())),
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-                Debugfs::Unavailable("debugfs refused (lockdown?)".into())
-            }
-            Err(_) => Debugfs::Unavailable(
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Debugfs::Unavailable(
                 "debugfs has no sched/preempt (kernel without PREEMPT_DYNAMIC?)".into(),
             ),
+            Err(e) => classify(&e),
         };
         // SAFETY: target is the mount point we just mounted.
         unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
@@ -191,6 +205,50 @@ mod tests {
             Some("voluntary")
         );
         assert_eq!(parse_sched_preempt("none voluntary full").as_deref(), None);
+    }
+
+    fn dynamic_none_config() -> KernelConfig {
+        KernelConfig::parse(
+            "CONFIG_PREEMPT_DYNAMIC=y\nCONFIG_PREEMPT_NONE=y\n# CONFIG_PREEMPT is not set\n",
+            "t",
+        )
+    }
+
+    #[test]
+    fn lockdown_refusal_falls_back_to_config_and_says_why() {
+        let refused = classify(&std::io::Error::from_raw_os_error(libc::EPERM));
+        let info = decide(refused, None, Some("quiet"), Some(&dynamic_none_config()));
+        assert_eq!(info.mode.as_deref(), Some("none"));
+        assert_eq!(info.source, "config default (CONFIG_PREEMPT_NONE); debugfs refused (lockdown?)");
+        assert_eq!(info.dynamic, Some(true));
+    }
+
+    #[test]
+    fn debugfs_beats_cmdline_and_cmdline_beats_config() {
+        let cfg = dynamic_none_config();
+        let live = decide(Debugfs::Mode("lazy".into()), None, Some("preempt=full"), Some(&cfg));
+        assert_eq!(live.mode.as_deref(), Some("lazy"));
+        assert_eq!(live.source, "debugfs sched/preempt");
+        let cmd = decide(Debugfs::Unavailable("debugfs not mounted".into()), None, Some("preempt=full"), Some(&cfg));
+        assert_eq!(cmd.mode.as_deref(), Some("full"));
+        assert!(cmd.source.starts_with("preempt=full on the kernel command line"), "{}", cmd.source);
+    }
+
+    #[test]
+    fn cmdline_ignored_without_preempt_dynamic() {
+        let cfg = KernelConfig::parse("CONFIG_PREEMPT_VOLUNTARY=y\n", "t");
+        let info = decide(Debugfs::Unavailable("x".into()), None, Some("preempt=full"), Some(&cfg));
+        assert_eq!(info.mode.as_deref(), Some("voluntary"));
+        assert!(info.source.starts_with("config (CONFIG_PREEMPT_VOLUNTARY)"), "{}", info.source);
+    }
+
+    #[test]
+    fn rt_wins() {
+        let cfg = KernelConfig::parse("CONFIG_PREEMPT_RT=y\nCONFIG_PREEMPT_DYNAMIC=y\n", "t");
+        let info = decide(Debugfs::Mode("full".into()), None, None, Some(&cfg));
+        assert_eq!(info.mode.as_deref(), Some("rt"));
+        let info = decide(Debugfs::Unavailable("x".into()), Some("1".into()), None, None);
+        assert_eq!(info.mode.as_deref(), Some("rt"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod record;
 mod schema;
 mod sqlite;
 
-pub use record::{LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary, StoredHistogram};
+pub use record::{LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary};
 pub use sqlite::SqliteStore;
 
 use anyhow::Result;

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Fidelity of `kbench hackbench` against rt-tests' hackbench.
+#
+# Runs both alternately with ../shared/tools/abab.py (paired, so the
+# machine's drift between batches cancels) on the four variants
+# (process/thread x socket/pipe) at -g 4 -f 4, and on rt-tests' default
+# shape -g 10 -f 20, and prints the median paired ratio kbench/rt-tests of
+# the `Time:` figure.  Goal: every ratio within 0.95-1.05.  Then compares
+# the peak RSS of the parent in process mode (/usr/bin/time -v).
+#
+# Needs: rt-tests (apt-get install rt-tests), GNU time (apt-get install time).
+# Usage: bench/hackbench-vs-rt-tests.sh [PAIRS]   (default 7)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+abab=${ABAB:-$here/../shared/tools/abab.py}
+pairs=${1:-7}
+command -v hackbench >/dev/null || { echo "rt-tests hackbench not found: apt-get install rt-tests" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "GNU time not found: apt-get install time" >&2; exit 1; }
+[ -f "$abab" ] || { echo "abab.py not found at $abab (set ABAB=path)" >&2; exit 1; }
+(cd "$here" && cargo build --release --quiet)
+kb="$here/target/release/kbench"
+
+run() {
+    local name=$1; shift
+    local args="$*"
+    local r
+    r=$(python3 "$abab" --pairs "$pairs" --json --figure 'Time: ([0-9.]+)' \
+        --a "$kb hackbench --no-store $args" --b "hackbench $args" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(f"{d[\"median_ratio\"]:.3f} (min {d[\"min_ratio\"]:.3f}, max {d[\"max_ratio\"]:.3f}; kbench {d[\"median_a\"]:.3f} s, rt-tests {d[\"median_b\"]:.3f} s)")')
+    printf '%-28s %s\n' "$name" "$r"
+}
+
+echo "median paired ratio kbench/rt-tests of Time: ($pairs pairs each)"
+run "process socket -g4 -f4" -P -g 4 -f 4 -l 20000
+run "process pipe   -g4 -f4" -P -p -g 4 -f 4 -l 20000
+run "thread  socket -g4 -f4" -T -g 4 -f 4 -l 20000
+run "thread  pipe   -g4 -f4" -T -p -g 4 -f 4 -l 20000
+run "process socket -g10 -f20" -P -g 10 -f 20 -l 1500
+
+rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ {print $2}'; }
+a=$(rss "$kb" hackbench --no-store -P -g 10 -f 20 -l 200)
+b=$(rss hackbench -P -g 10 -f 20 -l 200)
+echo "peak RSS of the parent, process mode -g10 -f20: kbench ${a} KiB, rt-tests ${b} KiB, ratio $(python3 -c "print(f'{$a/$b:.2f}')")"

@@ -1,0 +1,115 @@
+//! Helpers shared by the integration tests: a `kbench` command with a
+//! fresh temporary store, JSON parsing, fixture trees and process checks.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary directory with a store path inside it.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+
+    /// `kbench` with `KBENCH_DB` pointing into this env.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kbench"));
+        c.env("KBENCH_DB", self.db()).env_remove("XDG_DATA_HOME");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().expect("run kbench")
+    }
+
+    /// Run, assert success, return stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "kbench {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+
+    /// Run with `--json`, assert success, parse stdout.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let s = self.ok(&a);
+        serde_json::from_str(&s).unwrap_or_else(|e| panic!("kbench {args:?} printed invalid JSON ({e}): {s}"))
+    }
+
+    /// Run, assert exit `code`, return stderr.
+    pub fn fails(&self, args: &[&str], code: i32) -> String {
+        let out = self.run(args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(code), "kbench {args:?}: stderr {err}");
+        assert!(!err.contains("panicked"), "kbench {args:?} panicked: {err}");
+        err
+    }
+}
+
+/// Write `content` at `root/rel`, creating folders.
+pub fn put(root: &Path, rel: &str, content: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+/// Gzip `text` into `root/rel`.
+pub fn put_gz(root: &Path, rel: &str, text: &str) {
+    use std::io::Write;
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let f = std::fs::File::create(p).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap();
+}
+
+/// Direct children of `pid` (from /proc/<pid>/task/*/children).
+pub fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            if let Ok(s) = std::fs::read_to_string(t.path().join("children")) {
+                out.extend(s.split_whitespace().filter_map(|x| x.parse::<u32>().ok()));
+            }
+        }
+    }
+    out
+}
+
+/// Is `pid` alive (and not a zombie)?
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => s.rsplit(')').next().and_then(|r| r.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
+/// Wait (polling, up to `secs`) until `f` holds; returns whether it did.
+pub fn wait_for(secs: u64, mut f: impl FnMut() -> bool) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    f()
+}

@@ -1,0 +1,6 @@
+//! kbench's integration tests: one binary, helpers in `common`.
+
+mod common;
+mod fingerprint;
+mod hackbench;
+mod store;

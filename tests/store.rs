@@ -1,0 +1,152 @@
+//! The result store through the CLI: round trip, concurrent writers, bad
+//! store files, run listing and deletion.
+
+use crate::common::Env;
+
+fn quick_hackbench(env: &Env, runs: &str) -> serde_json::Value {
+    env.json(&["hackbench", "-g", "1", "-f", "2", "-l", "50", "--runs", runs, "--label", "test-kernel"])
+}
+
+#[test]
+fn runs_round_trip_through_the_store() {
+    let env = Env::new();
+    let v = quick_hackbench(&env, "2");
+    let ids = v["stored_ids"].as_array().unwrap();
+    assert_eq!(ids.len(), 2);
+    let list = env.json(&["runs", "list"]);
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0]["label"], "test-kernel");
+    assert_eq!(runs[0]["benchmark"], "hackbench");
+    assert_eq!(runs[0]["status"], "complete");
+    let id = ids[0].as_i64().unwrap().to_string();
+    let show = env.json(&["runs", "show", &id]);
+    assert_eq!(show["params"]["groups"], 1);
+    assert_eq!(show["params"]["fds"], 2);
+    let metrics = show["metrics"].as_array().unwrap();
+    let time = metrics.iter().find(|m| m["name"] == "time").unwrap();
+    assert_eq!(time["unit"], "s");
+    assert_eq!(time["better"], "lower");
+    assert!(time["value"].as_f64().unwrap() > 0.0);
+    let stored = v["runs"][0]["time_s"].as_f64().unwrap();
+    assert!((time["value"].as_f64().unwrap() - stored).abs() < 1e-12, "stored value equals the printed one");
+    assert!(show["fingerprint"]["id"].is_string());
+    let text = env.ok(&["runs", "show", &id]);
+    assert!(text.contains("messages_per_s"), "{text}");
+    let labels = env.json(&["labels"]);
+    assert_eq!(labels["labels"][0]["label"], "test-kernel");
+    assert_eq!(labels["labels"][0]["runs"], 2);
+}
+
+#[test]
+fn no_store_stores_nothing() {
+    let env = Env::new();
+    let v = env.json(&["hackbench", "-g", "1", "-f", "1", "-l", "10", "--no-store"]);
+    assert!(v["stored_ids"].as_array().unwrap().is_empty());
+    assert!(!env.db().exists());
+}
+
+#[test]
+fn delete_asks_unless_yes() {
+    let env = Env::new();
+    let v = quick_hackbench(&env, "2");
+    let id = v["stored_ids"][0].as_i64().unwrap().to_string();
+    let err = env.fails(&["runs", "delete", &id], 2);
+    assert!(err.contains("--yes"), "{err}");
+    env.ok(&["runs", "delete", &id, "--yes"]);
+    assert_eq!(env.json(&["runs", "list"])["runs"].as_array().unwrap().len(), 1);
+    let err = env.fails(&["runs", "delete", &id, "--yes"], 2);
+    assert!(err.contains(&format!("no run with id {id}")), "{err}");
+    let err = env.fails(&["runs", "show", "999"], 2);
+    assert!(err.contains("no run with id 999"), "{err}");
+}
+
+#[test]
+fn concurrent_writers_lose_nothing() {
+    let env = Env::new();
+    let spawn = || {
+        env.cmd()
+            .args(["hackbench", "-g", "1", "-f", "1", "-l", "20", "--runs", "15", "-q"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let kids: Vec<_> = (0..3).map(|_| spawn()).collect();
+    for mut k in kids {
+        assert!(k.wait().unwrap().success());
+    }
+    assert_eq!(env.json(&["runs", "list"])["runs"].as_array().unwrap().len(), 45);
+}
+
+#[test]
+fn corrupt_store_is_refused_and_left_untouched() {
+    let env = Env::new();
+    let junk = b"this is not a database, just some bytes that a user put here by mistake".repeat(100);
+    std::fs::write(env.db(), &junk).unwrap();
+    let err = env.fails(&["hackbench", "-g", "1", "-f", "1", "-l", "1"], 2);
+    assert!(err.contains(env.db().to_str().unwrap()), "names the path: {err}");
+    assert!(err.contains("not a readable SQLite database"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert_eq!(std::fs::read(env.db()).unwrap(), junk);
+}
+
+#[test]
+fn newer_schema_is_refused_and_left_untouched() {
+    let env = Env::new();
+    env.ok(&["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q"]);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.pragma_update(None, "user_version", 99).unwrap();
+    conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    drop(conn);
+    let before = std::fs::read(env.db()).unwrap();
+    let err = env.fails(&["hackbench", "-g", "1", "-f", "1", "-l", "1"], 2);
+    assert!(err.contains("schema version 99"), "{err}");
+    assert!(err.contains("upgrade kbench"), "{err}");
+    assert_eq!(std::fs::read(env.db()).unwrap(), before);
+}
+
+#[test]
+fn foreign_sqlite_database_is_refused() {
+    let env = Env::new();
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.execute_batch("CREATE TABLE mine (x INTEGER); INSERT INTO mine VALUES (1);").unwrap();
+    drop(conn);
+    let err = env.fails(&["runs", "list"], 2);
+    assert!(err.contains("not a kbench result store"), "{err}");
+}
+
+#[test]
+fn unwritable_store_path_is_one_clear_line() {
+    let env = Env::new();
+    let file = env.dir.path().join("plain-file");
+    std::fs::write(&file, "x").unwrap();
+    let bad = file.join("sub/results.db");
+    let out = env
+        .cmd()
+        .env("KBENCH_DB", &bad)
+        .args(["hackbench", "-g", "1", "-f", "1", "-l", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(bad.to_str().unwrap()), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(out.stdout.is_empty(), "nothing measured before the store was checked");
+}
+
+#[test]
+fn reading_a_missing_store_says_how_to_start() {
+    let env = Env::new();
+    let err = env.fails(&["runs", "list"], 2);
+    assert!(err.contains("no result store"), "{err}");
+    assert!(!env.db().exists(), "reading must not create a store");
+}
+
+#[test]
+fn db_flag_overrides_environment() {
+    let env = Env::new();
+    let other = env.dir.path().join("other.db");
+    env.ok(&["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q", "--db", other.to_str().unwrap()]);
+    assert!(other.exists());
+    assert!(!env.db().exists());
+}

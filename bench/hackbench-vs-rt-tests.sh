@@ -20,15 +20,22 @@ command -v hackbench >/dev/null || { echo "rt-tests hackbench not found: apt-get
 (cd "$here" && cargo build --release --quiet)
 kb="$here/target/release/kbench"
 
+summarize='
+import json, sys
+d = json.load(sys.stdin)
+if d["median_ratio"] is None:
+    print("no complete pair:", "; ".join(d["errors"]))
+else:
+    print("%.3f (min %.3f, max %.3f; kbench %.3f s, rt-tests %.3f s)" % (
+        d["median_ratio"], d["min_ratio"], d["max_ratio"], d["median_a"], d["median_b"]))
+'
+
 run() {
     local name=$1; shift
     local args="$*"
     local r
     r=$(python3 "$abab" --pairs "$pairs" --json --figure 'Time: ([0-9.]+)' \
-        --a "$kb hackbench --no-store $args" --b "hackbench $args" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(f"{d[\"median_ratio\"]:.3f} (min {d[\"min_ratio\"]:.3f}, max {d[\"max_ratio\"]:.3f}; kbench {d[\"median_a\"]:.3f} s, rt-tests {d[\"median_b\"]:.3f} s)")')
+        --a "$kb hackbench --no-store $args" --b "hackbench $args" | python3 -c "$summarize")
     printf '%-28s %s\n' "$name" "$r"
 }
 

@@ -13,14 +13,38 @@ fn base(root: &Path, release: &str, cmdline: &str) {
     put(root, "proc/cmdline", cmdline);
     put(root, "proc/sys/kernel/sched_autogroup_enabled", "0");
     put(root, "proc/sys/kernel/sched_rt_runtime_us", "-1");
-    put(root, "proc/meminfo", "MemTotal: 65536000 kB\nSwapTotal: 1024 kB\n");
-    put(root, "proc/cpuinfo", "processor : 0\nmodel name : Fixture CPU 9000\nflags : fpu sse\n");
+    put(
+        root,
+        "proc/meminfo",
+        "MemTotal: 65536000 kB\nSwapTotal: 1024 kB\n",
+    );
+    put(
+        root,
+        "proc/cpuinfo",
+        "processor : 0\nmodel name : Fixture CPU 9000\nflags : fpu sse\n",
+    );
     put(root, "sys/devices/system/cpu/online", "0-63");
     put(root, "sys/devices/system/cpu/possible", "0-63");
-    put(root, "sys/devices/system/cpu/cpuidle/current_driver", "intel_idle");
-    put(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance");
-    put(root, "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor", "powersave");
-    put(root, "sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never");
+    put(
+        root,
+        "sys/devices/system/cpu/cpuidle/current_driver",
+        "intel_idle",
+    );
+    put(
+        root,
+        "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+        "performance",
+    );
+    put(
+        root,
+        "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor",
+        "powersave",
+    );
+    put(
+        root,
+        "sys/kernel/mm/transparent_hugepage/enabled",
+        "always [madvise] never",
+    );
 }
 
 fn sysinfo(root: &Path) -> serde_json::Value {
@@ -58,7 +82,10 @@ fn preempt_rt_machine() {
     assert_eq!(fp["preempt"]["mode"], "rt");
     assert_eq!(fp["config"]["CONFIG_HZ"], "1000");
     assert_eq!(fp["config"]["CONFIG_RCU_BOOST"], "y");
-    assert!(fp["config"].get("CONFIG_NET").is_none(), "only scheduling options are kept");
+    assert!(
+        fp["config"].get("CONFIG_NET").is_none(),
+        "only scheduling options are kept"
+    );
     assert_eq!(fp["config_source"], "/proc/config.gz");
     assert_eq!(fp["config_hash"].as_str().unwrap().len(), 64);
     assert_eq!(fp["cpu"]["online_count"], 64);
@@ -70,7 +97,11 @@ fn preempt_rt_machine() {
 #[test]
 fn preempt_dynamic_booted_with_preempt_full() {
     let t = tempfile::tempdir().unwrap();
-    base(t.path(), "6.6.0-xanmod1", "root=/dev/sda1 preempt=full quiet");
+    base(
+        t.path(),
+        "6.6.0-xanmod1",
+        "root=/dev/sda1 preempt=full quiet",
+    );
     put(
         t.path(),
         "boot/config-6.6.0-xanmod1",
@@ -79,7 +110,10 @@ fn preempt_dynamic_booted_with_preempt_full() {
     let fp = sysinfo(t.path());
     assert_eq!(fp["preempt"]["mode"], "full");
     let src = fp["preempt"]["source"].as_str().unwrap();
-    assert!(src.contains("preempt=full on the kernel command line"), "{src}");
+    assert!(
+        src.contains("preempt=full on the kernel command line"),
+        "{src}"
+    );
     assert!(src.contains("debugfs not mounted"), "{src}");
     assert_eq!(fp["config_source"], "/boot/config-6.6.0-xanmod1");
     assert_eq!(fp["preempt"]["dynamic"], true);
@@ -92,7 +126,10 @@ fn machine_without_config() {
     let fp = sysinfo(t.path());
     assert!(fp["preempt"]["mode"].is_null());
     assert!(fp["config_hash"].is_null());
-    assert!(fp["preempt"]["source"].as_str().unwrap().starts_with("unknown"));
+    assert!(fp["preempt"]["source"]
+        .as_str()
+        .unwrap()
+        .starts_with("unknown"));
     let env = Env::new();
     let text = env.ok(&["sysinfo", "--root", t.path().to_str().unwrap()]);
     assert!(text.contains("not found"), "{text}");
@@ -102,8 +139,16 @@ fn machine_without_config() {
 fn debugfs_present_is_trusted() {
     let t = tempfile::tempdir().unwrap();
     base(t.path(), "6.12.0", "preempt=none");
-    put_gz(t.path(), "proc/config.gz", "CONFIG_PREEMPT_DYNAMIC=y\nCONFIG_PREEMPT_NONE=y\n");
-    put(t.path(), "sys/kernel/debug/sched/preempt", "none voluntary (full) lazy\n");
+    put_gz(
+        t.path(),
+        "proc/config.gz",
+        "CONFIG_PREEMPT_DYNAMIC=y\nCONFIG_PREEMPT_NONE=y\n",
+    );
+    put(
+        t.path(),
+        "sys/kernel/debug/sched/preempt",
+        "none voluntary (full) lazy\n",
+    );
     let fp = sysinfo(t.path());
     assert_eq!(fp["preempt"]["mode"], "full");
     assert_eq!(fp["preempt"]["source"], "debugfs sched/preempt");

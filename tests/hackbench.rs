@@ -23,7 +23,11 @@ fn verified(args: &[&str]) -> String {
 fn every_receiver_gets_exactly_its_messages_in_every_variant() {
     for mode in [&[][..], &["-T"][..]] {
         for transport in [&[][..], &["-p"][..]] {
-            for (g, f, l, s) in [("2", "3", "200", "100"), ("1", "4", "50", "5000"), ("3", "1", "100", "1")] {
+            for (g, f, l, s) in [
+                ("2", "3", "200", "100"),
+                ("1", "4", "50", "5000"),
+                ("3", "1", "100", "1"),
+            ] {
                 let mut args = vec!["hackbench", "-g", g, "-f", f, "-l", l, "-s", s];
                 args.extend_from_slice(mode);
                 args.extend_from_slice(transport);
@@ -39,19 +43,50 @@ fn banner_and_time_line_match_rt_tests() {
     let env = Env::new();
     let out = env.ok(&["hackbench", "-g", "2", "-f", "3", "-l", "10", "--no-store"]);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "Running in process mode with 2 groups using 6 file descriptors each (== 12 tasks)");
+    assert_eq!(
+        lines[0],
+        "Running in process mode with 2 groups using 6 file descriptors each (== 12 tasks)"
+    );
     assert_eq!(lines[1], "Each sender will pass 10 messages of 100 bytes");
     let t = lines[2].strip_prefix("Time: ").expect("Time: line");
     let (s, ms) = t.split_once('.').unwrap();
-    assert!(s.parse::<u64>().is_ok() && ms.len() == 3 && ms.parse::<u64>().is_ok(), "{t}");
-    let out = env.ok(&["hackbench", "--threads", "--pipe", "--groups", "1", "--fds", "2", "--loops", "5", "--datasize", "64", "--no-store"]);
+    assert!(
+        s.parse::<u64>().is_ok() && ms.len() == 3 && ms.parse::<u64>().is_ok(),
+        "{t}"
+    );
+    let out = env.ok(&[
+        "hackbench",
+        "--threads",
+        "--pipe",
+        "--groups",
+        "1",
+        "--fds",
+        "2",
+        "--loops",
+        "5",
+        "--datasize",
+        "64",
+        "--no-store",
+    ]);
     assert!(out.starts_with("Running in threaded mode with 1 groups using 4 file descriptors each (== 4 tasks)\nEach sender will pass 5 messages of 64 bytes\n"), "{out}");
 }
 
 #[test]
 fn json_has_parameters_and_per_run_values() {
     let env = Env::new();
-    let v = env.json(&["hackbench", "-g", "1", "-f", "2", "-l", "20", "--runs", "3", "-P", "--no-store"]);
+    let v = env.json(&[
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "2",
+        "-l",
+        "20",
+        "--runs",
+        "3",
+        "-P",
+        "--no-store",
+    ]);
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["parameters"]["groups"], 1);
     assert_eq!(v["parameters"]["pipe"], false);
@@ -103,16 +138,31 @@ fn too_many_fds_is_refused_before_starting() {
         "ulimit -Hn 256; ulimit -Sn 256; exec {} hackbench -T -g 100 -f 100 -l 1 --no-store",
         env!("CARGO_BIN_EXE_kbench")
     );
-    let out = std::process::Command::new("bash").args(["-c", &script]).output().unwrap();
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("open files") && err.contains("ulimit -n"), "{err}");
+    assert!(
+        err.contains("open files") && err.contains("ulimit -n"),
+        "{err}"
+    );
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Time:"));
 }
 
 fn start_long(env: &Env, extra: &[&str]) -> std::process::Child {
     env.cmd()
-        .args(["hackbench", "-g", "2", "-f", "2", "-l", "100000000", "--no-store"])
+        .args([
+            "hackbench",
+            "-g",
+            "2",
+            "-f",
+            "2",
+            "-l",
+            "100000000",
+            "--no-store",
+        ])
         .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -123,15 +173,21 @@ fn start_long(env: &Env, extra: &[&str]) -> std::process::Child {
 #[test]
 fn a_killed_worker_fails_the_run_and_stops_the_rest() {
     let env = Env::new();
-    let mut kb = start_long(&env, &[]);
-    assert!(wait_for(30, || children(kb.id()).len() == 8), "workers started");
+    let kb = start_long(&env, &[]);
+    assert!(
+        wait_for(30, || children(kb.id()).len() == 8),
+        "workers started"
+    );
     let kids = children(kb.id());
     unsafe { libc::kill(kids[3] as i32, libc::SIGKILL) };
     let out = kb.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("died") && err.contains("signal 9"), "{err}");
-    assert!(wait_for(10, || kids.iter().all(|&p| !alive(p))), "no stray worker");
+    assert!(
+        wait_for(10, || kids.iter().all(|&p| !alive(p))),
+        "no stray worker"
+    );
 }
 
 #[test]
@@ -141,17 +197,27 @@ fn ctrl_c_stops_every_task() {
         let kb = start_long(&env, extra);
         let pid = kb.id();
         assert!(
-            wait_for(30, || std::fs::read_to_string(format!("/proc/{pid}/status"))
-                .map(|s| s.contains("Threads:\t9") || children(pid).len() == 8)
-                .unwrap_or(false)),
+            wait_for(30, || std::fs::read_to_string(format!(
+                "/proc/{pid}/status"
+            ))
+            .map(|s| s.contains("Threads:\t9") || children(pid).len() == 8)
+            .unwrap_or(false)),
             "workers started"
         );
         let kids = children(pid);
         std::thread::sleep(std::time::Duration::from_millis(200));
         unsafe { libc::kill(pid as i32, libc::SIGINT) };
         let out = kb.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(wait_for(10, || kids.iter().all(|&p| !alive(p))), "no stray worker");
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            wait_for(10, || kids.iter().all(|&p| !alive(p))),
+            "no stray worker"
+        );
     }
 }
 
@@ -163,5 +229,8 @@ fn killing_the_parent_takes_the_workers_with_it() {
     let kids = children(kb.id());
     kb.kill().unwrap();
     kb.wait().unwrap();
-    assert!(wait_for(10, || kids.iter().all(|&p| !alive(p))), "workers outlived a killed parent");
+    assert!(
+        wait_for(10, || kids.iter().all(|&p| !alive(p))),
+        "workers outlived a killed parent"
+    );
 }

@@ -4,7 +4,19 @@
 use crate::common::Env;
 
 fn quick_hackbench(env: &Env, runs: &str) -> serde_json::Value {
-    env.json(&["hackbench", "-g", "1", "-f", "2", "-l", "50", "--runs", runs, "--label", "test-kernel"])
+    env.json(&[
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "2",
+        "-l",
+        "50",
+        "--runs",
+        runs,
+        "--label",
+        "test-kernel",
+    ])
 }
 
 #[test]
@@ -29,7 +41,10 @@ fn runs_round_trip_through_the_store() {
     assert_eq!(time["better"], "lower");
     assert!(time["value"].as_f64().unwrap() > 0.0);
     let stored = v["runs"][0]["time_s"].as_f64().unwrap();
-    assert!((time["value"].as_f64().unwrap() - stored).abs() < 1e-12, "stored value equals the printed one");
+    assert!(
+        (time["value"].as_f64().unwrap() - stored).abs() < 1e-12,
+        "stored value equals the printed one"
+    );
     assert!(show["fingerprint"]["id"].is_string());
     let text = env.ok(&["runs", "show", &id]);
     assert!(text.contains("messages_per_s"), "{text}");
@@ -54,7 +69,13 @@ fn delete_asks_unless_yes() {
     let err = env.fails(&["runs", "delete", &id], 2);
     assert!(err.contains("--yes"), "{err}");
     env.ok(&["runs", "delete", &id, "--yes"]);
-    assert_eq!(env.json(&["runs", "list"])["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        env.json(&["runs", "list"])["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     let err = env.fails(&["runs", "delete", &id, "--yes"], 2);
     assert!(err.contains(&format!("no run with id {id}")), "{err}");
     let err = env.fails(&["runs", "show", "999"], 2);
@@ -66,25 +87,52 @@ fn concurrent_writers_lose_nothing() {
     let env = Env::new();
     let spawn = || {
         env.cmd()
-            .args(["hackbench", "-g", "1", "-f", "1", "-l", "20", "--runs", "15", "-q"])
+            .args([
+                "hackbench",
+                "-g",
+                "1",
+                "-f",
+                "1",
+                "-l",
+                "20",
+                "--runs",
+                "15",
+                "-q",
+            ])
             .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap()
     };
     let kids: Vec<_> = (0..3).map(|_| spawn()).collect();
-    for mut k in kids {
-        assert!(k.wait().unwrap().success());
+    for k in kids {
+        let out = k.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    assert_eq!(env.json(&["runs", "list"])["runs"].as_array().unwrap().len(), 45);
+    assert_eq!(
+        env.json(&["runs", "list"])["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        45
+    );
 }
 
 #[test]
 fn corrupt_store_is_refused_and_left_untouched() {
     let env = Env::new();
-    let junk = b"this is not a database, just some bytes that a user put here by mistake".repeat(100);
+    let junk =
+        b"this is not a database, just some bytes that a user put here by mistake".repeat(100);
     std::fs::write(env.db(), &junk).unwrap();
     let err = env.fails(&["hackbench", "-g", "1", "-f", "1", "-l", "1"], 2);
-    assert!(err.contains(env.db().to_str().unwrap()), "names the path: {err}");
+    assert!(
+        err.contains(env.db().to_str().unwrap()),
+        "names the path: {err}"
+    );
     assert!(err.contains("not a readable SQLite database"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     assert_eq!(std::fs::read(env.db()).unwrap(), junk);
@@ -109,7 +157,8 @@ fn newer_schema_is_refused_and_left_untouched() {
 fn foreign_sqlite_database_is_refused() {
     let env = Env::new();
     let conn = rusqlite::Connection::open(env.db()).unwrap();
-    conn.execute_batch("CREATE TABLE mine (x INTEGER); INSERT INTO mine VALUES (1);").unwrap();
+    conn.execute_batch("CREATE TABLE mine (x INTEGER); INSERT INTO mine VALUES (1);")
+        .unwrap();
     drop(conn);
     let err = env.fails(&["runs", "list"], 2);
     assert!(err.contains("not a kbench result store"), "{err}");
@@ -131,7 +180,10 @@ fn unwritable_store_path_is_one_clear_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(bad.to_str().unwrap()), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(out.stdout.is_empty(), "nothing measured before the store was checked");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing measured before the store was checked"
+    );
 }
 
 #[test]
@@ -146,7 +198,18 @@ fn reading_a_missing_store_says_how_to_start() {
 fn db_flag_overrides_environment() {
     let env = Env::new();
     let other = env.dir.path().join("other.db");
-    env.ok(&["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q", "--db", other.to_str().unwrap()]);
+    env.ok(&[
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "1",
+        "-l",
+        "1",
+        "-q",
+        "--db",
+        other.to_str().unwrap(),
+    ]);
     assert!(other.exists());
     assert!(!env.db().exists());
 }

@@ -4,6 +4,7 @@
 //! [`Measurement`] (metrics plus full-resolution histograms) and the caller
 //! decides what to show and keep.
 
+pub mod cyclictest;
 pub mod hackbench;
 
 use hdrhistogram::Histogram;
@@ -80,13 +81,6 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    pub fn metric(&self, name: &str) -> Option<f64> {
-        self.metrics
-            .iter()
-            .find(|m| m.name == name)
-            .map(|m| m.value)
-    }
-
     pub fn push(&mut self, name: &str, unit: &str, value: f64, better: Better) {
         self.metrics.push(Metric::new(name, unit, value, better));
     }

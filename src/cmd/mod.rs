@@ -2,6 +2,7 @@
 //! benchmark, stores the runs and prints the report.  Shared plumbing (the
 //! fingerprint, the label, the store) is in [`Ctx`].
 
+mod cyclictest;
 mod hackbench;
 mod meta;
 mod runs;
@@ -100,7 +101,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Sysinfo(a) => sysinfo::run(&ctx, &a),
         Command::Hackbench(a) => hackbench::run(&ctx, &a),
-        Command::Cyclictest(_a) => Err(crate::error::input("cyclictest: not built yet")),
+        Command::Cyclictest(a) => cyclictest::run(&ctx, &a),
         Command::Runs(r) => runs::run(&ctx, r),
         Command::Labels => runs::labels(&ctx),
         Command::Completions { shell } => meta::completions(shell),

@@ -4,7 +4,7 @@
 use flate2::read::GzDecoder;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// A parsed kernel config: every `CONFIG_X=v` (and `# CONFIG_X is not set`
@@ -47,42 +47,54 @@ const SELECTED_PREFIXES: &[&str] = &[
 
 impl KernelConfig {
     /// Load from `<root>/proc/config.gz`, else `<root>/boot/config-<release>`.
+    /// Streams the text: only the selected options are kept in memory.
     pub fn load(root: &Path, release: Option<&str>) -> Option<KernelConfig> {
         let gz = root.join("proc/config.gz");
-        if let Ok(raw) = std::fs::read(&gz) {
-            let mut text = String::new();
-            if GzDecoder::new(&raw[..]).read_to_string(&mut text).is_ok() {
-                return Some(Self::parse(&text, "/proc/config.gz"));
+        if let Ok(f) = std::fs::File::open(&gz) {
+            if let Some(c) = Self::read(
+                GzDecoder::new(std::io::BufReader::new(f)),
+                "/proc/config.gz",
+            ) {
+                return Some(c);
             }
         }
         let release = release?;
         let boot = format!("boot/config-{release}");
-        let text = std::fs::read_to_string(root.join(&boot)).ok()?;
-        Some(Self::parse(&text, &format!("/{boot}")))
+        let f = std::fs::File::open(root.join(&boot)).ok()?;
+        Self::read(f, &format!("/{boot}"))
     }
 
-    /// Parse config text.
-    pub fn parse(text: &str, source: &str) -> KernelConfig {
+    fn read(r: impl Read, source: &str) -> Option<KernelConfig> {
+        let mut hasher = Sha256::new();
         let mut options = BTreeMap::new();
-        for line in text.lines() {
-            let line = line.trim();
-            if let Some(rest) = line.strip_prefix("# ") {
-                if let Some(name) = rest.strip_suffix(" is not set") {
-                    if name.starts_with("CONFIG_") {
-                        options.insert(name.to_string(), "n".to_string());
+        let mut reader = std::io::BufReader::new(r);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match reader.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => {
+                    hasher.update(line.as_bytes());
+                    if let Some((k, v)) = parse_line(&line) {
+                        if is_selected(k) {
+                            options.insert(k.to_string(), v.to_string());
+                        }
                     }
                 }
-            } else if let Some((k, v)) = line.split_once('=') {
-                if k.starts_with("CONFIG_") {
-                    options.insert(k.to_string(), v.trim_matches('"').to_string());
-                }
+                Err(_) => return None,
             }
         }
-        KernelConfig {
+        Some(KernelConfig {
             source: source.to_string(),
-            hash: super::hex(&Sha256::digest(text.as_bytes())),
+            hash: super::hex(&hasher.finalize()),
             options,
-        }
+        })
+    }
+
+    /// Parse config text, keeping only the selected options.
+    #[cfg(test)]
+    pub fn parse(text: &str, source: &str) -> KernelConfig {
+        Self::read(text.as_bytes(), source).expect("reading from memory cannot fail")
     }
 
     /// Is the option built in (`y`)?
@@ -92,12 +104,23 @@ impl KernelConfig {
 
     /// The options that shape scheduling and latency, for the fingerprint.
     pub fn selected(&self) -> BTreeMap<String, String> {
-        self.options
-            .iter()
-            .filter(|(k, _)| SELECTED_PREFIXES.iter().any(|p| k.starts_with(p)))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+        self.options.clone()
     }
+}
+
+fn is_selected(name: &str) -> bool {
+    SELECTED_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// `CONFIG_X=v` → (X, v); `# CONFIG_X is not set` → (X, "n").
+fn parse_line(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim();
+    if let Some(rest) = line.strip_prefix("# ") {
+        let name = rest.strip_suffix(" is not set")?;
+        return name.starts_with("CONFIG_").then_some((name, "n"));
+    }
+    let (k, v) = line.split_once('=')?;
+    k.starts_with("CONFIG_").then(|| (k, v.trim_matches('"')))
 }
 
 #[cfg(test)]
@@ -112,7 +135,11 @@ mod tests {
         );
         assert_eq!(c.options["CONFIG_HZ"], "250");
         assert_eq!(c.options["CONFIG_PREEMPT"], "n");
-        assert_eq!(c.options["CONFIG_LOCALVERSION"], "-x");
+        assert_eq!(
+            parse_line("CONFIG_LOCALVERSION=\"-x\""),
+            Some(("CONFIG_LOCALVERSION", "-x"))
+        );
+        assert_eq!(parse_line("# a comment"), None);
         assert!(c.is_y("CONFIG_PREEMPT_NONE"));
         let sel = c.selected();
         assert!(sel.contains_key("CONFIG_HZ"));

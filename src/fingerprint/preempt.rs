@@ -136,7 +136,9 @@ fn read_debugfs(root: &Path) -> Debugfs {
                 Debugfs::Unavailable(format!("debugfs sched/preempt unparsable: {:?}", t.trim()))
             }
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && root == Path::new("/") => read_debugfs_private_mount(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && root == Path::new("/") => {
+            read_debugfs_private_mount()
+        }
         Err(e) => classify(&e),
     }
 }
@@ -144,7 +146,9 @@ fn read_debugfs(root: &Path) -> Debugfs {
 /// What a failed read of `sched/preempt` means.
 pub fn classify(e: &std::io::Error) -> Debugfs {
     match e.kind() {
-        std::io::ErrorKind::PermissionDenied => Debugfs::Unavailable("debugfs refused (lockdown?)".into()),
+        std::io::ErrorKind::PermissionDenied => {
+            Debugfs::Unavailable("debugfs refused (lockdown?)".into())
+        }
         std::io::ErrorKind::NotFound => Debugfs::Unavailable("debugfs not mounted".into()),
         _ => Debugfs::Unavailable(format!("debugfs unreadable: {e}")),
     }
@@ -219,27 +223,54 @@ mod tests {
         let refused = classify(&std::io::Error::from_raw_os_error(libc::EPERM));
         let info = decide(refused, None, Some("quiet"), Some(&dynamic_none_config()));
         assert_eq!(info.mode.as_deref(), Some("none"));
-        assert_eq!(info.source, "config default (CONFIG_PREEMPT_NONE); debugfs refused (lockdown?)");
+        assert_eq!(
+            info.source,
+            "config default (CONFIG_PREEMPT_NONE); debugfs refused (lockdown?)"
+        );
         assert_eq!(info.dynamic, Some(true));
     }
 
     #[test]
     fn debugfs_beats_cmdline_and_cmdline_beats_config() {
         let cfg = dynamic_none_config();
-        let live = decide(Debugfs::Mode("lazy".into()), None, Some("preempt=full"), Some(&cfg));
+        let live = decide(
+            Debugfs::Mode("lazy".into()),
+            None,
+            Some("preempt=full"),
+            Some(&cfg),
+        );
         assert_eq!(live.mode.as_deref(), Some("lazy"));
         assert_eq!(live.source, "debugfs sched/preempt");
-        let cmd = decide(Debugfs::Unavailable("debugfs not mounted".into()), None, Some("preempt=full"), Some(&cfg));
+        let cmd = decide(
+            Debugfs::Unavailable("debugfs not mounted".into()),
+            None,
+            Some("preempt=full"),
+            Some(&cfg),
+        );
         assert_eq!(cmd.mode.as_deref(), Some("full"));
-        assert!(cmd.source.starts_with("preempt=full on the kernel command line"), "{}", cmd.source);
+        assert!(
+            cmd.source
+                .starts_with("preempt=full on the kernel command line"),
+            "{}",
+            cmd.source
+        );
     }
 
     #[test]
     fn cmdline_ignored_without_preempt_dynamic() {
         let cfg = KernelConfig::parse("CONFIG_PREEMPT_VOLUNTARY=y\n", "t");
-        let info = decide(Debugfs::Unavailable("x".into()), None, Some("preempt=full"), Some(&cfg));
+        let info = decide(
+            Debugfs::Unavailable("x".into()),
+            None,
+            Some("preempt=full"),
+            Some(&cfg),
+        );
         assert_eq!(info.mode.as_deref(), Some("voluntary"));
-        assert!(info.source.starts_with("config (CONFIG_PREEMPT_VOLUNTARY)"), "{}", info.source);
+        assert!(
+            info.source.starts_with("config (CONFIG_PREEMPT_VOLUNTARY)"),
+            "{}",
+            info.source
+        );
     }
 
     #[test]
@@ -247,7 +278,12 @@ mod tests {
         let cfg = KernelConfig::parse("CONFIG_PREEMPT_RT=y\nCONFIG_PREEMPT_DYNAMIC=y\n", "t");
         let info = decide(Debugfs::Mode("full".into()), None, None, Some(&cfg));
         assert_eq!(info.mode.as_deref(), Some("rt"));
-        let info = decide(Debugfs::Unavailable("x".into()), Some("1".into()), None, None);
+        let info = decide(
+            Debugfs::Unavailable("x".into()),
+            Some("1".into()),
+            None,
+            None,
+        );
         assert_eq!(info.mode.as_deref(), Some("rt"));
     }
 

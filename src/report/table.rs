@@ -10,7 +10,6 @@ pub struct Table {
     header: Option<Vec<String>>,
     rows: Vec<Vec<String>>,
     right_from: usize,
-    indent: usize,
 }
 
 /// A table with a header row; columns from 1 on are right-aligned.
@@ -19,7 +18,6 @@ pub fn new(header: &[&str]) -> Table {
         header: Some(header.iter().map(|h| h.to_string()).collect()),
         rows: Vec::new(),
         right_from: usize::MAX,
-        indent: 0,
     }
 }
 
@@ -37,23 +35,12 @@ pub fn kv(rows: &[(String, String)]) -> Table {
             .map(|(k, v)| vec![k.clone(), v.clone()])
             .collect(),
         right_from: usize::MAX,
-        indent: 0,
     }
 }
 
 impl Table {
     pub fn add_row(&mut self, row: Vec<String>) {
         self.rows.push(row);
-    }
-
-    /// Indent every line by `n` spaces.
-    pub fn indent(mut self, n: usize) -> Table {
-        self.indent = n;
-        self
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 }
 
@@ -68,7 +55,7 @@ impl fmt::Display for Table {
             }
         }
         for (n, r) in all.iter().enumerate() {
-            let mut line = " ".repeat(self.indent);
+            let mut line = String::new();
             for (i, c) in r.iter().enumerate() {
                 if i > 0 {
                     line.push_str("  ");

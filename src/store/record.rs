@@ -131,10 +131,6 @@ impl RunRecord {
         self.notes.extend(m.notes.iter().cloned());
         Ok(())
     }
-
-    pub fn metric(&self, name: &str) -> Option<&Metric> {
-        self.metrics.iter().find(|m| m.name == name)
-    }
 }
 
 /// A line of `kbench runs list`.

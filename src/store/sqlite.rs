@@ -63,11 +63,13 @@ impl SqliteStore {
             )));
         }
         conn.busy_timeout(Duration::from_secs(60))?;
-        let app_id: i64 = conn
-            .pragma_query_value(None, "application_id", |r| r.get(0))
-            .map_err(|e| input(format!("result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db")))?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        // One read transaction, so another process creating the store at
+        // the same moment cannot be seen half-way.
+        let (app_id, version, tables) = read_identity(&conn).map_err(|e| {
+            input(format!(
+                "result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db"
+            ))
+        })?;
         if app_id != APPLICATION_ID && !(app_id == 0 && version == 0 && tables == 0) {
             return Err(input(format!(
                 "{shown} is a SQLite database but not a kbench result store: pass another --db"
@@ -122,7 +124,7 @@ impl SqliteStore {
     }
 
     /// Apply only the first `n` migrations (for migration tests).
-    #[doc(hidden)]
+    #[cfg(test)]
     pub fn create_at_version(path: &Path, n: usize) -> Result<()> {
         let conn = Connection::open(path)?;
         for (i, m) in MIGRATIONS.iter().take(n).enumerate() {
@@ -241,6 +243,44 @@ impl SqliteStore {
                 .collect::<rusqlite::Result<_>>()?;
         }
         Ok(())
+    }
+}
+
+/// `(application_id, user_version, number of schema objects)`, read in
+/// one transaction.
+fn read_identity(conn: &Connection) -> rusqlite::Result<(i64, i64, i64)> {
+    conn.execute_batch("BEGIN DEFERRED")?;
+    let r = (|| {
+        let app_id: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        Ok((app_id, version, tables))
+    })();
+    let _ = conn.execute_batch("COMMIT");
+    r
+}
+
+/// Switch to WAL once (it persists).  Changing the journal mode needs an
+/// exclusive lock and SQLite may report "locked" without calling the busy
+/// handler, so retry for a while when another process holds the file.
+fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let mut tries = 0;
+    loop {
+        let mode: rusqlite::Result<String> =
+            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0));
+        match mode {
+            Ok(_) => return Ok(()),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && tries < 600 =>
+            {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 
@@ -413,5 +453,97 @@ impl Store for SqliteStore {
 
     fn describe(&self) -> String {
         self.path.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{Better, Metric};
+
+    #[test]
+    fn migrates_a_version_1_store_and_keeps_its_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.db");
+        SqliteStore::create_at_version(&path, 1).unwrap();
+        {
+            let c = Connection::open(&path).unwrap();
+            c.execute_batch(
+                "INSERT INTO systems VALUES ('k1', 'abc123abc123', '{\"release\":\"2.5.39\",\"id\":\"abc123abc123\"}');
+                 INSERT INTO runs (uuid, label, benchmark, params, settings, started, ended, status, system_key)
+                   VALUES ('u1', '2.5.39-pe', 'contest', '{\"load\":\"process\"}', '{}', 1.0, 84.6, 'complete', 'k1');
+                 INSERT INTO metrics VALUES (1, 'time', 's', 83.6, 'lower');
+                 INSERT INTO notes VALUES (1, 'from the 2002 mail');",
+            )
+            .unwrap();
+            let v: i64 = c
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .unwrap();
+            assert_eq!(v, 1);
+        }
+        let store = SqliteStore::open(&path, Access::ReadWrite).unwrap();
+        let v: i64 = store
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let run = store.load_run(1).unwrap().unwrap();
+        assert_eq!(run.label, "2.5.39-pe");
+        assert_eq!(
+            run.metrics,
+            vec![Metric::new("time", "s", 83.6, Better::Lower)]
+        );
+        assert_eq!(run.notes, vec!["from the 2002 mail".to_string()]);
+        assert_eq!(run.fingerprint.unwrap().release.as_deref(), Some("2.5.39"));
+        assert_eq!(run.scenario, None);
+        assert!(!run.imported);
+    }
+
+    #[test]
+    fn save_and_load_keep_everything() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(&dir.path().join("s.db"), Access::ReadWrite).unwrap();
+        let mut rec = RunRecord::new(
+            "k",
+            "cyclictest",
+            serde_json::json!({"interval_us": 1000}),
+            None,
+        );
+        rec.metrics
+            .push(Metric::new("max", "us", 35.0, Better::Lower));
+        let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        for v in [1000u64, 2000, 3000, 50_000] {
+            h.record(v).unwrap();
+        }
+        rec.histograms.push(
+            StoredHistogram::encode(&crate::bench::NamedHistogram {
+                name: "latency".into(),
+                unit: "ns".into(),
+                hist: h.clone(),
+            })
+            .unwrap(),
+        );
+        rec.status = RunStatus::Interrupted;
+        rec.scenario = Some("quick".into());
+        rec.repetition = Some(2);
+        let id = store.save_run(&rec).unwrap();
+        let back = store.load_run(id).unwrap().unwrap();
+        assert_eq!(back.uuid, rec.uuid);
+        assert_eq!(back.status, RunStatus::Interrupted);
+        assert_eq!(back.params, rec.params);
+        assert_eq!(back.scenario.as_deref(), Some("quick"));
+        assert_eq!(back.repetition, Some(2));
+        let h2 = back.histograms[0].decode().unwrap();
+        assert_eq!(h2, h);
+        assert_eq!(h2.max(), h.max());
+        let filter = RunFilter {
+            benchmarks: vec!["cyclictest".into()],
+            only_complete: true,
+            ..Default::default()
+        };
+        assert!(
+            store.load_runs(&filter, false).unwrap().is_empty(),
+            "interrupted runs are not complete"
+        );
     }
 }

@@ -101,63 +101,13 @@ pub fn exit_kind(status: libc::c_int) -> ExitKind {
     }
 }
 
-/// Wait for any child; `Ok(None)` when `nohang` and none has exited, or on
-/// EINTR.  `Err` with ECHILD when there are no children.
-pub fn wait_any(nohang: bool) -> std::io::Result<Option<(libc::pid_t, ExitKind)>> {
-    let mut status = 0;
-    let flags = if nohang { libc::WNOHANG } else { 0 };
-    // SAFETY: status is a valid out-pointer.
-    let pid = unsafe { libc::waitpid(-1, &mut status, flags) };
-    if pid < 0 {
-        let err = super::last_err();
-        if err.raw_os_error() == Some(libc::EINTR) {
-            return Ok(None);
-        }
-        return Err(err);
-    }
-    if pid == 0 {
-        return Ok(None);
-    }
-    Ok(Some((pid, exit_kind(status))))
-}
-
 /// Send `sig` to `pid` (negative = process group), ignoring "no such process".
 pub fn kill(pid: libc::pid_t, sig: i32) {
     // SAFETY: plain syscall.
     unsafe { libc::kill(pid, sig) };
 }
 
-/// CPU time used, in seconds, from a `rusage`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct CpuTime {
-    pub user_s: f64,
-    pub sys_s: f64,
-    pub max_rss_kib: i64,
-}
-
-impl CpuTime {
-    pub fn total_s(&self) -> f64 {
-        self.user_s + self.sys_s
-    }
-}
-
-fn tv_s(tv: libc::timeval) -> f64 {
-    tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6
-}
-
-/// `getrusage(who)`: `RUSAGE_SELF`, `RUSAGE_CHILDREN` or `RUSAGE_THREAD`.
-pub fn rusage(who: libc::c_int) -> CpuTime {
-    // SAFETY: zeroed rusage is a valid out-buffer.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: ru is valid for writes.
-    unsafe { libc::getrusage(who, &mut ru) };
-    CpuTime {
-        user_s: tv_s(ru.ru_utime),
-        sys_s: tv_s(ru.ru_stime),
-        max_rss_kib: ru.ru_maxrss,
-    }
-}
-
+#[allow(dead_code)] // coldwalk, being built next
 /// `sync()` then write `3` to `/proc/sys/vm/drop_caches` (page cache,
 /// dentries and inodes).  Errors when not permitted.
 pub fn drop_caches() -> std::io::Result<()> {

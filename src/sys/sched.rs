@@ -101,22 +101,6 @@ pub fn set_affinity(tid: libc::pid_t, cpus: &[usize]) -> std::io::Result<()> {
     super::check(ret).map(|_| ())
 }
 
-/// The calling thread's current affinity.
-pub fn get_affinity() -> Vec<usize> {
-    // SAFETY: as above.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: set is a valid out-buffer of the size passed.
-    let ret =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if ret < 0 {
-        return Vec::new();
-    }
-    (0..libc::CPU_SETSIZE as usize)
-        // SAFETY: index within CPU_SETSIZE.
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect()
-}
-
 /// Lock current and future memory (`mlockall`), as cyclictest `-m` does.
 pub fn mlockall() -> anyhow::Result<()> {
     // SAFETY: plain syscall with flag arguments.
@@ -137,22 +121,6 @@ pub fn mlockall() -> anyhow::Result<()> {
 pub fn munlockall() {
     // SAFETY: plain syscall.
     unsafe { libc::munlockall() };
-}
-
-/// Set the nice value of the calling process.
-pub fn set_nice(nice: i32) -> anyhow::Result<()> {
-    // SAFETY: plain syscall.
-    let ret = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
-    if ret < 0 {
-        let err = super::last_err();
-        if err.raw_os_error() == Some(libc::EACCES) || err.raw_os_error() == Some(libc::EPERM) {
-            return Err(privilege(format!(
-                "nice {nice} needs privilege: run as root or grant CAP_SYS_NICE"
-            )));
-        }
-        return Err(anyhow::anyhow!("setpriority({nice}): {err}"));
-    }
-    Ok(())
 }
 
 /// Kernel thread id of the caller.

@@ -6,13 +6,11 @@
 //! the caller notices the flag promptly, stops its workers and keeps what
 //! finished.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 static STOP: AtomicBool = AtomicBool::new(false);
-static SIGNO: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    SIGNO.store(sig, Ordering::SeqCst);
+extern "C" fn on_signal(_sig: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
 
@@ -43,17 +41,4 @@ pub fn reset_default() {
 #[inline]
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
-}
-
-/// Request a stop from inside the program (e.g. a failed worker).
-pub fn request_stop() {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-/// The signal that requested the stop, if any.
-pub fn signal() -> Option<i32> {
-    match SIGNO.load(Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
-    }
 }

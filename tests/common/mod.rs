@@ -50,14 +50,19 @@ impl Env {
         let mut a = args.to_vec();
         a.push("--json");
         let s = self.ok(&a);
-        serde_json::from_str(&s).unwrap_or_else(|e| panic!("kbench {args:?} printed invalid JSON ({e}): {s}"))
+        serde_json::from_str(&s)
+            .unwrap_or_else(|e| panic!("kbench {args:?} printed invalid JSON ({e}): {s}"))
     }
 
     /// Run, assert exit `code`, return stderr.
     pub fn fails(&self, args: &[&str], code: i32) -> String {
         let out = self.run(args);
         let err = String::from_utf8_lossy(&out.stderr).to_string();
-        assert_eq!(out.status.code(), Some(code), "kbench {args:?}: stderr {err}");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "kbench {args:?}: stderr {err}"
+        );
         assert!(!err.contains("panicked"), "kbench {args:?} panicked: {err}");
         err
     }
@@ -97,7 +102,12 @@ pub fn children(pid: u32) -> Vec<u32> {
 /// Is `pid` alive (and not a zombie)?
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(s) => s.rsplit(')').next().and_then(|r| r.split_whitespace().next()) != Some("Z"),
+        Ok(s) => {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().next())
+                != Some("Z")
+        }
         Err(_) => false,
     }
 }

@@ -85,9 +85,7 @@ impl SqliteStore {
             path: path.to_path_buf(),
         };
         if access == Access::ReadWrite {
-            store
-                .conn
-                .pragma_update(None, "journal_mode", "WAL")
+            set_wal(&store.conn)
                 .map_err(|e| input(format!("cannot write result store {shown}: {e}")))?;
             store.migrate(version)?;
         } else if version < SCHEMA_VERSION {

@@ -76,8 +76,8 @@ pub fn thread_line(index: usize, prio: i32, interval_us: u64, l: &LineStats) -> 
 /// kbench's percentile line for one thread or all.
 pub fn summary_line(name: &str, s: &Summary) -> String {
     format!(
-        "{name:>6}: p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1} us  samples {}  >100us {}  >1ms {}",
-        s.p50_us, s.p90_us, s.p99_us, s.p999_us, s.p9999_us, s.max_us, s.samples, s.over_100us, s.over_1ms
+        "{name:>6}: avg {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1} us  samples {}  >100us {}  >1ms {}",
+        s.avg_us, s.p50_us, s.p90_us, s.p99_us, s.p999_us, s.p9999_us, s.max_us, s.samples, s.over_100us, s.over_1ms
     )
 }
 

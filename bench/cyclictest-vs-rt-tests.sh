@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Fidelity of `kbench cyclictest` against rt-tests' cyclictest.
+#
+# For each condition (idle; under `stress-ng --cpu 2`; under a hackbench
+# loop) runs both alternately with ../shared/tools/abab.py, SECONDS each,
+# `--smp -p98 -m -i 1000 -d 0` (rt-tests also `-q -h 2000`), and prints the
+# median paired ratio kbench/rt-tests of the all-thread average and p99
+# (rt-tests' p99 from its histogram, see lib/ct-figures.py).  Goal: within
+# 0.8-1.25.  Then compares the CPU time used by each measuring process
+# (/usr/bin/time), idle: kbench should use no more than rt-tests.
+#
+# Needs root, rt-tests, stress-ng and GNU time:
+#   apt-get install rt-tests stress-ng time
+# Usage: bench/cyclictest-vs-rt-tests.sh [PAIRS] [SECONDS]   (default 5, 10)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+abab=${ABAB:-$here/../shared/tools/abab.py}
+pairs=${1:-5}
+secs=${2:-10}
+for t in cyclictest hackbench stress-ng; do
+    command -v $t >/dev/null || { echo "$t not found: apt-get install rt-tests stress-ng" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "GNU time not found: apt-get install time" >&2; exit 1; }
+(cd "$here" && cargo build --release --quiet)
+kb="$here/target/release/kbench"
+figs="$here/bench/lib/ct-figures.py"
+tmp=$(mktemp -d)
+bg=""
+cleanup() { [ -n "$bg" ] && kill -- -"$bg" 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+
+cat > "$tmp/a" <<A
+#!/bin/sh
+"$kb" cyclictest --smp -p98 -m -i 1000 -D $secs --no-store | python3 "$figs"
+A
+cat > "$tmp/b" <<B
+#!/bin/sh
+cyclictest --smp -p98 -m -i 1000 -d 0 -D $secs -q -h 2000 | python3 "$figs"
+B
+chmod +x "$tmp/a" "$tmp/b"
+
+summarize='
+import json, sys
+d = json.load(sys.stdin)
+if d["median_ratio"] is None:
+    print("no complete pair:", "; ".join(d["errors"]))
+else:
+    print("%.3f (min %.3f, max %.3f; kbench %.2f us, rt-tests %.2f us)" % (
+        d["median_ratio"], d["min_ratio"], d["max_ratio"], d["median_a"], d["median_b"]))
+'
+pair() {
+    python3 "$abab" --pairs "$pairs" --warmup 0 --timeout $((secs * 3 + 30)) --json \
+        --figure "$1=([0-9.]+)" --a "$tmp/a" --b "$tmp/b" | python3 -c "$summarize"
+}
+condition() {
+    local name=$1; shift
+    if [ $# -gt 0 ]; then
+        setsid bash -c "$*" >/dev/null 2>&1 &
+        bg=$!
+        sleep 1
+    fi
+    printf '%-10s avg: %s\n' "$name" "$(pair avg_us)"
+    printf '%-10s p99: %s\n' "$name" "$(pair p99_us)"
+    if [ -n "$bg" ]; then kill -- -"$bg" 2>/dev/null || true; wait "$bg" 2>/dev/null || true; bg=""; fi
+}
+
+echo "median paired ratio kbench/rt-tests, $pairs pairs of ${secs}s each"
+condition idle
+condition stress-ng "exec stress-ng --cpu 2 --quiet"
+condition hackbench "while true; do hackbench -g 2 -f 10 -l 2000 >/dev/null; done"
+
+cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}'; }
+a=$(cpu "$kb" cyclictest --smp -p98 -m -i 1000 -D "$secs" --no-store -q)
+b=$(cpu cyclictest --smp -p98 -m -i 1000 -d 0 -D "$secs" -q)
+echo "CPU time of the measuring process, idle, ${secs}s: kbench ${a}s, rt-tests ${b}s"

@@ -50,6 +50,10 @@ pub enum Command {
     /// Timer wake-up latency on every CPU, like rt-tests cyclictest
     #[command(disable_help_flag = true)]
     Cyclictest(CyclictestArgs),
+    /// Interactive response time while CPU hogs run (os-scheduler-responsiveness-test)
+    Responsiveness(ResponsivenessArgs),
+    /// Drop caches, then walk a directory tree like `ls -R`, timed
+    Coldwalk(ColdwalkArgs),
     /// List, show or delete stored runs
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -188,4 +192,51 @@ pub struct CyclictestArgs {
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ColdwalkArgs {
+    /// Directory to walk (the seed walks /usr)
+    pub path: std::path::PathBuf,
+    /// Do not drop caches first (no root needed; the run is recorded as warm)
+    #[arg(long)]
+    pub no_drop: bool,
+    /// Stay on the filesystem of PATH
+    #[arg(short = 'x', long = "one-file-system")]
+    pub one_file_system: bool,
+    /// lstat every entry, as `ls -lR` does (default: like `ls -R`, only
+    /// entries whose type the directory does not give)
+    #[arg(long)]
+    pub stat: bool,
+    /// Repeat N times (caches dropped before each); every run is stored
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub runs: u32,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ResponsivenessArgs {
+    /// Interactive worker processes (sleep, then a small task)
+    #[arg(short = 'i', default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1024))]
+    pub interactive: u32,
+    /// Prime worker processes (CPU hogs) [default: one per online CPU]
+    #[arg(short = 'p', value_parser = clap::value_parser!(u32).range(0..=4096))]
+    pub prime: Option<u32>,
+    /// Size of each prime worker's range: odd numbers in [10001, 10001*(np+1))
+    #[arg(long = "np", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub np: u32,
+    /// Stop the interactive workers after this long: 30, 30s, 2m
+    #[arg(short = 't', value_name = "TIME")]
+    pub time_limit: Option<String>,
+    /// The interactive sleeps in seconds, cycled; task k follows sleep k (sort, read, copy)
+    #[arg(long, default_value = "1,2,3", value_name = "LIST")]
+    pub sleep_pattern: String,
+    /// Multiply every sleep by this (e.g. 0.1 for a quick suite)
+    #[arg(long, default_value_t = 1.0)]
+    pub sleep_scale: f64,
+    /// Where the tasks' printing goes: a file, or `stdout` as the original did
+    #[arg(long, default_value = "/dev/null", value_name = "FILE|stdout")]
+    pub print_to: String,
+    /// Repeat N times; every run is stored
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
 }

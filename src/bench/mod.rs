@@ -4,8 +4,10 @@
 //! [`Measurement`] (metrics plus full-resolution histograms) and the caller
 //! decides what to show and keep.
 
+pub mod coldwalk;
 pub mod cyclictest;
 pub mod hackbench;
+pub mod responsiveness;
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};

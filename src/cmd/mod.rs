@@ -2,9 +2,11 @@
 //! benchmark, stores the runs and prints the report.  Shared plumbing (the
 //! fingerprint, the label, the store) is in [`Ctx`].
 
+mod coldwalk;
 mod cyclictest;
 mod hackbench;
 mod meta;
+mod responsiveness;
 mod runs;
 mod sysinfo;
 
@@ -102,6 +104,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Sysinfo(a) => sysinfo::run(&ctx, &a),
         Command::Hackbench(a) => hackbench::run(&ctx, &a),
         Command::Cyclictest(a) => cyclictest::run(&ctx, &a),
+        Command::Responsiveness(a) => responsiveness::run(&ctx, &a),
+        Command::Coldwalk(a) => coldwalk::run(&ctx, &a),
         Command::Runs(r) => runs::run(&ctx, r),
         Command::Labels => runs::labels(&ctx),
         Command::Completions { shell } => meta::completions(shell),

@@ -4,11 +4,14 @@
 //! as plain Rust and every `unsafe` block sits next to the one call it needs.
 
 pub mod cpus;
+pub mod fd;
 pub mod limits;
 pub mod proc;
 pub mod sched;
 pub mod signals;
+pub mod tempdir;
 pub mod time;
+pub mod workers;
 
 /// The last OS error as an `std::io::Error`.
 pub fn last_err() -> std::io::Error {

@@ -107,7 +107,6 @@ pub fn kill(pid: libc::pid_t, sig: i32) {
     unsafe { libc::kill(pid, sig) };
 }
 
-#[allow(dead_code)] // coldwalk, being built next
 /// `sync()` then write `3` to `/proc/sys/vm/drop_caches` (page cache,
 /// dentries and inodes).  Errors when not permitted.
 pub fn drop_caches() -> std::io::Result<()> {

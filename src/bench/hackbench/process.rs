@@ -1,14 +1,13 @@
 //! Process mode: every task a real process, forked while kbench has one
-//! thread (so no lock can be held across the fork), in a process group of
-//! its own so the parent can wait for and kill exactly its workers.
+//! thread (so no lock can be held across the fork), in a [`WorkerGroup`].
 
 use super::task::{self, describe_exit, EXIT_OK, EXIT_SETUP};
 use super::Options;
 use crate::error::Interrupted;
-use crate::sys::proc::{self, ExitKind};
+use crate::sys::proc::ExitKind;
+use crate::sys::workers::WorkerGroup;
 use crate::sys::{sched, signals, time};
 use anyhow::{anyhow, bail, Result};
-use std::collections::HashMap;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 #[derive(Clone, Copy, Debug)]
@@ -26,96 +25,6 @@ impl std::fmt::Display for Role {
     }
 }
 
-/// The workers of one run; dropping it kills and reaps whatever is left,
-/// so no error path leaves a process behind.
-struct Workers {
-    pgid: libc::pid_t,
-    live: HashMap<libc::pid_t, Role>,
-    senders_left: u64,
-}
-
-impl Workers {
-    fn kill_all(&mut self) {
-        if self.pgid > 0 {
-            proc::kill(-self.pgid, libc::SIGKILL);
-        }
-        for &pid in self.live.keys() {
-            proc::kill(pid, libc::SIGKILL);
-        }
-    }
-
-    /// Reap one worker of our group; `None` on EINTR.
-    fn reap_one(&mut self) -> Result<Option<(Role, ExitKind)>> {
-        let mut status = 0;
-        // SAFETY: status is a valid out-pointer.
-        let pid = unsafe { libc::waitpid(-self.pgid, &mut status, 0) };
-        if pid < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EINTR) {
-                return Ok(None);
-            }
-            bail!("waiting for hackbench workers: {e}");
-        }
-        let role = self
-            .live
-            .remove(&pid)
-            .ok_or_else(|| anyhow!("reaped unknown process {pid}"))?;
-        if matches!(role, Role::Sender { .. }) {
-            self.senders_left -= 1;
-        }
-        Ok(Some((role, proc::exit_kind(status))))
-    }
-
-    fn reap_all_quietly(&mut self) {
-        while !self.live.is_empty() {
-            let mut status = 0;
-            // SAFETY: as above.
-            let pid = unsafe { libc::waitpid(-self.pgid, &mut status, 0) };
-            if pid < 0 {
-                if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                    continue;
-                }
-                break;
-            }
-            self.live.remove(&pid);
-        }
-    }
-}
-
-impl Drop for Workers {
-    fn drop(&mut self) {
-        if !self.live.is_empty() {
-            self.kill_all();
-            self.reap_all_quietly();
-        }
-    }
-}
-
-/// Fork one worker running `body`; the child never returns.
-fn spawn(
-    workers: &mut Workers,
-    parent: libc::pid_t,
-    role: Role,
-    body: impl FnOnce() -> i32,
-) -> Result<()> {
-    // SAFETY: checked single-threaded by `run` before the first fork.
-    let pid = unsafe { proc::fork() }.map_err(|e| anyhow!("fork for hackbench {role}: {e}"))?;
-    if pid == 0 {
-        signals::reset_default();
-        proc::die_with_parent(parent);
-        // SAFETY: joining (or creating, for the first) our workers' group.
-        unsafe { libc::setpgid(0, workers.pgid) };
-        proc::child_exit(body());
-    }
-    if workers.pgid == 0 {
-        workers.pgid = pid;
-    }
-    // SAFETY: also set from the parent so there is no race with waitpid(-pgid).
-    unsafe { libc::setpgid(pid, workers.pgid) };
-    workers.live.insert(pid, role);
-    Ok(())
-}
-
 fn close(fd: RawFd) {
     // SAFETY: closing an fd this process owns (in a child, its inherited copy).
     unsafe { libc::close(fd) };
@@ -129,23 +38,13 @@ fn failure(role: Role, how: ExitKind) -> anyhow::Error {
 }
 
 pub fn run(opts: &Options) -> Result<u64> {
-    if proc::thread_count() > 1 {
-        bail!(
-            "hackbench process mode must fork from a single-threaded kbench (found {} threads)",
-            proc::thread_count()
-        );
-    }
+    let mut workers = WorkerGroup::new()?;
     let (ready_r, ready_w) = task::fdpair(opts.pipe)?;
     let (wake_r, wake_w) = task::fdpair(opts.pipe)?;
     let (done_r, done_w) = task::fdpair(true)?;
-    let parent = std::process::id() as libc::pid_t;
     let msg = task::message(opts.datasize);
     let mut buf = vec![0u8; opts.datasize];
-    let mut workers = Workers {
-        pgid: 0,
-        live: HashMap::with_capacity(opts.tasks() as usize),
-        senders_left: 0,
-    };
+    let mut roles: Vec<Role> = Vec::with_capacity(opts.tasks() as usize);
     let (ready_out, wake_in, done_in) =
         (ready_w.as_raw_fd(), wake_r.as_raw_fd(), done_r.as_raw_fd());
     let packets = opts.fds as u64 * opts.loops;
@@ -156,11 +55,9 @@ pub fn run(opts: &Options) -> Result<u64> {
         for index in 0..opts.fds {
             let (r, w) = task::fdpair(opts.pipe)?;
             let (rin, wout) = (r.as_raw_fd(), w.as_raw_fd());
-            spawn(
-                &mut workers,
-                parent,
-                Role::Receiver { group, index },
-                || {
+            let role = Role::Receiver { group, index };
+            workers
+                .spawn(roles.len(), || {
                     close(wout);
                     if task::ready(ready_out, wake_in).is_err() {
                         return EXIT_SETUP;
@@ -176,28 +73,32 @@ pub fn run(opts: &Options) -> Result<u64> {
                         }
                     }
                     EXIT_OK
-                },
-            )?;
+                })
+                .map_err(|e| anyhow!("hackbench {role}: {e}"))?;
+            roles.push(role);
             outs.push(w);
         }
         let raw: Vec<RawFd> = outs.iter().map(|f| f.as_raw_fd()).collect();
         for index in 0..opts.fds {
-            spawn(&mut workers, parent, Role::Sender { group, index }, || {
-                if task::ready(ready_out, wake_in).is_err() {
-                    return EXIT_SETUP;
-                }
-                match task::send(&raw, opts.loops, &msg) {
-                    Ok(()) => EXIT_OK,
-                    Err(c) => c,
-                }
-            })?;
-            workers.senders_left += 1;
+            let role = Role::Sender { group, index };
+            workers
+                .spawn(roles.len(), || {
+                    if task::ready(ready_out, wake_in).is_err() {
+                        return EXIT_SETUP;
+                    }
+                    match task::send(&raw, opts.loops, &msg) {
+                        Ok(()) => EXIT_OK,
+                        Err(c) => c,
+                    }
+                })
+                .map_err(|e| anyhow!("hackbench {role}: {e}"))?;
+            roles.push(role);
         }
         drop(outs);
     }
     drop(ready_w);
 
-    wait_ready(&mut workers, ready_r.as_raw_fd(), opts.tasks())?;
+    wait_ready(&mut workers, &roles, ready_r.as_raw_fd(), opts.tasks())?;
 
     let old_policy = opts
         .fifo
@@ -205,22 +106,27 @@ pub fn run(opts: &Options) -> Result<u64> {
         .transpose()?;
     let start = time::mono_ns();
     task::write_all(wake_w.as_raw_fd(), &[0u8])?;
+    let mut senders_left = opts.tasks() / 2;
     let mut done_sent = false;
     let mut result = Ok(());
-    while !workers.live.is_empty() {
-        match workers.reap_one()? {
+    while !workers.is_empty() {
+        match workers.reap_one(false)? {
             None if signals::stop_requested() => {
                 result = Err(Interrupted.into());
                 break;
             }
             None => continue,
-            Some((_, ExitKind::Code(0))) => {}
-            Some((role, how)) => {
-                result = Err(failure(role, how));
+            Some((tag, ExitKind::Code(0))) => {
+                if matches!(roles[tag], Role::Sender { .. }) {
+                    senders_left -= 1;
+                }
+            }
+            Some((tag, how)) => {
+                result = Err(failure(roles[tag], how));
                 break;
             }
         }
-        if verify && workers.senders_left == 0 && !done_sent {
+        if verify && senders_left == 0 && !done_sent {
             task::write_all(done_w.as_raw_fd(), &[0u8])?;
             done_sent = true;
         }
@@ -234,7 +140,12 @@ pub fn run(opts: &Options) -> Result<u64> {
 }
 
 /// Read one ready byte per task, noticing early deaths and Ctrl-C.
-fn wait_ready(workers: &mut Workers, ready_in: RawFd, tasks: u64) -> Result<()> {
+fn wait_ready(
+    workers: &mut WorkerGroup,
+    roles: &[Role],
+    ready_in: RawFd,
+    tasks: u64,
+) -> Result<()> {
     let mut got = 0u64;
     let mut buf = [0u8; 512];
     while got < tasks {
@@ -251,18 +162,8 @@ fn wait_ready(workers: &mut Workers, ready_in: RawFd, tasks: u64) -> Result<()> 
             continue;
         }
         // Nothing for 200 ms: has a worker died before getting ready?
-        let mut status = 0;
-        // SAFETY: status is a valid out-pointer.
-        let pid = unsafe { libc::waitpid(-workers.pgid, &mut status, libc::WNOHANG) };
-        if pid > 0 {
-            let role = workers
-                .live
-                .remove(&pid)
-                .map_or("worker".to_string(), |r| r.to_string());
-            bail!(
-                "hackbench {role} died before starting: {}",
-                proc::exit_kind(status)
-            );
+        if let Some((tag, how)) = workers.reap_one(true)? {
+            bail!("hackbench {} died before starting: {how}", roles[tag]);
         }
     }
     Ok(())

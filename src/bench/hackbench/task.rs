@@ -50,48 +50,7 @@ pub fn fdpair(pipe: bool) -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// `write` all of `buf`, retrying on EINTR and short writes.
-#[inline]
-pub fn write_all(fd: RawFd, buf: &[u8]) -> io::Result<()> {
-    let mut done = 0;
-    while done < buf.len() {
-        // SAFETY: the pointer/length pair stays within buf.
-        let n = unsafe { libc::write(fd, buf[done..].as_ptr().cast(), buf.len() - done) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        done += n as usize;
-    }
-    Ok(())
-}
-
-/// Wait until `fd` is readable (EINTR retried).
-pub fn wait_readable(fd: RawFd, timeout_ms: i32) -> io::Result<bool> {
-    let mut p = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    loop {
-        // SAFETY: p is a valid pollfd.
-        let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                if timeout_ms >= 0 {
-                    return Ok(false);
-                }
-                continue;
-            }
-            return Err(e);
-        }
-        return Ok(n > 0);
-    }
-}
+pub use crate::sys::fd::{wait_readable, write_all};
 
 /// Tell the parent we are ready, then wait for the go signal.
 pub fn ready(ready_out: RawFd, wake: RawFd) -> io::Result<()> {

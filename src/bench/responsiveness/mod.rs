@@ -1,0 +1,341 @@
+//! responsiveness: what a user at the keyboard feels while CPU hogs run.
+//!
+//! Faithful to hamadmarri's os-scheduler-responsiveness-test, so old
+//! numbers compare.  `prime` worker processes each test every odd number
+//! in [10001, 10001·(np+1)) by trial division counting *down* from i−1
+//! (deliberately costly) and report their elapsed time.  `interactive`
+//! worker processes loop: sleep r seconds, r cycling through the sleep
+//! pattern (default 1, 2, 3); then do a small task (r=1: 10,000 random
+//! ints sorted; r=2: read an ~80 KB text file and print it; r=3: copy that
+//! file line by line into another), and count `elapsed − r` as the
+//! response time.  Interactive workers stop after `-t` seconds, and are
+//! stopped when every prime worker is done.
+//!
+//! kbench also keeps every iteration, so it reports the distribution and
+//! splits the response into the wake-up overshoot (how late the sleep
+//! returned) and the task's own work time.
+
+mod interactive;
+mod prime;
+
+use crate::bench::{Better, Measurement};
+use crate::error::Interrupted;
+use crate::sys::proc::ExitKind;
+use crate::sys::workers::WorkerGroup;
+use crate::sys::{fd, signals, time};
+use anyhow::{anyhow, Result};
+use serde::Serialize;
+use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+
+/// What to run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Options {
+    pub interactive: u32,
+    pub prime: u32,
+    pub np: u32,
+    /// Interactive workers stop after this many seconds.
+    pub time_limit_s: Option<f64>,
+    /// Sleep pattern in seconds (already scaled).
+    pub sleeps_s: Vec<f64>,
+    /// Where printed output goes (`/dev/null` by default).
+    pub print_to: PathBuf,
+    /// Private temp dir holding the text file and its copy.
+    #[serde(skip)]
+    pub workdir: PathBuf,
+}
+
+/// One interactive iteration, in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Iteration {
+    /// Elapsed minus the requested sleep: the original's figure.
+    pub response_ns: u64,
+    /// How late the sleep returned.
+    pub overshoot_ns: u64,
+    /// The task's own time after waking.
+    pub work_ns: u64,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Per prime worker: elapsed seconds.
+    pub prime_s: Vec<f64>,
+    /// Per interactive worker: its iterations.
+    pub interactive: Vec<Vec<Iteration>>,
+    pub wall_s: f64,
+}
+
+impl Outcome {
+    pub fn iterations(&self) -> impl Iterator<Item = &Iteration> {
+        self.interactive.iter().flatten()
+    }
+
+    pub fn runs(&self) -> usize {
+        self.iterations().count()
+    }
+
+    /// Mean response in seconds over every iteration of every worker (the
+    /// seed's "os latency" for one interactive worker).
+    pub fn avg_response_s(&self) -> f64 {
+        let n = self.runs();
+        if n == 0 {
+            return f64::NAN;
+        }
+        self.iterations().map(|i| i.response_ns as f64).sum::<f64>() / n as f64 / 1e9
+    }
+
+    pub fn prime_mean_s(&self) -> f64 {
+        if self.prime_s.is_empty() {
+            f64::NAN
+        } else {
+            self.prime_s.iter().sum::<f64>() / self.prime_s.len() as f64
+        }
+    }
+
+    pub fn measurement(&self) -> Measurement {
+        let mut m = Measurement::default();
+        let q = |f: fn(&Iteration) -> u64, p: f64| -> f64 {
+            let mut v: Vec<u64> = self.iterations().map(f).collect();
+            nearest_rank(&mut v, p).map_or(f64::NAN, |x| x as f64 / 1e9)
+        };
+        m.push("avg_response", "s", self.avg_response_s(), Better::Lower);
+        m.push(
+            "p99_response",
+            "s",
+            q(|i| i.response_ns, 0.99),
+            Better::Lower,
+        );
+        m.push(
+            "p50_response",
+            "s",
+            q(|i| i.response_ns, 0.5),
+            Better::Lower,
+        );
+        m.push(
+            "max_response",
+            "s",
+            q(|i| i.response_ns, 1.0),
+            Better::Lower,
+        );
+        m.push(
+            "p50_overshoot",
+            "s",
+            q(|i| i.overshoot_ns, 0.5),
+            Better::Lower,
+        );
+        m.push(
+            "p99_overshoot",
+            "s",
+            q(|i| i.overshoot_ns, 0.99),
+            Better::Lower,
+        );
+        m.push("p50_work", "s", q(|i| i.work_ns, 0.5), Better::Lower);
+        m.push("runs", "count", self.runs() as f64, Better::Neither);
+        if !self.prime_s.is_empty() {
+            m.push("prime_time_mean", "s", self.prime_mean_s(), Better::Lower);
+        }
+        m
+    }
+}
+
+/// The nearest-rank percentile (Hyndman & Fan 1996, type 1): the smallest
+/// value with at least `p` of the sample at or below it.  Sorts `v`.
+pub fn nearest_rank(v: &mut [u64], p: f64) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    let rank = (p * v.len() as f64).ceil().max(1.0) as usize;
+    Some(v[rank.min(v.len()) - 1])
+}
+
+/// Size of the generated text file, about the original's `almarri`.
+pub const TEXT_BYTES: usize = 80 * 1024;
+
+/// Write the text file the interactive tasks read: ~80 KB of lines.
+pub fn write_text_file(path: &std::path::Path) -> std::io::Result<()> {
+    let mut text = String::with_capacity(TEXT_BYTES + 100);
+    let words = [
+        "scheduler",
+        "latency",
+        "wakeup",
+        "preempt",
+        "runqueue",
+        "timer",
+        "kernel",
+        "task",
+    ];
+    let mut n = 0usize;
+    while text.len() < TEXT_BYTES {
+        for k in 0..10 {
+            text.push_str(words[(n * 7 + k * 3) % words.len()]);
+            text.push(' ');
+        }
+        text.push_str(&format!("line {n}\n"));
+        n += 1;
+    }
+    std::fs::write(path, text)
+}
+
+/// Run the probe.  Workers are real processes; results come back over
+/// pipes (one record per finished iteration, so a stopped worker's
+/// completed iterations are kept, as in the original).
+pub fn run(opts: &Options) -> Result<Outcome> {
+    if opts.prime == 0 && opts.time_limit_s.is_none() {
+        return Err(crate::error::input(
+            "with no prime workers (-p 0) the interactive workers need a time limit: give -t SECONDS",
+        ));
+    }
+    let text = opts.workdir.join("almarri");
+    write_text_file(&text)?;
+    let start = time::mono_ns();
+    let deadline_ns = opts.time_limit_s.map(|t| start + (t * 1e9) as u64);
+    let mut group = WorkerGroup::new()?;
+    let mut prime_pipes = Vec::new();
+    let mut inter_pipes = Vec::new();
+    for i in 0..opts.prime {
+        let (r, w) = fd::pipe()?;
+        let np = opts.np;
+        group.spawn(i as usize, move || prime::worker(np, w.as_raw_fd()))?;
+        prime_pipes.push(r);
+    }
+    for i in 0..opts.interactive {
+        let (r, w) = fd::pipe()?;
+        let o = opts.clone();
+        group.spawn((opts.prime + i) as usize, move || {
+            interactive::worker(&o, deadline_ns, w.as_raw_fd())
+        })?;
+        inter_pipes.push(r);
+    }
+    // Drain interactive pipes continuously so a long run never fills them.
+    let mut inter_bufs: Vec<Vec<u8>> = vec![Vec::new(); inter_pipes.len()];
+    for p in &inter_pipes {
+        fd::set_nonblocking(p.as_raw_fd());
+    }
+    let mut primes_left = opts.prime as usize;
+    let mut inter_left = opts.interactive as usize;
+    let mut failure = None;
+    while primes_left + inter_left > 0 {
+        if signals::stop_requested() {
+            group.kill_and_reap();
+            return Err(Interrupted.into());
+        }
+        drain(&inter_pipes, &mut inter_bufs);
+        match group.reap_one(true)? {
+            Some((tag, how)) => {
+                let is_prime = tag < opts.prime as usize;
+                if is_prime {
+                    primes_left -= 1
+                } else {
+                    inter_left -= 1
+                }
+                let killed_by_us =
+                    !is_prime && primes_left == 0 && how == ExitKind::Signal(libc::SIGKILL);
+                if how != ExitKind::Code(0) && !killed_by_us {
+                    failure = Some(anyhow!(
+                        "responsiveness {} worker {} failed: {how}",
+                        if is_prime { "prime" } else { "interactive" },
+                        if is_prime {
+                            tag
+                        } else {
+                            tag - opts.prime as usize
+                        }
+                    ));
+                    break;
+                }
+                if is_prime && primes_left == 0 && opts.prime > 0 {
+                    // Like the original: interactive work ends with the primes.
+                    group.signal_all(libc::SIGKILL);
+                }
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+    if let Some(f) = failure {
+        group.kill_and_reap();
+        return Err(f);
+    }
+    drain(&inter_pipes, &mut inter_bufs);
+    let wall_s = (time::mono_ns() - start) as f64 / 1e9;
+    let mut out = Outcome {
+        wall_s,
+        ..Default::default()
+    };
+    for p in prime_pipes {
+        let mut b = Vec::new();
+        std::fs::File::from(p).read_to_end(&mut b)?;
+        let arr: [u8; 8] = b
+            .get(..8)
+            .and_then(|s| s.try_into().ok())
+            .ok_or_else(|| anyhow!("a prime worker reported nothing"))?;
+        out.prime_s.push(f64::from_ne_bytes(arr));
+    }
+    for b in inter_bufs {
+        out.interactive
+            .push(b.chunks_exact(24).map(interactive::decode).collect());
+    }
+    Ok(out)
+}
+
+fn drain(pipes: &[OwnedFd], bufs: &mut [Vec<u8>]) {
+    let mut chunk = [0u8; 4096];
+    for (p, b) in pipes.iter().zip(bufs.iter_mut()) {
+        loop {
+            // SAFETY: reading into a local buffer.
+            let n = unsafe { libc::read(p.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
+            if n <= 0 {
+                break;
+            }
+            b.extend_from_slice(&chunk[..n as usize]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_matches_hand_computed() {
+        let mut v: Vec<u64> = (1..=10).collect();
+        assert_eq!(nearest_rank(&mut v, 0.5), Some(5));
+        assert_eq!(nearest_rank(&mut v, 0.9), Some(9));
+        assert_eq!(nearest_rank(&mut v, 0.99), Some(10));
+        assert_eq!(nearest_rank(&mut v, 0.0), Some(1));
+        assert_eq!(nearest_rank(&mut [], 0.5), None);
+        let mut w = vec![30, 10, 20];
+        assert_eq!(nearest_rank(&mut w, 0.5), Some(20));
+    }
+
+    #[test]
+    fn text_file_is_about_80_kb() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t");
+        write_text_file(&p).unwrap();
+        let n = std::fs::metadata(&p).unwrap().len() as usize;
+        assert!((TEXT_BYTES..TEXT_BYTES + 200).contains(&n), "{n}");
+    }
+
+    #[test]
+    fn summary_metrics() {
+        let it = |r| Iteration {
+            response_ns: r,
+            overshoot_ns: r / 2,
+            work_ns: r / 2,
+        };
+        let o = Outcome {
+            prime_s: vec![1.0, 3.0],
+            interactive: vec![vec![it(1_000_000), it(3_000_000)]],
+            wall_s: 5.0,
+        };
+        assert!((o.avg_response_s() - 0.002).abs() < 1e-12);
+        assert_eq!(o.prime_mean_s(), 2.0);
+        let m = o.measurement();
+        let get = |n: &str| m.metrics.iter().find(|x| x.name == n).unwrap().value;
+        assert_eq!(get("runs"), 2.0);
+        assert_eq!(get("max_response"), 0.003);
+        assert_eq!(get("p50_response"), 0.001);
+    }
+}

@@ -1,0 +1,172 @@
+//! `kbench responsiveness`: the original's flags and result lines, then
+//! kbench's distribution of per-iteration response times.
+
+use super::{print_json, save, Ctx};
+use crate::bench::responsiveness::{self, nearest_rank, Iteration, Options, Outcome};
+use crate::cli::ResponsivenessArgs;
+use crate::error::{input, Interrupted};
+use crate::store::RunStatus;
+use crate::sys::tempdir::PrivateDir;
+use anyhow::Result;
+
+fn parse_pattern(s: &str, scale: f64) -> Result<Vec<f64>> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(input(format!(
+            "--sleep-scale {scale} must be greater than zero"
+        )));
+    }
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            input(format!(
+                "--sleep-pattern '{s}' must be positive seconds separated by commas, like 1,2,3"
+            ))
+        })?;
+    Ok(v.into_iter().map(|x| x * scale).collect())
+}
+
+pub fn options(a: &ResponsivenessArgs, workdir: &std::path::Path) -> Result<Options> {
+    let time_limit_s = match &a.time_limit {
+        Some(t) => Some(
+            crate::sys::time::parse_duration(t)
+                .map_err(|e| input(format!("-t: {e}")))?
+                .as_secs_f64(),
+        ),
+        None => None,
+    };
+    let print_to = if a.print_to == "stdout" {
+        "/dev/stdout".into()
+    } else {
+        std::path::PathBuf::from(&a.print_to)
+    };
+    let prime = a
+        .prime
+        .unwrap_or(crate::sys::cpus::online_here().len() as u32);
+    if a.interactive == 0 && prime == 0 {
+        return Err(input("nothing to run: give -i or -p more than 0"));
+    }
+    Ok(Options {
+        interactive: a.interactive,
+        prime,
+        np: a.np,
+        time_limit_s,
+        sleeps_s: parse_pattern(&a.sleep_pattern, a.sleep_scale)?,
+        print_to,
+        workdir: workdir.to_path_buf(),
+    })
+}
+
+/// The original's result lines (Python's `print` separators included).
+pub fn original_lines(out: &Outcome) -> String {
+    let mut s = String::new();
+    for (i, t) in out.prime_s.iter().enumerate() {
+        s.push_str(&format!("{i} prime time:  {t}\n"));
+    }
+    for (i, its) in out.interactive.iter().enumerate() {
+        let total: f64 = its.iter().map(|x| x.response_ns as f64 / 1e9).sum();
+        let runs = its.len();
+        let avg = if runs == 0 {
+            f64::NAN
+        } else {
+            total / runs as f64
+        };
+        s.push_str(&format!(
+            "{i} total response time:  {total}  runs:  {runs}  average:  {avg}\n"
+        ));
+    }
+    s
+}
+
+fn dist_line(name: &str, its: &[&Iteration], f: fn(&Iteration) -> u64) -> String {
+    let mut v: Vec<u64> = its.iter().map(|i| f(i)).collect();
+    let mut q =
+        |p: f64| nearest_rank(&mut v, p).map_or("-".into(), |x| format!("{:.4}", x as f64 / 1e9));
+    format!(
+        "{name} p50 {}  p90 {}  p99 {}  max {} s",
+        q(0.5),
+        q(0.9),
+        q(0.99),
+        q(1.0)
+    )
+}
+
+pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
+    let dir = PrivateDir::in_tmp("responsiveness")?;
+    let opts = options(a, dir.path())?;
+    if let Some(parent) = opts.print_to.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(input(format!(
+                "--print-to {}: folder does not exist",
+                opts.print_to.display()
+            )));
+        }
+    }
+    let mut store = ctx.store_for_writing()?;
+    let params = serde_json::to_value(&opts)?;
+    let mut docs = Vec::new();
+    let mut ids = Vec::new();
+    for _ in 0..a.runs {
+        let mut rec = ctx.new_run("responsiveness", params.clone());
+        let result = responsiveness::run(&opts);
+        rec.ended = crate::sys::time::unix_now();
+        let out = match result {
+            Ok(o) => o,
+            Err(e) => {
+                if e.downcast_ref::<Interrupted>().is_some() {
+                    rec.status = RunStatus::Interrupted;
+                    rec.notes
+                        .push("interrupted: iterations were not kept".into());
+                    let _ = save(&mut store, &rec);
+                }
+                return Err(e);
+            }
+        };
+        rec.absorb(&out.measurement())?;
+        if let Some(id) = save(&mut store, &rec)? {
+            ids.push(id);
+        }
+        if ctx.global.json {
+            let its: Vec<&Iteration> = out.iterations().collect();
+            docs.push(serde_json::json!({
+                "prime_s": out.prime_s,
+                "avg_response_s": out.avg_response_s(),
+                "runs": out.runs(),
+                "wall_s": out.wall_s,
+                "metrics": out.measurement().metrics,
+                "iterations": its.iter().map(|i| serde_json::json!({
+                    "response_s": i.response_ns as f64 / 1e9, "overshoot_s": i.overshoot_ns as f64 / 1e9,
+                    "work_s": i.work_ns as f64 / 1e9})).collect::<Vec<_>>(),
+            }));
+            continue;
+        }
+        print!("\n\n{}", original_lines(&out));
+        if !ctx.global.quiet {
+            let its: Vec<&Iteration> = out.iterations().collect();
+            println!("kbench: {}", dist_line("response", &its, |i| i.response_ns));
+            println!(
+                "kbench: {}",
+                dist_line("wake-up overshoot", &its, |i| i.overshoot_ns)
+            );
+            println!("kbench: {}", dist_line("task work", &its, |i| i.work_ns));
+            if !out.prime_s.is_empty() {
+                let min = out.prime_s.iter().cloned().fold(f64::INFINITY, f64::min);
+                let max = out.prime_s.iter().cloned().fold(0.0, f64::max);
+                println!("kbench: {} prime workers: mean {:.3} s (min {min:.3}, max {max:.3}); wall {:.3} s", out.prime_s.len(), out.prime_mean_s(), out.wall_s);
+            }
+        }
+    }
+    if ctx.global.json {
+        print_json(
+            "responsiveness",
+            serde_json::json!({ "label": ctx.label(), "parameters": opts, "runs": docs, "stored_ids": ids }),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,34 @@
+//! Private temporary directories (mode 0700) that remove themselves.
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+/// A directory removed, with everything in it, when dropped.
+pub struct PrivateDir {
+    path: PathBuf,
+}
+
+impl PrivateDir {
+    /// Create `<parent>/kbench-<what>-<random>` with mode 0700.
+    pub fn new(parent: &Path, what: &str) -> std::io::Result<PrivateDir> {
+        let name = format!("kbench-{what}-{}", &super::proc::random_hex128()[..12]);
+        let path = parent.join(name);
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        Ok(PrivateDir { path })
+    }
+
+    /// In the system temp dir.
+    pub fn in_tmp(what: &str) -> std::io::Result<PrivateDir> {
+        Self::new(&std::env::temp_dir(), what)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

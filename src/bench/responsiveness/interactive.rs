@@ -77,7 +77,6 @@ fn task(
 /// record per finished iteration to `out`.
 pub fn worker(o: &Options, deadline_ns: Option<u64>, out: i32) -> i32 {
     let mut sink = match std::fs::OpenOptions::new()
-        .write(true)
         .create(true)
         .append(true)
         .open(&o.print_to)

@@ -179,3 +179,28 @@ fn bad_input() {
     );
     assert!(err.contains("does not exist"), "{err}");
 }
+
+#[test]
+fn prime_workers_keep_busy_until_the_time_limit() {
+    let env = Env::new();
+    let v = env.json(&[
+        "responsiveness",
+        "-i",
+        "1",
+        "-p",
+        "1",
+        "--np",
+        "1",
+        "-t",
+        "1s",
+        "--sleep-pattern",
+        "0.1",
+        "--no-store",
+    ]);
+    let run = &v["runs"][0];
+    assert!(run["prime_passes"][0].as_u64().unwrap() >= 1);
+    assert!(
+        run["runs"].as_u64().unwrap() >= 1,
+        "the probe ran while the hogs did: {run}"
+    );
+}

@@ -128,6 +128,11 @@ pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
                 return Err(e);
             }
         };
+        if out.runs() == 0 {
+            let msg = "no interactive iteration finished before the prime workers were done: give -t so the probe runs for a set time";
+            rec.notes.push(msg.into());
+            ctx.info(&format!("kbench: warning: {msg}"));
+        }
         rec.absorb(&out.measurement())?;
         if let Some(id) = save(&mut store, &rec)? {
             ids.push(id);
@@ -136,6 +141,7 @@ pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
             let its: Vec<&Iteration> = out.iterations().collect();
             docs.push(serde_json::json!({
                 "prime_s": out.prime_s,
+                "prime_passes": out.prime_passes,
                 "avg_response_s": out.avg_response_s(),
                 "runs": out.runs(),
                 "wall_s": out.wall_s,
@@ -158,7 +164,13 @@ pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
             if !out.prime_s.is_empty() {
                 let min = out.prime_s.iter().cloned().fold(f64::INFINITY, f64::min);
                 let max = out.prime_s.iter().cloned().fold(0.0, f64::max);
-                println!("kbench: {} prime workers: mean {:.3} s (min {min:.3}, max {max:.3}); wall {:.3} s", out.prime_s.len(), out.prime_mean_s(), out.wall_s);
+                let passes: u64 = out.prime_passes.iter().sum();
+                println!(
+                    "kbench: {} prime workers: first pass mean {:.3} s (min {min:.3}, max {max:.3}), {passes} passes in all; wall {:.3} s",
+                    out.prime_s.len(),
+                    out.prime_mean_s(),
+                    out.wall_s
+                );
             }
         }
     }

@@ -5,7 +5,8 @@
 # loop) runs both alternately with ../shared/tools/abab.py, SECONDS each,
 # `--smp -p98 -m -i 1000 -d 0` (rt-tests also `-q -h 2000`), and prints the
 # median paired ratio kbench/rt-tests of the all-thread average and p99
-# (rt-tests' p99 from its histogram, see lib/ct-figures.py).  Goal: within
+# (both from whole-microsecond samples, as rt-tests records them; see
+# lib/ct-figures.py).  Goal: within
 # 0.8-1.25.  Then compares the CPU time used by each measuring process
 # (/usr/bin/time), idle: kbench should use no more than rt-tests.
 #
@@ -31,7 +32,7 @@ trap cleanup EXIT INT TERM
 
 cat > "$tmp/a" <<A
 #!/bin/sh
-"$kb" cyclictest --smp -p98 -m -i 1000 -D $secs --no-store | python3 "$figs"
+"$kb" cyclictest --smp -p98 -m -i 1000 -D $secs --no-store --json | python3 "$figs"
 A
 cat > "$tmp/b" <<B
 #!/bin/sh

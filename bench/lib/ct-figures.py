@@ -1,40 +1,46 @@
 #!/usr/bin/env python3
-"""Read cyclictest output (rt-tests `-q -h N`, or kbench's lines) on stdin
-and print `avg_us=X p99_us=Y` over all threads.
+"""Read cyclictest output on stdin and print `avg_us=X p99_us=Y` over all
+threads, computed the same way for both tools so the ratio compares the
+kernel's behaviour, not the tools' arithmetic.
 
-rt-tests: avg is the sample-weighted mean of the per-thread `# Avg
-Latencies`; p99 is the nearest-rank 99th percentile of the summed 1 us
-histogram buckets (overflows count as beyond the last bucket).
-kbench: the `all:` (or single thread's) summary line.
+rt-tests truncates every sample to whole microseconds (and truncates its
+printed average once more), so both figures come from whole-microsecond
+samples: rt-tests' `-h` buckets, and kbench's `--json` histogram with each
+value floored to a microsecond.  avg is the mean of those samples; p99 the
+nearest-rank 99th percentile.  rt-tests overflows (beyond the last bucket)
+count as the last bucket + 1.
 """
+import json
 import re
 import sys
+
+def figures(samples):
+    """samples: list of (whole_us, count)."""
+    n = sum(c for _, c in samples)
+    avg = sum(v * c for v, c in samples) / n
+    rank, seen = 0.99 * n, 0
+    for v, c in sorted(samples):
+        seen += c
+        if seen >= rank:
+            return avg, v
+    return avg, max(v for v, _ in samples)
 
 text = sys.stdin.read()
 if "# Histogram" in text:
     buckets = {}
+    last = 0
     for line in text.splitlines():
-        if re.match(r"^\d{6} ", line):
+        if re.match(r"^\d{6}[ \t]", line):
             cols = [int(c) for c in line.split()]
-            buckets[cols[0]] = sum(cols[1:])
-    def row(name):
-        m = re.search(r"^# %s: (.*)$" % name, text, re.M)
-        return [int(v) for v in m.group(1).split()]
-    totals, avgs, over = row("Total"), row("Avg Latencies"), row("Histogram Overflows")
-    n = sum(totals) + sum(over)
-    avg = sum(a * (t + o) for a, t, o in zip(avgs, totals, over)) / n
-    rank, seen, p99 = 0.99 * n, 0, None
-    for b in sorted(buckets):
-        seen += buckets[b]
-        if seen >= rank:
-            p99 = b
-            break
-    if p99 is None:
-        p99 = max(buckets) + 1
-    print(f"avg_us={avg:.3f} p99_us={p99}")
+            buckets[cols[0]] = buckets.get(cols[0], 0) + sum(cols[1:])
+            last = max(last, cols[0])
+    over = sum(int(v) for v in re.search(r"^# Histogram Overflows: (.*)$", text, re.M).group(1).split())
+    samples = list(buckets.items()) + ([(last + 1, over)] if over else [])
 else:
-    lines = [l for l in text.splitlines() if re.match(r"^\s*(all|cpu\d+|t\d+): avg ", l)]
-    line = next((l for l in lines if l.strip().startswith("all:")), lines[0])
-    avg = float(re.search(r"avg ([0-9.]+)", line).group(1))
-    p99 = float(re.search(r" p99 ([0-9.]+)", line).group(1))
-    print(f"avg_us={avg:.3f} p99_us={p99}")
+    doc = json.loads(text)
+    merged = {}
+    for value_ns, count in doc["runs"][0]["histogram_ns"]:
+        merged[value_ns // 1000] = merged.get(value_ns // 1000, 0) + count
+    samples = list(merged.items())
+avg, p99 = figures(samples)
+print(f"avg_us={avg:.3f} p99_us={p99}")

@@ -54,6 +54,10 @@ pub enum Command {
     Responsiveness(ResponsivenessArgs),
     /// Drop caches, then walk a directory tree like `ls -R`, timed
     Coldwalk(ColdwalkArgs),
+    /// Time a build under each background load, contest-style
+    Contest(Box<ContestArgs>),
+    /// Run one background load alone, with live progress (contest's loads)
+    Load(LoadArgs),
     /// List, show or delete stored runs
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -239,4 +243,96 @@ pub struct ResponsivenessArgs {
     /// Repeat N times; every run is stored
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
+}
+
+/// Where and how a background load runs (shared by `load` and `contest`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct LoadPlacementArgs {
+    /// Size of the mem, io, io_other and read loads: 64M, 2G [default: contest's, as the machine allows]
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Folder for load files (a private folder is made inside) [default: the system temp dir]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+    /// Second location for io_other, ideally another disk [default: /var/tmp]
+    #[arg(long, value_name = "DIR")]
+    pub io_other_dir: Option<std::path::PathBuf>,
+    /// Tree for list (default /) and ctar/xtar (default /usr/include; a kernel tree is classic)
+    #[arg(long, value_name = "DIR")]
+    pub tree: Option<std::path::PathBuf>,
+    /// Processes for cpu (default: one per CPU) or dbench clients (default: 16 per CPU)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub procs: Option<u32>,
+    /// Pin the load's processes to these CPUs (numactl syntax)
+    #[arg(long = "load-cpus", value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Nice level of the load's processes
+    #[arg(long = "load-nice", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-20..=19))]
+    pub nice: Option<i32>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct LoadArgs {
+    /// process, mem, io, io_other, read, list, ctar, xtar, dbench or cpu
+    pub name: String,
+    /// How long to run: 30, 30s, 5m
+    #[arg(long, default_value = "30s", value_name = "TIME")]
+    pub duration: String,
+    #[command(flatten)]
+    pub place: LoadPlacementArgs,
+}
+
+/// The timed job (shared by `contest` and scenarios).
+#[derive(Args, Debug, Clone, Default)]
+pub struct JobArgs {
+    /// A kernel source tree to build (the job becomes a real kernel build)
+    #[arg(long, value_name = "DIR")]
+    pub kernel_tree: Option<std::path::PathBuf>,
+    /// Kernel config: defconfig, tinyconfig, allnoconfig or a file [default: defconfig]
+    #[arg(long, value_name = "NAME|FILE")]
+    pub kconfig: Option<String>,
+    /// Kernel make target: vmlinux, bzImage or a directory like kernel/ [default: vmlinux]
+    #[arg(long, value_name = "TARGET")]
+    pub target: Option<String>,
+    /// Parallel make jobs [default: number of CPUs]
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub jobs: Option<u32>,
+    /// Any command as the job, split like a shell would but never run by one
+    #[arg(long, value_name = "'CMD ARGS…'")]
+    pub job_cmd: Option<String>,
+    /// Folder the job command runs in [default: the current folder]
+    #[arg(long, value_name = "DIR")]
+    pub job_dir: Option<std::path::PathBuf>,
+    /// Run once before the first timed run (untimed)
+    #[arg(long, value_name = "'CMD…'")]
+    pub job_prep: Option<String>,
+    /// Run before every timed run (untimed)
+    #[arg(long, value_name = "'CMD…'")]
+    pub job_clean: Option<String>,
+    /// Size of the generated C project: tiny, small (~10 s here), medium (~60 s), large
+    #[arg(long, value_name = "SIZE")]
+    pub job_size: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ContestArgs {
+    /// Loads to run, comma-separated [default: every load that can run here]
+    #[arg(long, value_name = "LIST")]
+    pub loads: Option<String>,
+    /// Rounds over all loads; every run is stored
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Label whose mean noload time is the Ratio's denominator [default: this label]
+    #[arg(long, value_name = "LABEL")]
+    pub reference: Option<String>,
+    /// Print the table from stored runs instead of running
+    #[arg(long)]
+    pub show: bool,
+    /// With --show: labels to include, in row order [default: all with contest runs]
+    #[arg(long, value_name = "A,B,…")]
+    pub labels: Option<String>,
+    #[command(flatten)]
+    pub job: JobArgs,
+    #[command(flatten)]
+    pub place: LoadPlacementArgs,
 }

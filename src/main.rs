@@ -7,8 +7,11 @@
 mod bench;
 mod cli;
 mod cmd;
+mod contest;
 mod error;
 mod fingerprint;
+mod job;
+mod load;
 mod report;
 mod store;
 mod sys;

@@ -2,8 +2,10 @@
 
 mod coldwalk;
 mod common;
+mod contest;
 mod cyclictest;
 mod fingerprint;
 mod hackbench;
+mod loads;
 mod responsiveness;
 mod store;

@@ -64,6 +64,12 @@ impl Outcome {
 
 /// Walk `opts.path` (caches already dropped or not, as the caller did).
 pub fn walk(opts: &Options, caches_dropped: bool) -> Outcome {
+    walk_with(opts, caches_dropped, &mut || {})
+}
+
+/// [`walk`], calling `on_entry` for every entry seen (the list load
+/// counts its work this way).
+pub fn walk_with(opts: &Options, caches_dropped: bool, on_entry: &mut dyn FnMut()) -> Outcome {
     let start = std::time::Instant::now();
     let mut out = Outcome {
         caches_dropped,
@@ -89,6 +95,7 @@ pub fn walk(opts: &Options, caches_dropped: bool) -> Outcome {
                 continue;
             };
             out.entries += 1;
+            on_entry();
             let ft = if opts.stat_every_entry {
                 entry.metadata().map(|m| m.file_type())
             } else {

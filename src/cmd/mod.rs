@@ -3,8 +3,10 @@
 //! fingerprint, the label, the store) is in [`Ctx`].
 
 mod coldwalk;
+mod contest;
 mod cyclictest;
 mod hackbench;
+mod load;
 mod meta;
 mod responsiveness;
 mod runs;
@@ -106,6 +108,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Cyclictest(a) => cyclictest::run(&ctx, &a),
         Command::Responsiveness(a) => responsiveness::run(&ctx, &a),
         Command::Coldwalk(a) => coldwalk::run(&ctx, &a),
+        Command::Contest(a) => contest::run(&ctx, &a),
+        Command::Load(a) => load::run(&ctx, &a),
         Command::Runs(r) => runs::run(&ctx, r),
         Command::Labels => runs::labels(&ctx),
         Command::Completions { shell } => meta::completions(shell),

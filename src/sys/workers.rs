@@ -31,6 +31,11 @@ impl WorkerGroup {
         })
     }
 
+    /// The group's process-group id (0 before the first worker).
+    pub fn pgid(&self) -> libc::pid_t {
+        self.pgid
+    }
+
     pub fn is_empty(&self) -> bool {
         self.live.is_empty()
     }

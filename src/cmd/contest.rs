@@ -1,0 +1,338 @@
+//! `kbench contest`: run the suite (or `--show` it from the store) and
+//! print contest's table.
+
+use super::{print_json, save, Ctx};
+use crate::bench::{Better, Metric};
+use crate::cli::{ContestArgs, JobArgs};
+use crate::contest::table::{self, Row};
+use crate::contest::{self, Observer, RunResult, CACHERUN, NOLOAD};
+use crate::error::{input, Interrupted};
+use crate::job::{Job, JobOptions, Spec};
+use crate::store::{RunFilter, RunRecord, RunStatus, Store};
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+pub fn job_options(a: &JobArgs) -> JobOptions {
+    JobOptions {
+        kernel_tree: a.kernel_tree.clone(),
+        kconfig: a.kconfig.clone(),
+        target: a.target.clone(),
+        jobs: a.jobs.map(|j| j as usize),
+        cmd: a.job_cmd.clone(),
+        dir: a.job_dir.clone(),
+        prep: a.job_prep.clone(),
+        clean: a.job_clean.clone(),
+        size: a.job_size.clone(),
+    }
+}
+
+/// Block order for tables: noload, cacherun, then contest's load order.
+fn load_order() -> Vec<String> {
+    [NOLOAD, CACHERUN]
+        .iter()
+        .chain(crate::load::NAMES.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+fn row_of(r: &RunRecord) -> Option<Row> {
+    let m = |n: &str| r.metrics.iter().find(|x| x.name == n).map(|x| x.value);
+    Some(Row {
+        label: r.label.clone(),
+        load: r.params.get("load")?.as_str()?.to_string(),
+        time_s: m("time")?,
+        cpu_percent: m("cpu_percent")?,
+        loads: m("loads").unwrap_or(0.0),
+        lcpu_percent: m("lcpu_percent").unwrap_or(0.0),
+    })
+}
+
+fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
+    let store = ctx.store_for_reading()?;
+    let wanted: Vec<String> = a
+        .labels
+        .as_deref()
+        .map(|l| l.split(',').map(|s| s.trim().to_string()).collect())
+        .unwrap_or_default();
+    let runs = store.load_runs(
+        &RunFilter {
+            labels: wanted.clone(),
+            benchmarks: vec!["contest".into()],
+            only_complete: true,
+            ..Default::default()
+        },
+        false,
+    )?;
+    if runs.is_empty() {
+        return Err(input(format!(
+            "no contest runs in {}{}",
+            store.describe(),
+            if wanted.is_empty() {
+                String::new()
+            } else {
+                format!(" for {}", wanted.join(", "))
+            }
+        )));
+    }
+    let mut labels = wanted;
+    if labels.is_empty() {
+        for r in &runs {
+            if !labels.contains(&r.label) {
+                labels.push(r.label.clone());
+            }
+        }
+    }
+    let reference = a.reference.clone().unwrap_or_else(|| labels[0].clone());
+    let mut jobs: Vec<String> = Vec::new();
+    for r in &runs {
+        let j = r
+            .params
+            .get("job")
+            .and_then(|j| j.as_str())
+            .unwrap_or("?")
+            .to_string();
+        if !jobs.contains(&j) {
+            jobs.push(j);
+        }
+    }
+    let mut out = serde_json::Map::new();
+    for j in &jobs {
+        let rows: Vec<Row> = runs
+            .iter()
+            .filter(|r| r.params.get("job").and_then(|x| x.as_str()) == Some(j.as_str()))
+            .filter_map(row_of)
+            .collect();
+        if ctx.global.json {
+            out.insert(j.clone(), rows_json(&rows));
+        } else {
+            if jobs.len() > 1 {
+                println!("job: {j}\n");
+            }
+            println!(
+                "{}",
+                table::render(&rows, &labels, &load_order(), &reference)
+            );
+        }
+    }
+    if ctx.global.json {
+        print_json(
+            "contest",
+            serde_json::json!({ "reference": reference, "labels": labels, "jobs": out }),
+        )?;
+    }
+    Ok(())
+}
+
+fn rows_json(rows: &[Row]) -> serde_json::Value {
+    serde_json::Value::Array(
+        rows.iter()
+            .map(|r| {
+                serde_json::json!({"label": r.label, "load": r.load, "time_s": r.time_s,
+                "cpu_percent": r.cpu_percent, "loads": r.loads, "lcpu_percent": r.lcpu_percent})
+            })
+            .collect(),
+    )
+}
+
+struct Recorder<'a> {
+    ctx: &'a Ctx,
+    store: Option<Box<dyn Store>>,
+    job_identity: String,
+    rows: Vec<Row>,
+    bar: ProgressBar,
+    failures: Vec<String>,
+    started: f64,
+}
+
+impl Recorder<'_> {
+    fn record(&mut self, load: &str, round: u32) -> RunRecord {
+        let mut rec = self.ctx.new_run(
+            "contest",
+            serde_json::json!({ "load": load, "job": self.job_identity, "round": round }),
+        );
+        rec.started = self.started;
+        rec.ended = crate::sys::time::unix_now();
+        rec
+    }
+}
+
+impl Observer for Recorder<'_> {
+    fn step(&mut self, load: &str, round: u32) {
+        self.started = crate::sys::time::unix_now();
+        self.bar.set_message(format!("round {} {load}", round + 1));
+    }
+
+    fn tick(&mut self) {
+        self.bar.tick();
+    }
+
+    fn finished(&mut self, r: &RunResult) -> Result<()> {
+        let mut rec = self.record(&r.load, r.round);
+        let lr = r.load_report.as_ref();
+        let loads = lr.map_or(0.0, |l| l.work);
+        let lcpu = lr.map_or(0.0, |l| l.cpu_s / r.times.wall_s.max(1e-9) * 100.0);
+        rec.metrics = vec![
+            Metric::new("time", "s", r.times.wall_s, Better::Lower),
+            Metric::new("cpu_percent", "%", r.times.cpu_percent(), Better::Neither),
+            Metric::new(
+                "loads",
+                lr.map_or("", |l| l.unit.as_str()),
+                loads,
+                Better::Neither,
+            ),
+            Metric::new("lcpu_percent", "%", lcpu, Better::Neither),
+            Metric::new("user", "s", r.times.user_s, Better::Lower),
+            Metric::new("sys", "s", r.times.sys_s, Better::Lower),
+        ];
+        rec.settings =
+            serde_json::json!({ "caches_dropped": r.caches_dropped, "load": r.load_description });
+        save(&mut self.store, &rec)?;
+        self.rows.push(Row {
+            label: rec.label.clone(),
+            load: r.load.clone(),
+            time_s: r.times.wall_s,
+            cpu_percent: r.times.cpu_percent(),
+            loads,
+            lcpu_percent: lcpu,
+        });
+        self.bar.inc(1);
+        Ok(())
+    }
+
+    fn failed(&mut self, load: &str, round: u32, err: &anyhow::Error, fatal: bool) -> Result<()> {
+        let mut rec = self.record(load, round);
+        rec.status = if err.downcast_ref::<Interrupted>().is_some() {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Failed
+        };
+        rec.notes.push(format!("{err:#}"));
+        save(&mut self.store, &rec)?;
+        if rec.status == RunStatus::Failed && !fatal {
+            self.bar
+                .suspend(|| eprintln!("kbench: round {} {load} failed: {err:#}", round + 1));
+            self.failures
+                .push(format!("round {} {load}: {err:#}", round + 1));
+        }
+        self.bar.inc(1);
+        Ok(())
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
+    if a.show {
+        return show(ctx, a);
+    }
+    let load_opts = super::load::options(&a.place)?;
+    let loads: Vec<String> = match &a.loads {
+        Some(list) => {
+            let v: Vec<String> = list
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            for l in &v {
+                if l != NOLOAD && l != CACHERUN {
+                    crate::load::build(l, &load_opts)?;
+                }
+            }
+            v
+        }
+        None => {
+            let (ok, skipped) = contest::available(&load_opts);
+            for (name, why) in &skipped {
+                ctx.info(&format!("kbench: skipping the {name} load: {why}"));
+            }
+            ok
+        }
+    };
+    let spec = Spec::from_options(&job_options(&a.job))?;
+    let mut job = Job::new(spec, a.job.jobs.map(|j| j as usize))?;
+    let store = ctx.store_for_writing()?;
+    ctx.info(&format!(
+        "kbench contest: job {}; preparing (untimed)",
+        job.identity()
+    ));
+    job.prepare()?;
+    let per_round = 2 + loads
+        .iter()
+        .filter(|l| *l != NOLOAD && *l != CACHERUN)
+        .count() as u64;
+    let bar = if ctx.global.quiet || ctx.global.json {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::with_draw_target(
+            Some(per_round * a.runs as u64),
+            ProgressDrawTarget::stderr(),
+        );
+        b.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    };
+    let mut rec = Recorder {
+        ctx,
+        store,
+        job_identity: job.identity(),
+        rows: Vec::new(),
+        bar,
+        failures: Vec::new(),
+        started: crate::sys::time::unix_now(),
+    };
+    let result = contest::run(&job, &loads, a.runs, &load_opts, &mut rec);
+    rec.bar.finish_and_clear();
+    let label = ctx.label();
+    let reference = a.reference.clone().unwrap_or_else(|| label.clone());
+    let mut rows = rec.rows.clone();
+    if reference != label {
+        // The reference's noload comes from the store.
+        if let Some(s) = &rec.store {
+            let prior = s.load_runs(
+                &RunFilter {
+                    labels: vec![reference.clone()],
+                    benchmarks: vec!["contest".into()],
+                    only_complete: true,
+                    ..Default::default()
+                },
+                false,
+            )?;
+            rows.extend(
+                prior
+                    .iter()
+                    .filter(|r| {
+                        r.params.get("job").and_then(|j| j.as_str())
+                            == Some(job.identity().as_str())
+                    })
+                    .filter_map(row_of),
+            );
+        }
+    }
+    let labels = if reference == label {
+        vec![label.clone()]
+    } else {
+        vec![reference.clone(), label.clone()]
+    };
+    if ctx.global.json {
+        print_json(
+            "contest",
+            serde_json::json!({ "label": label, "reference": reference, "job": job.identity(),
+                                "rows": rows_json(&rec.rows), "failures": rec.failures }),
+        )?;
+    } else if !rows.is_empty() {
+        print!(
+            "{}",
+            table::render(&rows, &labels, &load_order(), &reference)
+        );
+    }
+    result?;
+    if !rec.failures.is_empty() {
+        return Err(anyhow::anyhow!(
+            "{} of the suite's runs failed (see above)",
+            rec.failures.len()
+        ));
+    }
+    Ok(())
+}

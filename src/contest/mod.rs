@@ -1,0 +1,199 @@
+//! contest: the job a developer waits for, timed under each background
+//! load (Con Kolivas' method).
+//!
+//! Each round runs `noload` (after dropping caches when permitted), then
+//! `cacherun` (same job, warm caches), then every load in an order rotated
+//! each round so slow drift does not favour one load.  Under a load, the
+//! load is started, must demonstrably work, then the job is timed and the
+//! load's work and CPU time over exactly the job's duration are read.
+
+pub mod table;
+
+use crate::error::Interrupted;
+use crate::job::{Job, JobTimes};
+use crate::load::{self, LoadOptions, Report, Running};
+use anyhow::Result;
+use std::time::Duration;
+
+/// The two rows that are not loads.
+pub const NOLOAD: &str = "noload";
+pub const CACHERUN: &str = "cacherun";
+
+/// One timed job run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub load: String,
+    pub round: u32,
+    pub times: JobTimes,
+    /// The load's work and CPU during the job (None for noload/cacherun).
+    pub load_report: Option<Report>,
+    pub caches_dropped: bool,
+    pub load_description: Option<String>,
+}
+
+/// The order of round `round`: noload, cacherun, then the loads rotated.
+pub fn round_order(loads: &[String], round: u32) -> Vec<String> {
+    let mut v = vec![NOLOAD.to_string(), CACHERUN.to_string()];
+    let rest: Vec<&String> = loads
+        .iter()
+        .filter(|l| *l != NOLOAD && *l != CACHERUN)
+        .collect();
+    if !rest.is_empty() {
+        let k = round as usize % rest.len();
+        v.extend(
+            rest[k..]
+                .iter()
+                .chain(rest[..k].iter())
+                .map(|s| s.to_string()),
+        );
+    }
+    v
+}
+
+/// What the caller wants to hear while the suite runs.
+pub trait Observer {
+    /// A step starts (load name, round).
+    fn step(&mut self, load: &str, round: u32);
+    /// Called often while a job runs.
+    fn tick(&mut self);
+    /// A run finished (stored by the caller).
+    fn finished(&mut self, r: &RunResult) -> Result<()>;
+    /// A run failed; `fatal` when the suite stops because of it (the
+    /// caller's error report will say why).
+    fn failed(&mut self, load: &str, round: u32, err: &anyhow::Error, fatal: bool) -> Result<()>;
+}
+
+/// Time the job once, watching `running` (if any) and Ctrl-C.
+fn time_job(
+    job: &Job,
+    mut running: Option<&mut Running>,
+    obs: &mut dyn Observer,
+) -> Result<JobTimes> {
+    let mut child = job.start()?;
+    loop {
+        if crate::sys::signals::stop_requested() {
+            child.kill();
+            return Err(Interrupted.into());
+        }
+        if let Some(r) = running.as_deref_mut() {
+            if let Err(e) = r.check() {
+                child.kill();
+                return Err(e);
+            }
+        }
+        if let Some(t) = child.wait(100)? {
+            return Ok(t);
+        }
+        obs.tick();
+    }
+}
+
+/// One step of the suite.
+fn one(
+    job: &Job,
+    load_name: &str,
+    round: u32,
+    opts: &LoadOptions,
+    obs: &mut dyn Observer,
+) -> Result<RunResult> {
+    job.clean()?;
+    let mut res = RunResult {
+        load: load_name.to_string(),
+        round,
+        times: JobTimes::default(),
+        load_report: None,
+        caches_dropped: false,
+        load_description: None,
+    };
+    match load_name {
+        NOLOAD => {
+            res.caches_dropped = crate::sys::proc::drop_caches().is_ok();
+            res.times = time_job(job, None, obs)?;
+        }
+        CACHERUN => res.times = time_job(job, None, obs)?,
+        _ => {
+            let l = load::build(load_name, opts)?;
+            res.load_description = Some(l.describe());
+            let mut running = Running::start(l, opts)?;
+            running.wait_working(Duration::from_secs(120))?;
+            let mark = running.mark();
+            let t = time_job(job, Some(&mut running), obs);
+            let during = running.since(mark);
+            running.stop();
+            res.times = t?;
+            res.load_report = Some(during);
+        }
+    }
+    Ok(res)
+}
+
+/// Run `rounds` rounds over `loads`.  Job failures end the suite (they
+/// would repeat); a load that fails is reported and the suite goes on.
+pub fn run(
+    job: &Job,
+    loads: &[String],
+    rounds: u32,
+    opts: &LoadOptions,
+    obs: &mut dyn Observer,
+) -> Result<()> {
+    for round in 0..rounds {
+        for name in round_order(loads, round) {
+            obs.step(&name, round);
+            match one(job, &name, round, opts, obs) {
+                Ok(r) => obs.finished(&r)?,
+                Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
+                    obs.failed(&name, round, &e, true)?;
+                    return Err(e);
+                }
+                Err(e)
+                    if e.to_string().starts_with("job `") || name == NOLOAD || name == CACHERUN =>
+                {
+                    obs.failed(&name, round, &e, true)?;
+                    return Err(e);
+                }
+                Err(e) => obs.failed(&name, round, &e, false)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The loads that can run here, and why the others cannot.
+pub fn available(opts: &LoadOptions) -> (Vec<String>, Vec<(String, String)>) {
+    let mut ok = Vec::new();
+    let mut skipped = Vec::new();
+    for name in load::NAMES.iter().filter(|n| **n != "cpu") {
+        match load::build(name, opts) {
+            Ok(_) => ok.push(name.to_string()),
+            Err(e) => skipped.push((name.to_string(), format!("{e:#}"))),
+        }
+    }
+    (ok, skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_rotate_the_loads_after_noload_and_cacherun() {
+        let loads: Vec<String> = ["process", "mem", "io"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            round_order(&loads, 0),
+            ["noload", "cacherun", "process", "mem", "io"]
+        );
+        assert_eq!(
+            round_order(&loads, 1),
+            ["noload", "cacherun", "mem", "io", "process"]
+        );
+        assert_eq!(
+            round_order(&loads, 2),
+            ["noload", "cacherun", "io", "process", "mem"]
+        );
+        assert_eq!(round_order(&loads, 3), round_order(&loads, 0));
+        assert_eq!(round_order(&[], 5), ["noload", "cacherun"]);
+    }
+}

@@ -1,0 +1,146 @@
+//! contest's table: one block per load (`noload:`, `process_load:`, …),
+//! a row per label with means over its runs, and Ratio = Time / the mean
+//! noload Time of the reference label.
+
+use crate::report::table::{self, Table};
+use std::collections::BTreeMap;
+
+/// One run as the table needs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub label: String,
+    pub load: String,
+    pub time_s: f64,
+    pub cpu_percent: f64,
+    pub loads: f64,
+    pub lcpu_percent: f64,
+}
+
+/// Block heading as contest names it.
+pub fn heading(load: &str) -> String {
+    match load {
+        "noload" | "cacherun" => format!("{load}:"),
+        l => format!("{l}_load:"),
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Render the table.  `labels` gives the row order; `load_order` the
+/// block order; the reference label's mean noload time is the Ratio's
+/// denominator (no Ratio when it has no noload run).
+pub fn render(rows: &[Row], labels: &[String], load_order: &[String], reference: &str) -> String {
+    let mut by: BTreeMap<(&str, &str), Vec<&Row>> = BTreeMap::new();
+    for r in rows {
+        by.entry((r.load.as_str(), r.label.as_str()))
+            .or_default()
+            .push(r);
+    }
+    let ref_noload = by
+        .get(&("noload", reference))
+        .map(|rs| mean(&rs.iter().map(|r| r.time_s).collect::<Vec<_>>()));
+    let mut out = String::new();
+    for load in load_order {
+        if !labels
+            .iter()
+            .any(|l| by.contains_key(&(load.as_str(), l.as_str())))
+        {
+            continue;
+        }
+        let mut t: Table =
+            table::new(&["Kernel [runs]", "Time", "CPU%", "Loads", "LCPU%", "Ratio"]);
+        table::right_align_from(&mut t, 1);
+        for label in labels {
+            let Some(rs) = by.get(&(load.as_str(), label.as_str())) else {
+                continue;
+            };
+            let time = mean(&rs.iter().map(|r| r.time_s).collect::<Vec<_>>());
+            let cpu = mean(&rs.iter().map(|r| r.cpu_percent).collect::<Vec<_>>());
+            let loads = mean(&rs.iter().map(|r| r.loads).collect::<Vec<_>>());
+            let lcpu = mean(&rs.iter().map(|r| r.lcpu_percent).collect::<Vec<_>>());
+            let is_load = load != "noload" && load != "cacherun";
+            t.add_row(vec![
+                format!("{label} [{}]", rs.len()),
+                format!("{time:.2}"),
+                format!("{cpu:.0}%"),
+                if is_load {
+                    format!("{loads:.0}")
+                } else {
+                    "0".into()
+                },
+                if is_load {
+                    format!("{lcpu:.0}%")
+                } else {
+                    "0%".into()
+                },
+                ref_noload.map_or("-".into(), |n| format!("{:.2}", time / n)),
+            ]);
+        }
+        out.push_str(&heading(load));
+        out.push('\n');
+        out.push_str(&t.to_string());
+        out.push_str("\n\n");
+    }
+    if ref_noload.is_none() {
+        out.push_str(&format!(
+            "(no Ratio: reference {reference} has no noload run)\n"
+        ));
+    }
+    out.trim_end().to_string() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(label: &str, load: &str, t: f64, cpu: f64, loads: f64, lcpu: f64) -> Row {
+        Row {
+            label: label.into(),
+            load: load.into(),
+            time_s: t,
+            cpu_percent: cpu,
+            loads,
+            lcpu_percent: lcpu,
+        }
+    }
+
+    #[test]
+    fn renders_the_seed_layout_with_ratios_against_the_reference() {
+        // Figures from the 2002 contest mail (2.4.19 as reference).
+        let rows = vec![
+            row("2.4.19", "noload", 67.71, 98.0, 0.0, 0.0),
+            row("2.5.39", "noload", 73.17, 93.0, 0.0, 0.0),
+            row("2.4.19", "process", 110.75, 57.0, 12.0, 40.0),
+            row("2.5.39", "process", 91.0, 76.0, 10.0, 30.0),
+            row("2.5.39", "process", 91.0, 76.0, 14.0, 34.0),
+        ];
+        let labels = vec!["2.4.19".to_string(), "2.5.39".to_string()];
+        let order: Vec<String> = ["noload", "cacherun", "process"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let text = render(&rows, &labels, &order, "2.4.19");
+        let expected = "\
+noload:
+Kernel [runs]   Time  CPU%  Loads  LCPU%  Ratio
+2.4.19 [1]     67.71   98%      0     0%   1.00
+2.5.39 [1]     73.17   93%      0     0%   1.08
+
+process_load:
+Kernel [runs]    Time  CPU%  Loads  LCPU%  Ratio
+2.4.19 [1]     110.75   57%     12    40%   1.64
+2.5.39 [2]      91.00   76%     12    32%   1.34
+";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn says_when_the_reference_has_no_noload() {
+        let rows = vec![row("a", "process", 10.0, 90.0, 1.0, 5.0)];
+        let text = render(&rows, &["a".into()], &["process".into()], "a");
+        assert!(text.contains("no Ratio"), "{text}");
+        assert!(text.contains("process_load:"));
+    }
+}

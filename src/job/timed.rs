@@ -1,0 +1,178 @@
+//! Running a job and timing it: wall time from just before `fork` to the
+//! moment the job exits (a pidfd wakes us at once), and the user and
+//! system CPU of the job and every descendant it waited for, from
+//! `wait4`'s rusage, as `time` reports.  The job runs in its own process
+//! group so Ctrl-C or a failure can stop all of it.
+
+use anyhow::{anyhow, Context, Result};
+use serde::Serialize;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// What one timed run of a job cost.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct JobTimes {
+    pub wall_s: f64,
+    pub user_s: f64,
+    pub sys_s: f64,
+}
+
+impl JobTimes {
+    /// (user + sys) / wall × 100: over 100 % on SMP, as contest.
+    pub fn cpu_percent(&self) -> f64 {
+        (self.user_s + self.sys_s) / self.wall_s.max(1e-9) * 100.0
+    }
+}
+
+/// A job that is running.
+pub struct TimedChild {
+    pid: libc::pid_t,
+    pidfd: i32,
+    start: Instant,
+    stderr: PathBuf,
+    what: String,
+    done: bool,
+}
+
+/// Start `argv` in `dir`, stdout discarded, stderr kept in `stderr_file`.
+pub fn start(argv: &[String], dir: &Path, stderr_file: &Path) -> Result<TimedChild> {
+    let (prog, args) = argv
+        .split_first()
+        .ok_or_else(|| anyhow!("empty job command"))?;
+    let err = std::fs::File::create(stderr_file)
+        .with_context(|| format!("creating {}", stderr_file.display()))?;
+    let mut cmd = Command::new(prog);
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err);
+    // SAFETY: setpgid and prctl are async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setpgid(0, 0);
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let child = cmd
+        .spawn()
+        .map_err(|e| crate::error::input(format!("cannot run job command '{prog}': {e}")))?;
+    let pid = child.id() as libc::pid_t;
+    // The std handle is dropped without waiting: we reap with wait4 below.
+    drop(child);
+    // SAFETY: pidfd_open on our own child.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
+    Ok(TimedChild {
+        pid,
+        pidfd,
+        start,
+        stderr: stderr_file.to_path_buf(),
+        what: argv.join(" "),
+        done: false,
+    })
+}
+
+impl TimedChild {
+    /// Wait up to `timeout_ms` for the job; `Ok(Some)` when it ended
+    /// successfully, `Err` when it failed (with its stderr tail).
+    pub fn wait(&mut self, timeout_ms: i32) -> Result<Option<JobTimes>> {
+        if self.pidfd >= 0 && !crate::sys::fd::wait_readable(self.pidfd, timeout_ms)? {
+            return Ok(None);
+        }
+        let mut status = 0;
+        // SAFETY: zeroed rusage is a valid out-buffer.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        let flags = if self.pidfd >= 0 { 0 } else { libc::WNOHANG };
+        // SAFETY: waiting for our own child with valid out-pointers.
+        let r = unsafe { libc::wait4(self.pid, &mut status, flags, &mut ru) };
+        let wall_s = self.start.elapsed().as_secs_f64();
+        if r == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(
+                timeout_ms.clamp(0, 50) as u64
+            ));
+            return Ok(None);
+        }
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                return Ok(None);
+            }
+            return Err(anyhow!("waiting for the job: {e}"));
+        }
+        self.done = true;
+        let how = crate::sys::proc::exit_kind(status);
+        if how != crate::sys::proc::ExitKind::Code(0) {
+            return Err(anyhow!(
+                "job `{}` failed ({how}){}",
+                self.what,
+                tail(&self.stderr)
+            ));
+        }
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        Ok(Some(JobTimes {
+            wall_s,
+            user_s: tv(ru.ru_utime),
+            sys_s: tv(ru.ru_stime),
+        }))
+    }
+
+    /// Stop the job and everything it started, and reap it.
+    pub fn kill(&mut self) {
+        if self.done {
+            return;
+        }
+        crate::sys::proc::kill(-self.pid, libc::SIGKILL);
+        crate::sys::proc::kill(self.pid, libc::SIGKILL);
+        let mut status = 0;
+        // SAFETY: reaping our own child.
+        unsafe { libc::waitpid(self.pid, &mut status, 0) };
+        self.done = true;
+    }
+}
+
+impl Drop for TimedChild {
+    fn drop(&mut self) {
+        self.kill();
+        if self.pidfd >= 0 {
+            // SAFETY: closing the pidfd we opened.
+            unsafe { libc::close(self.pidfd) };
+        }
+    }
+}
+
+/// The last lines of a job's stderr, for error messages.
+pub fn tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let start = lines.len().saturating_sub(5);
+    format!(":\n  {}", lines[start..].join("\n  "))
+}
+
+/// Run an untimed step (prepare, clean) to completion.
+pub fn run_step(argv: &[String], dir: &Path, scratch: &Path, what: &str) -> Result<()> {
+    let mut c = start(argv, dir, &scratch.join("step.err"))?;
+    loop {
+        if crate::sys::signals::stop_requested() {
+            c.kill();
+            return Err(crate::error::Interrupted.into());
+        }
+        match c.wait(200) {
+            Ok(Some(_)) => return Ok(()),
+            Ok(None) => {}
+            Err(e) => return Err(e.context(format!("job {what} step failed"))),
+        }
+    }
+}

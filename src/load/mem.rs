@@ -1,0 +1,78 @@
+//! mem: contest's memory load, touching a large region again and again in
+//! a pattern that defeats caches and prefetchers (pages visited with a
+//! large prime step).  Sized from free memory so it never meets the OOM
+//! killer.  Work: MiB touched.
+
+use super::size::{mem_size, Memory};
+use super::{Load, LoadOptions};
+use anyhow::Result;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+const PAGE: usize = 4096;
+/// A prime step over pages, so consecutive touches land far apart.
+const STEP: usize = 1_000_003;
+
+pub struct Mem {
+    size: u64,
+    why: String,
+}
+
+impl Mem {
+    pub fn new(o: &LoadOptions) -> Result<Mem> {
+        let (size, why) = mem_size(&Memory::read(), o.size)?;
+        Ok(Mem { size, why })
+    }
+}
+
+impl Load for Mem {
+    fn name(&self) -> &'static str {
+        "mem"
+    }
+    fn unit(&self) -> &'static str {
+        "MiB"
+    }
+    fn describe(&self) -> String {
+        format!("touching {}", self.why)
+    }
+    fn prepare(&mut self, _dir: &Path) -> Result<()> {
+        Ok(())
+    }
+    fn workers(&self) -> usize {
+        1
+    }
+    fn run_worker(&self, _i: usize, _dir: &Path, work: &AtomicU64) -> i32 {
+        let len = self.size as usize;
+        // SAFETY: a private anonymous mapping we own for the process's life.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return 12;
+        }
+        let base = p.cast::<u8>();
+        let pages = len / PAGE;
+        let step = if pages % STEP == 0 { STEP + 2 } else { STEP };
+        let mut idx = 0usize;
+        let mut n = 0u64;
+        loop {
+            // SAFETY: idx < pages, so the byte is inside the mapping.
+            unsafe {
+                let b = base.add(idx * PAGE + (n as usize % 64) * 8);
+                b.write_volatile(b.read_volatile().wrapping_add(1));
+            }
+            idx = (idx + step) % pages;
+            n += 1;
+            if n % 256 == 0 {
+                work.fetch_add(1, Relaxed);
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Background loads: contest's catalogue as real processes the kernel
+//! schedules.
+//!
+//! A load prepares what it needs (files, archives; untimed), then runs as
+//! worker processes forked into a group of their own that keep going until
+//! stopped.  Each worker adds the work it finishes (ring laps, MiB written,
+//! entries listed, …) to its own counter in shared memory, so the parent
+//! can read progress at any moment without disturbing the load.  The
+//! runner ([`Running`]) places the workers (CPUs, nice, policy), watches
+//! them, reads their CPU time for contest's LCPU%, stops them and removes
+//! their files, also when kbench itself is killed.
+
+mod cpu;
+mod dbench;
+mod io;
+mod list;
+mod mem;
+mod process;
+mod read;
+mod runner;
+pub mod size;
+mod tar;
+
+pub use dbench::which;
+pub use runner::{Report, Running};
+
+use crate::sys::sched::Policy;
+use anyhow::Result;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+
+/// Every load kbench knows, in contest's order.
+pub const NAMES: &[&str] = &[
+    "process", "mem", "io", "io_other", "read", "list", "ctar", "xtar", "dbench", "cpu",
+];
+
+/// One kind of background load.
+pub trait Load: Send {
+    fn name(&self) -> &'static str;
+    /// Unit of the work counter as reported (contest's "Loads").
+    fn unit(&self) -> &'static str;
+    /// The counter's raw value is multiplied by this to give `unit`s.
+    fn scale(&self) -> f64 {
+        1.0
+    }
+    /// Sizes chosen and why, for the user.
+    fn describe(&self) -> String;
+    /// Where its files go when not the common `--dir` (io_other).
+    fn location(&self) -> Option<PathBuf> {
+        None
+    }
+    /// Check prerequisites and create what the workers need in `dir`
+    /// (untimed).  Fails with a clear message when the load cannot run.
+    fn prepare(&mut self, dir: &Path) -> Result<()>;
+    /// How many worker processes.
+    fn workers(&self) -> usize;
+    /// Worker `i`'s body, in the forked child: run until killed, adding
+    /// finished work to `work`.  Returns an exit status only on failure.
+    fn run_worker(&self, i: usize, dir: &Path, work: &AtomicU64) -> i32;
+}
+
+/// What the user asked of a load.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Bytes, for loads with a size (mem, io, io_other, read).
+    pub size: Option<u64>,
+    /// Where files go (a private directory is made inside).
+    pub dir: Option<PathBuf>,
+    /// Second location for `io_other`.
+    pub io_other_dir: Option<PathBuf>,
+    /// Tree for `list`, `ctar` and `xtar`.
+    pub tree: Option<PathBuf>,
+    /// Worker count for `cpu` and dbench clients.
+    pub procs: Option<usize>,
+    pub cpus: Option<Vec<usize>>,
+    pub nice: Option<i32>,
+    pub policy: Option<(Policy, i32)>,
+}
+
+impl LoadOptions {
+    /// The directory files go in (the system temp dir by default).
+    pub fn base_dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(std::env::temp_dir)
+    }
+}
+
+/// Build the load called `name`.
+pub fn build(name: &str, o: &LoadOptions) -> Result<Box<dyn Load>> {
+    let ncpu = crate::sys::cpus::online_here().len().max(1);
+    Ok(match name {
+        "cpu" => Box::new(cpu::Cpu::new(o.procs.unwrap_or(ncpu))),
+        "process" => Box::new(process::Ring::new(4 * ncpu)),
+        "mem" => Box::new(mem::Mem::new(o)?),
+        "io" => Box::new(io::Io::new("io", &o.base_dir(), o)?),
+        "io_other" => {
+            let dir = o
+                .io_other_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("/var/tmp"));
+            Box::new(io::Io::new("io_other", &dir, o)?)
+        }
+        "read" => Box::new(read::Read::new(o)?),
+        "list" => Box::new(list::List::new(
+            o.tree.clone().unwrap_or_else(|| PathBuf::from("/")),
+        )),
+        "ctar" => Box::new(tar::Tar::new(tar::Mode::Create, tree_for_tar(o)?)),
+        "xtar" => Box::new(tar::Tar::new(tar::Mode::Extract, tree_for_tar(o)?)),
+        "dbench" => Box::new(dbench::Dbench::new(o.procs.unwrap_or(16 * ncpu))?),
+        _ => {
+            return Err(crate::error::input(format!(
+                "unknown load '{name}' (known: {})",
+                NAMES.join(", ")
+            )))
+        }
+    })
+}
+
+/// The source tree ctar/xtar archive: `--tree`, else `/usr/include` (a
+/// tree of many small source files that Debian's compilers install).
+fn tree_for_tar(o: &LoadOptions) -> Result<PathBuf> {
+    let tree = o
+        .tree
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("/usr/include"));
+    if !tree.is_dir() {
+        return Err(crate::error::input(format!(
+            "ctar/xtar need a source tree to archive: {} is not a directory (give --tree DIR, e.g. a kernel tree)",
+            tree.display()
+        )));
+    }
+    Ok(tree)
+}

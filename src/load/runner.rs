@@ -1,0 +1,293 @@
+//! Starting, watching and stopping a load.
+//!
+//! Workers are forked into one process group.  A janitor process in the
+//! same group waits for kbench to die (`PR_SET_PDEATHSIG`) and then removes
+//! the load's private directory, so files go even when kbench is killed
+//! with SIGKILL; external tools (tar, dbench) get their own parent-death
+//! signal before `exec`.
+
+use super::{Load, LoadOptions};
+use crate::sys::shared::SharedCounters;
+use crate::sys::tempdir::PrivateDir;
+use crate::sys::workers::WorkerGroup;
+use crate::sys::{sched, signals};
+use anyhow::{anyhow, Context, Result};
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+const JANITOR: usize = usize::MAX;
+
+/// What a load did between two moments.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub load: String,
+    pub unit: String,
+    /// Work done, in `unit`.
+    pub work: f64,
+    /// CPU time of the load's processes (user + system), seconds.
+    pub cpu_s: f64,
+    pub wall_s: f64,
+}
+
+impl Report {
+    pub fn rate(&self) -> f64 {
+        self.work / self.wall_s.max(1e-9)
+    }
+
+    /// CPU time over wall time, in % (over 100 on SMP, as contest).
+    pub fn cpu_percent(&self) -> f64 {
+        self.cpu_s / self.wall_s.max(1e-9) * 100.0
+    }
+}
+
+/// A started load.
+pub struct Running {
+    load: Box<dyn Load>,
+    group: WorkerGroup,
+    counters: SharedCounters,
+    dir: Option<PrivateDir>,
+    started: Instant,
+}
+
+static JANITOR_WAKE: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn janitor_signal(_: libc::c_int) {
+    JANITOR_WAKE.store(true, Ordering::SeqCst);
+}
+
+/// The janitor: sleep until the parent dies, then remove `dir`.
+fn janitor(dir: &std::path::Path, parent: libc::pid_t) -> i32 {
+    // SAFETY: installing a handler and a parent-death signal in our own process.
+    unsafe {
+        libc::signal(
+            libc::SIGUSR1,
+            janitor_signal as *const () as libc::sighandler_t,
+        );
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGUSR1 as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        if libc::getppid() != parent {
+            JANITOR_WAKE.store(true, Ordering::SeqCst);
+        }
+        while !JANITOR_WAKE.load(Ordering::SeqCst) {
+            libc::pause();
+        }
+    }
+    // Give the workers (killed by their own parent-death signal) a moment.
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..5 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    0
+}
+
+impl Running {
+    /// Prepare the load, fork its workers and its janitor.
+    pub fn start(mut load: Box<dyn Load>, opts: &LoadOptions) -> Result<Running> {
+        let base = load.location().unwrap_or_else(|| opts.base_dir());
+        let dir = PrivateDir::new(&base, load.name()).map_err(|e| {
+            crate::error::input(format!(
+                "{} load: cannot create a folder in {}: {e}",
+                load.name(),
+                base.display()
+            ))
+        })?;
+        load.prepare(dir.path())?;
+        let n = load.workers();
+        let counters = SharedCounters::new(n).context("mapping load counters")?;
+        let mut group = WorkerGroup::new()?;
+        let parent = std::process::id() as libc::pid_t;
+        let path = dir.path().to_path_buf();
+        group.spawn(JANITOR, || janitor(&path, parent))?;
+        for i in 0..n {
+            let (load, counters, path) = (&load, &counters, &path);
+            group.spawn(i, move || {
+                if let Err(e) = place(opts) {
+                    eprintln!("kbench: {} load: {e:#}", load.name());
+                    return 20;
+                }
+                load.run_worker(i, path, counters.get(i))
+            })?;
+        }
+        Ok(Running {
+            load,
+            group,
+            counters,
+            dir: Some(dir),
+            started: Instant::now(),
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.load.name()
+    }
+
+    pub fn unit(&self) -> &'static str {
+        self.load.unit()
+    }
+
+    /// Work done so far, in the load's unit.
+    pub fn work(&self) -> f64 {
+        self.counters.sum() as f64 * self.load.scale()
+    }
+
+    /// CPU seconds used so far by every live process of the load's group
+    /// (workers and the tools they run, such as dbench's clients), each
+    /// with the children it has reaped.
+    pub fn cpu_s(&self) -> f64 {
+        group_cpu_s(self.group.pgid())
+    }
+
+    pub fn elapsed_s(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// A snapshot to subtract later: (work, cpu_s, instant).
+    pub fn mark(&self) -> (f64, f64, Instant) {
+        (self.work(), self.cpu_s(), Instant::now())
+    }
+
+    /// What the load did since `mark`.
+    pub fn since(&self, mark: (f64, f64, Instant)) -> Report {
+        Report {
+            load: self.name().into(),
+            unit: self.unit().into(),
+            work: self.work() - mark.0,
+            cpu_s: self.cpu_s() - mark.1,
+            wall_s: mark.2.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// Fail if any worker has ended (loads run until stopped).
+    pub fn check(&mut self) -> Result<()> {
+        if let Some((tag, how)) = self.group.reap_one(true)? {
+            let who = if tag == JANITOR {
+                "janitor".to_string()
+            } else {
+                format!("worker {tag}")
+            };
+            return Err(anyhow!("{} load {who} died: {how}", self.name()));
+        }
+        Ok(())
+    }
+
+    /// Wait until the load has demonstrably done work, or fail.
+    pub fn wait_working(&mut self, timeout: Duration) -> Result<()> {
+        let end = Instant::now() + timeout;
+        while self.work() <= 0.0 {
+            self.check()?;
+            if signals::stop_requested() {
+                return Err(crate::error::Interrupted.into());
+            }
+            if Instant::now() > end {
+                return Err(anyhow!(
+                    "{} load did no work within {:.0} s",
+                    self.name(),
+                    timeout.as_secs_f64()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// Stop every process, remove the files, and report the whole run.
+    pub fn stop(mut self) -> Report {
+        let report = Report {
+            load: self.name().into(),
+            unit: self.unit().into(),
+            work: self.work(),
+            cpu_s: self.cpu_s(),
+            wall_s: self.elapsed_s(),
+        };
+        self.group.kill_and_reap();
+        drop(self.dir.take());
+        report
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.group.kill_and_reap();
+    }
+}
+
+/// Apply CPUs, nice and policy in a worker.
+fn place(opts: &LoadOptions) -> Result<()> {
+    if let Some(cpus) = &opts.cpus {
+        sched::set_affinity(0, cpus)?;
+    }
+    if let Some(n) = opts.nice {
+        // SAFETY: plain syscall on ourselves.
+        if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, n) } < 0 {
+            return Err(crate::error::privilege(format!(
+                "nice {n} needs privilege: run as root or grant CAP_SYS_NICE"
+            )));
+        }
+    }
+    if let Some((p, prio)) = opts.policy {
+        sched::set_policy(0, p, prio)?;
+    }
+    Ok(())
+}
+
+/// Sum of utime + stime + cutime + cstime over the processes of group
+/// `pgid`, in seconds.  A reaped process's time lives on in its parent's
+/// cutime/cstime, and only live processes are read, so nothing counts twice.
+fn group_cpu_s(pgid: libc::pid_t) -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    let mut ticks = 0u64;
+    for e in dir.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(s) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = s.rsplit_once(')') else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.get(2).and_then(|g| g.parse::<libc::pid_t>().ok()) != Some(pgid) {
+            continue;
+        }
+        ticks += (11..=14)
+            .filter_map(|i| f.get(i)?.parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    // SAFETY: sysconf is always safe to call.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    ticks as f64 / hz
+}
+
+/// A `Command` for an external tool that dies with its parent.
+pub fn tool(program: &str) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let mut c = std::process::Command::new(program);
+    // SAFETY: prctl is async-signal-safe, as pre_exec requires.
+    unsafe {
+        c.pre_exec(|| {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            Ok(())
+        });
+    }
+    c
+}

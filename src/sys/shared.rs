@@ -1,0 +1,83 @@
+//! Counters in shared anonymous memory: written by forked workers,
+//! read by the parent, with no locks and no system calls.
+
+use std::sync::atomic::AtomicU64;
+
+/// One cache line per counter so workers do not false-share.
+#[repr(C, align(64))]
+pub struct Slot {
+    pub value: AtomicU64,
+}
+
+/// `n` counters mapped `MAP_SHARED | MAP_ANONYMOUS`, inherited by forks.
+pub struct SharedCounters {
+    ptr: *mut Slot,
+    n: usize,
+}
+
+impl SharedCounters {
+    pub fn new(n: usize) -> std::io::Result<SharedCounters> {
+        let n = n.max(1);
+        let len = n * std::mem::size_of::<Slot>();
+        // SAFETY: anonymous shared mapping; zeroed memory is a valid AtomicU64.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(SharedCounters { ptr: ptr.cast(), n })
+    }
+
+    /// Counter `i` (panics when out of range: a programming error).
+    pub fn get(&self, i: usize) -> &AtomicU64 {
+        assert!(i < self.n, "counter {i} of {}", self.n);
+        // SAFETY: in bounds of a live mapping of `n` slots.
+        unsafe { &(*self.ptr.add(i)).value }
+    }
+
+    /// Sum of all counters.
+    pub fn sum(&self) -> u64 {
+        (0..self.n)
+            .map(|i| self.get(i).load(std::sync::atomic::Ordering::Relaxed))
+            .sum()
+    }
+}
+
+impl Drop for SharedCounters {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly what `new` mapped.
+        unsafe { libc::munmap(self.ptr.cast(), self.n * std::mem::size_of::<Slot>()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn counters_are_shared_with_a_forked_child() {
+        let c = SharedCounters::new(3).unwrap();
+        c.get(1).store(5, Relaxed);
+        // The test harness is multi-threaded, so the child only does
+        // async-signal-safe work: an atomic add and _exit.
+        // SAFETY: see above.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            c.get(2).fetch_add(7, Relaxed);
+            unsafe { libc::_exit(0) };
+        }
+        let mut st = 0;
+        // SAFETY: waiting for our own child.
+        unsafe { libc::waitpid(pid, &mut st, 0) };
+        assert_eq!(c.sum(), 12);
+    }
+}

@@ -1,0 +1,277 @@
+//! `kbench contest`: timed jobs, the suite, failures, Ctrl-C and --show.
+
+use crate::common::{alive, children, wait_for, Env};
+use std::process::Stdio;
+
+fn rows(v: &serde_json::Value) -> Vec<serde_json::Value> {
+    v["rows"].as_array().unwrap().clone()
+}
+
+fn find<'a>(rows: &'a [serde_json::Value], load: &str) -> &'a serde_json::Value {
+    rows.iter()
+        .find(|r| r["load"] == load)
+        .unwrap_or_else(|| panic!("no {load} row in {rows:?}"))
+}
+
+#[test]
+fn job_cpu_use_is_measured_with_its_children() {
+    let env = Env::new();
+    // A busy shell loop in a child of the job: its CPU must be counted.
+    let busy = env.json(&[
+        "contest",
+        "--loads",
+        "noload",
+        "--runs",
+        "1",
+        "--no-store",
+        "--job-cmd",
+        "sh -c 'sh -c \"i=0; while [ \\$i -lt 200000 ]; do i=\\$((i+1)); done\"'",
+    ]);
+    let idle = env.json(&[
+        "contest",
+        "--loads",
+        "noload",
+        "--runs",
+        "1",
+        "--no-store",
+        "--job-cmd",
+        "sleep 0.3",
+    ]);
+    let b = find(&rows(&busy), "noload").clone();
+    let i = find(&rows(&idle), "noload").clone();
+    let bcpu = b["cpu_percent"].as_f64().unwrap();
+    let icpu = i["cpu_percent"].as_f64().unwrap();
+    assert!(
+        bcpu > 50.0 && bcpu < 110.0,
+        "one busy process uses about one CPU: {bcpu}"
+    );
+    assert!(icpu < 20.0, "sleep uses almost none: {icpu}");
+    assert!(
+        i["time_s"].as_f64().unwrap() >= 0.3,
+        "wall time covers the sleep"
+    );
+}
+
+#[test]
+fn generated_project_suite_with_a_load() {
+    let env = Env::new();
+    let files = env.dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let v = env.json(&[
+        "contest",
+        "--loads",
+        "process,io",
+        "--runs",
+        "1",
+        "--job-size",
+        "tiny",
+        "--size",
+        "32M",
+        "--dir",
+        files.to_str().unwrap(),
+        "--label",
+        "k",
+    ]);
+    let r = rows(&v);
+    assert_eq!(r.len(), 4, "noload, cacherun, process, io: {r:?}");
+    for load in ["noload", "cacherun", "process", "io"] {
+        let row = find(&r, load);
+        assert!(row["time_s"].as_f64().unwrap() > 0.0);
+        assert!(row["cpu_percent"].as_f64().unwrap() > 0.0);
+    }
+    assert!(
+        find(&r, "process")["loads"].as_f64().unwrap() > 0.0,
+        "the load worked during the job"
+    );
+    assert!(find(&r, "io")["lcpu_percent"].as_f64().unwrap() > 0.0);
+    assert_eq!(find(&r, "noload")["loads"], 0.0);
+    assert_eq!(
+        std::fs::read_dir(&files).unwrap().count(),
+        0,
+        "load files removed"
+    );
+    let list = env.json(&["runs", "list", "--benchmark", "contest"]);
+    assert_eq!(list["runs"].as_array().unwrap().len(), 4);
+    let text = env.ok(&["contest", "--show"]);
+    assert!(text.starts_with("noload:\nKernel [runs]"), "{text}");
+    assert!(
+        text.contains("process_load:") && text.contains("io_load:"),
+        "{text}"
+    );
+    assert!(text.contains("k [1]"), "{text}");
+}
+
+#[test]
+fn show_puts_kernels_side_by_side_with_one_reference() {
+    let env = Env::new();
+    for label in ["old", "new"] {
+        env.ok(&[
+            "contest",
+            "--loads",
+            "noload",
+            "--runs",
+            "2",
+            "--job-cmd",
+            "sleep 0.2",
+            "--label",
+            label,
+            "-q",
+        ]);
+    }
+    let text = env.ok(&[
+        "contest",
+        "--show",
+        "--labels",
+        "old,new",
+        "--reference",
+        "old",
+    ]);
+    let noload: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "noload:")
+        .take(4)
+        .collect();
+    assert!(
+        noload[2].starts_with("old [2]") && noload[2].ends_with("1.00"),
+        "{text}"
+    );
+    assert!(noload[3].starts_with("new [2]"), "{text}");
+    let v = env.json(&["contest", "--show"]);
+    assert_eq!(
+        v["reference"], "old",
+        "default reference is the first label"
+    );
+    let err = env.fails(&["contest", "--show", "--labels", "nobody"], 2);
+    assert!(err.contains("no contest runs"), "{err}");
+}
+
+#[test]
+fn a_failing_job_fails_without_a_recorded_time() {
+    let env = Env::new();
+    let err = env.fails(
+        &[
+            "contest",
+            "--loads",
+            "noload",
+            "--runs",
+            "1",
+            "--job-cmd",
+            "sh -c 'echo broken >&2; exit 3'",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("failed (exit status 3)") && err.contains("broken"),
+        "{err}"
+    );
+    let list = env.json(&["runs", "list"]);
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["status"], "failed");
+    assert!(
+        runs[0]["headline"].is_null(),
+        "no time stored for a failed job"
+    );
+    let err = env.fails(&["contest", "--job-cmd", "'unterminated"], 2);
+    assert!(err.contains("unterminated"), "{err}");
+    let err = env.fails(&["contest", "--kernel-tree", "/usr"], 2);
+    assert!(err.contains("kernel source tree"), "{err}");
+    let err = env.fails(&["contest", "--loads", "noload,bogus"], 2);
+    assert!(err.contains("unknown load 'bogus'"), "{err}");
+}
+
+#[test]
+fn a_load_that_dies_fails_its_run_and_the_suite_goes_on() {
+    let env = Env::new();
+    let kb = env
+        .cmd()
+        .args([
+            "contest",
+            "--loads",
+            "cpu",
+            "--runs",
+            "1",
+            "--job-cmd",
+            "sleep 3",
+            "--procs",
+            "1",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = kb.id();
+    // Wait for the load (janitor + one cpu worker, both named kbench) and the job.
+    let comm = |p: u32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+    assert!(wait_for(60, || {
+        let k = children(pid);
+        k.iter().filter(|&&p| comm(p).trim() == "kbench").count() >= 2
+            && k.iter().any(|&p| comm(p).trim() == "sleep")
+    }));
+    let worker = children(pid)
+        .into_iter()
+        .filter(|&p| comm(p).trim() == "kbench")
+        .max()
+        .unwrap();
+    unsafe { libc::kill(worker as i32, libc::SIGKILL) };
+    let out = kb.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cpu load") && err.contains("died"), "{err}");
+    let list = env.json(&["runs", "list"]);
+    let statuses: Vec<&str> = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, vec!["complete", "complete", "failed"]);
+}
+
+#[test]
+fn ctrl_c_stops_job_and_load_and_keeps_what_finished() {
+    let env = Env::new();
+    let files = env.dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let kb = env
+        .cmd()
+        .args([
+            "contest",
+            "--loads",
+            "io",
+            "--size",
+            "32M",
+            "--runs",
+            "1",
+            "--job-cmd",
+            "sleep 30",
+        ])
+        .args(["--dir", files.to_str().unwrap(), "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = kb.id();
+    let comm = |p: u32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+    // noload and cacherun each sleep 30 s: interrupt during the first.
+    assert!(wait_for(30, || children(pid)
+        .iter()
+        .any(|&p| comm(p).trim() == "sleep")));
+    let kids = children(pid);
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let out = kb.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        wait_for(10, || kids.iter().all(|&p| !alive(p))),
+        "job stopped"
+    );
+    let list = env.json(&["runs", "list"]);
+    assert_eq!(list["runs"][0]["status"], "interrupted");
+    assert_eq!(std::fs::read_dir(&files).unwrap().count(), 0);
+}

@@ -27,9 +27,10 @@ pub struct GlobalArgs {
     /// Result store: a SQLite file path [default: $XDG_DATA_HOME/kbench/results.db]
     #[arg(long, global = true, env = "KBENCH_DB", value_name = "PATH")]
     pub db: Option<String>,
-    /// Name of the configuration under test [default: <kernel release>/<preempt mode>]
-    #[arg(long, global = true, value_name = "NAME")]
-    pub label: Option<String>,
+    /// Name of the configuration under test [default: <kernel release>/<preempt mode>];
+    /// give it several times to choose labels for compare, runs and contest --show
+    #[arg(long, global = true, value_name = "NAME", action = ArgAction::Append)]
+    pub label: Vec<String>,
     /// Measure and print, but store nothing
     #[arg(long, global = true)]
     pub no_store: bool,
@@ -58,6 +59,10 @@ pub enum Command {
     Contest(Box<ContestArgs>),
     /// Run one background load alone, with live progress (contest's loads)
     Load(LoadArgs),
+    /// Compare labels: statistics, significance, effect sizes; table, markdown, csv, json or html
+    Compare(CompareArgs),
+    /// Import other tools' results (rt-tests hackbench/cyclictest, CSV) as runs
+    Import(ImportArgs),
     /// List, show or delete stored runs
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -335,4 +340,84 @@ pub struct ContestArgs {
     pub job: JobArgs,
     #[command(flatten)]
     pub place: LoadPlacementArgs,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+    Html,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Statistics per metric (the default)
+    Stats,
+    /// The 2023 seed's layout: per label, a row per metric, one column per run
+    Seed2023,
+    /// contest's table (contest runs only)
+    Contest,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestKind {
+    Welch,
+    MannWhitney,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// The label the others are compared with [default: the first --label, or the oldest]
+    #[arg(long, value_name = "LABEL")]
+    pub baseline: Option<String>,
+    /// Only this benchmark (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub benchmark: Vec<String>,
+    /// Only this metric (repeatable; per-CPU metrics such as cpu0.p99_us only when named)
+    #[arg(long, value_name = "NAME")]
+    pub metric: Vec<String>,
+    /// Only runs started on or after this date (YYYY-MM-DD or RFC 3339)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Significance level
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// The test that decides "significant"
+    #[arg(long = "test", value_enum, default_value_t = TestKind::Welch)]
+    pub test: TestKind,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
+    /// Table layout
+    #[arg(long, value_enum, default_value_t = Layout::Stats)]
+    pub layout: Layout,
+    /// Write to this file instead of stdout
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportFormat {
+    /// rt-tests hackbench output (`Time:` lines)
+    Hackbench,
+    /// rt-tests cyclictest text output (`T:` lines and/or `-h` histogram)
+    Cyclictest,
+    /// rt-tests cyclictest `--json` output
+    CyclictestJson,
+    /// label,benchmark,metric,unit,value[,run]
+    Csv,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ImportArgs {
+    /// File to read (- for standard input)
+    pub file: std::path::PathBuf,
+    /// What the file holds
+    #[arg(long, value_enum)]
+    pub format: ImportFormat,
+    /// Store the runs under this benchmark name instead
+    #[arg(long, value_name = "NAME")]
+    pub benchmark: Option<String>,
 }

@@ -7,12 +7,15 @@
 mod bench;
 mod cli;
 mod cmd;
+mod compare;
 mod contest;
 mod error;
 mod fingerprint;
+mod import;
 mod job;
 mod load;
 mod report;
+mod stats;
 mod store;
 mod sys;
 

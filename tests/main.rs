@@ -2,6 +2,7 @@
 
 mod coldwalk;
 mod common;
+mod compare;
 mod contest;
 mod cyclictest;
 mod fingerprint;

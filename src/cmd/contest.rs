@@ -47,7 +47,7 @@ fn row_of(r: &RunRecord) -> Option<Row> {
     })
 }
 
-fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
+pub fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
     let store = ctx.store_for_reading()?;
     let wanted: Vec<String> = a
         .labels

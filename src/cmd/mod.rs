@@ -3,9 +3,11 @@
 //! fingerprint, the label, the store) is in [`Ctx`].
 
 mod coldwalk;
+mod compare;
 mod contest;
 mod cyclictest;
 mod hackbench;
+mod import;
 mod load;
 mod meta;
 mod responsiveness;
@@ -45,7 +47,8 @@ impl Ctx {
     pub fn label(&self) -> String {
         self.global
             .label
-            .clone()
+            .first()
+            .cloned()
             .unwrap_or_else(|| self.fingerprint().default_label())
     }
 
@@ -101,6 +104,18 @@ pub fn print_json(kind: &str, body: serde_json::Value) -> Result<()> {
 
 pub fn dispatch(cli: Cli) -> Result<()> {
     crate::sys::signals::install();
+    let many_labels_ok = matches!(
+        &cli.command,
+        Command::Runs(_) | Command::Labels | Command::Compare(_)
+    ) || matches!(&cli.command, Command::Contest(a) if a.show);
+    if cli.global.label.len() > 1 && !many_labels_ok {
+        return Err(crate::error::input(
+            "give one --label to name what is measured (several only for compare, runs and contest --show)",
+        ));
+    }
+    if cli.global.label.iter().any(|l| l.trim().is_empty()) {
+        return Err(crate::error::input("--label must not be empty"));
+    }
     let ctx = Ctx::new(cli.global);
     match cli.command {
         Command::Sysinfo(a) => sysinfo::run(&ctx, &a),
@@ -108,7 +123,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Cyclictest(a) => cyclictest::run(&ctx, &a),
         Command::Responsiveness(a) => responsiveness::run(&ctx, &a),
         Command::Coldwalk(a) => coldwalk::run(&ctx, &a),
+        Command::Compare(a) => compare::run(&ctx, &a),
         Command::Contest(a) => contest::run(&ctx, &a),
+        Command::Import(a) => import::run(&ctx, &a),
         Command::Load(a) => load::run(&ctx, &a),
         Command::Runs(r) => runs::run(&ctx, r),
         Command::Labels => runs::labels(&ctx),

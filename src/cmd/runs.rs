@@ -20,7 +20,7 @@ pub fn run(ctx: &Ctx, cmd: RunsCommand) -> Result<()> {
 fn list(ctx: &Ctx, benchmark: Option<String>, last: Option<usize>) -> Result<()> {
     let store = ctx.store_for_reading()?;
     let filter = RunFilter {
-        labels: ctx.global.label.iter().cloned().collect(),
+        labels: ctx.global.label.to_vec(),
         benchmarks: benchmark.into_iter().collect(),
         ..Default::default()
     };

@@ -9,7 +9,7 @@ mod record;
 mod schema;
 mod sqlite;
 
-pub use record::{LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary};
+pub use record::{LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary, StoredHistogram};
 pub use sqlite::SqliteStore;
 
 use anyhow::Result;
@@ -23,6 +23,8 @@ pub trait Store {
     /// Write a complete run (row, metrics, histograms, notes, fingerprint)
     /// atomically; returns its local id.
     fn save_run(&mut self, run: &RunRecord) -> Result<i64>;
+    /// Write many runs in one transaction (all or none); returns their ids.
+    fn save_runs(&mut self, runs: &[RunRecord]) -> Result<Vec<i64>>;
     /// Summaries of runs matching the filter, oldest first.
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>>;
     /// Full runs matching the filter (with histograms when asked).

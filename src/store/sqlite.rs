@@ -282,65 +282,78 @@ fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
     }
 }
 
+/// Insert one run (and its system) inside an open transaction.
+fn insert_run(tx: &rusqlite::Transaction, run: &RunRecord) -> Result<i64> {
+    let system_key = match &run.fingerprint {
+        Some(fp) => {
+            let key = fp.content_key();
+            tx.execute(
+                "INSERT OR IGNORE INTO systems (key, fingerprint_id, json) VALUES (?, ?, ?)",
+                params![key, fp.id, serde_json::to_string(fp)?],
+            )?;
+            Some(key)
+        }
+        None => None,
+    };
+    tx.execute(
+        "INSERT INTO runs (uuid, label, benchmark, params, settings, started, ended, status, system_key,
+                           scenario, phase, repetition, imported)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        params![
+            run.uuid,
+            run.label,
+            run.benchmark,
+            run.params.to_string(),
+            run.settings.to_string(),
+            run.started,
+            run.ended,
+            run.status.as_str(),
+            system_key,
+            run.scenario,
+            run.phase,
+            run.repetition,
+            run.imported as i64,
+        ],
+    )?;
+    let id = tx.last_insert_rowid();
+    {
+        let mut st = tx.prepare_cached(
+            "INSERT INTO metrics (run_id, name, unit, value, better) VALUES (?, ?, ?, ?, ?)",
+        )?;
+        for m in &run.metrics {
+            st.execute(params![id, m.name, m.unit, m.value, m.better.as_str()])?;
+        }
+        let mut st = tx.prepare_cached(
+            "INSERT INTO histograms (run_id, name, unit, data) VALUES (?, ?, ?, ?)",
+        )?;
+        for h in &run.histograms {
+            st.execute(params![id, h.name, h.unit, h.data])?;
+        }
+        let mut st = tx.prepare_cached("INSERT INTO notes (run_id, text) VALUES (?, ?)")?;
+        for n in &run.notes {
+            st.execute(params![id, n])?;
+        }
+    }
+    Ok(id)
+}
+
 impl Store for SqliteStore {
     fn save_run(&mut self, run: &RunRecord) -> Result<i64> {
+        Ok(self.save_runs(std::slice::from_ref(run))?[0])
+    }
+
+    fn save_runs(&mut self, runs: &[RunRecord]) -> Result<Vec<i64>> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .with_context(|| format!("writing to result store {}", self.path.display()))?;
-        let system_key = match &run.fingerprint {
-            Some(fp) => {
-                let key = fp.content_key();
-                tx.execute(
-                    "INSERT OR IGNORE INTO systems (key, fingerprint_id, json) VALUES (?, ?, ?)",
-                    params![key, fp.id, serde_json::to_string(fp)?],
-                )?;
-                Some(key)
-            }
-            None => None,
-        };
-        tx.execute(
-            "INSERT INTO runs (uuid, label, benchmark, params, settings, started, ended, status, system_key,
-                               scenario, phase, repetition, imported)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            params![
-                run.uuid,
-                run.label,
-                run.benchmark,
-                run.params.to_string(),
-                run.settings.to_string(),
-                run.started,
-                run.ended,
-                run.status.as_str(),
-                system_key,
-                run.scenario,
-                run.phase,
-                run.repetition,
-                run.imported as i64,
-            ],
-        )?;
-        let id = tx.last_insert_rowid();
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO metrics (run_id, name, unit, value, better) VALUES (?, ?, ?, ?, ?)",
-            )?;
-            for m in &run.metrics {
-                st.execute(params![id, m.name, m.unit, m.value, m.better.as_str()])?;
-            }
-            let mut st = tx.prepare_cached(
-                "INSERT INTO histograms (run_id, name, unit, data) VALUES (?, ?, ?, ?)",
-            )?;
-            for h in &run.histograms {
-                st.execute(params![id, h.name, h.unit, h.data])?;
-            }
-            let mut st = tx.prepare_cached("INSERT INTO notes (run_id, text) VALUES (?, ?)")?;
-            for n in &run.notes {
-                st.execute(params![id, n])?;
-            }
+        let mut ids = Vec::with_capacity(runs.len());
+        for run in runs {
+            ids.push(insert_run(&tx, run)?);
         }
         tx.commit()
-            .with_context(|| format!("committing a run to result store {}", self.path.display()))?;
-        Ok(id)
+            .with_context(|| format!("committing to result store {}", self.path.display()))?;
+        Ok(ids)
     }
 
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>> {

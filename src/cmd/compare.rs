@@ -1,0 +1,159 @@
+//! `kbench compare`: read runs, build the comparison, render it.
+
+use super::Ctx;
+use crate::cli::{CompareArgs, Layout, ReportFormat, TestKind};
+use crate::compare::{self, Decider, Options};
+use crate::error::input;
+use crate::report;
+use crate::store::{RunFilter, Store};
+use anyhow::{Context, Result};
+use hdrhistogram::Histogram;
+use std::io::IsTerminal;
+
+pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
+    if !(a.alpha > 0.0 && a.alpha < 1.0) {
+        return Err(input(format!(
+            "--alpha {} must be between 0 and 1",
+            a.alpha
+        )));
+    }
+    let since = match &a.since {
+        Some(d) => Some(
+            crate::sys::time::parse_date(d)
+                .ok_or_else(|| input(format!("--since '{d}' is not a date (YYYY-MM-DD)")))?,
+        ),
+        None => None,
+    };
+    let format = if ctx.global.json {
+        ReportFormat::Json
+    } else {
+        a.format
+    };
+    let store = ctx.store_for_reading()?;
+    let filter = RunFilter {
+        labels: ctx.global.label.clone(),
+        benchmarks: a.benchmark.clone(),
+        since,
+        only_complete: true,
+        limit: None,
+    };
+    if a.layout == Layout::Contest {
+        return contest_layout(ctx, a);
+    }
+    let runs = store.load_runs(&filter, format == ReportFormat::Html)?;
+    if runs.is_empty() {
+        return Err(input(format!(
+            "no complete runs in {} match{}{}",
+            store.describe(),
+            if ctx.global.label.is_empty() {
+                String::new()
+            } else {
+                format!(" label {}", ctx.global.label.join(", "))
+            },
+            if a.benchmark.is_empty() {
+                String::new()
+            } else {
+                format!(" benchmark {}", a.benchmark.join(", "))
+            }
+        )));
+    }
+    let opts = Options {
+        labels: ctx.global.label.clone(),
+        baseline: a.baseline.clone(),
+        metrics: a.metric.clone(),
+        alpha: a.alpha,
+        decider: match a.test {
+            TestKind::Welch => Decider::Welch,
+            TestKind::MannWhitney => Decider::MannWhitney,
+        },
+    };
+    let c = compare::build(&runs, &opts)?;
+    let text = match (format, a.layout) {
+        (ReportFormat::Json, _) => {
+            let mut body = serde_json::to_value(&c)?;
+            if let Some(o) = body.as_object_mut() {
+                o.insert("schema_version".into(), super::JSON_SCHEMA_VERSION.into());
+                o.insert("kind".into(), "compare".into());
+            }
+            serde_json::to_string_pretty(&body)? + "\n"
+        }
+        (ReportFormat::Csv, _) => report::csv::render(&c),
+        (ReportFormat::Markdown, _) => report::markdown::render(&c),
+        (ReportFormat::Html, _) => {
+            let latency = latency_series(&c, &*store)?;
+            report::html::render(&c, &latency)
+        }
+        (ReportFormat::Table, Layout::Seed2023) => report::seed2023::render(&c),
+        (ReportFormat::Table, _) => {
+            report::terminal::render(&c, a.output.is_none() && std::io::stdout().is_terminal())
+        }
+    };
+    emit(a, &text)
+}
+
+fn emit(a: &CompareArgs, text: &str) -> Result<()> {
+    match &a.output {
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| input(format!("cannot write {}: {e}", p.display())))
+        }
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// Each label's merged latency histogram, for one group.
+type Series = Vec<(String, Histogram<u64>)>;
+
+/// Per group, each label's runs' "latency" histograms merged.
+fn latency_series(c: &compare::Comparison, store: &dyn Store) -> Result<Vec<Series>> {
+    let mut out = Vec::new();
+    for g in &c.groups {
+        let mut series = Vec::new();
+        for label in &c.labels {
+            let Some(ids) = g.run_ids.get(label) else {
+                continue;
+            };
+            let mut merged: Option<Histogram<u64>> = None;
+            for id in ids {
+                let Some(run) = store.load_run(*id)? else {
+                    continue;
+                };
+                for h in run.histograms.iter().filter(|h| h.name == "latency") {
+                    let d = h.decode().with_context(|| format!("run {id}"))?;
+                    match &mut merged {
+                        Some(m) => m
+                            .add(&d)
+                            .map_err(|e| anyhow::anyhow!("merging histograms: {e:?}"))?,
+                        None => merged = Some(d),
+                    }
+                }
+            }
+            if let Some(m) = merged {
+                series.push((label.clone(), m));
+            }
+        }
+        out.push(series);
+    }
+    Ok(out)
+}
+
+/// `--layout contest` is contest's own table, from the store.
+fn contest_layout(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
+    let args = crate::cli::ContestArgs {
+        loads: None,
+        runs: 1,
+        reference: a.baseline.clone(),
+        show: true,
+        labels: (!ctx.global.label.is_empty()).then(|| ctx.global.label.join(",")),
+        job: Default::default(),
+        place: Default::default(),
+    };
+    if a.output.is_some() || !matches!(a.format, ReportFormat::Table | ReportFormat::Json) {
+        return Err(input(
+            "--layout contest prints contest's table to stdout (as table or --json)",
+        ));
+    }
+    super::contest::show(ctx, &args)
+}

@@ -1,0 +1,83 @@
+//! `kbench import FILE --format …`: other tools' results stored as runs,
+//! marked imported, with no fingerprint.
+
+use super::{print_json, Ctx};
+use crate::cli::{ImportArgs, ImportFormat};
+use crate::error::input;
+use crate::import;
+use crate::store::{Access, RunRecord, StoredHistogram};
+use anyhow::Result;
+use std::io::Read;
+
+pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
+    let text = if a.file.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(&a.file)
+            .map_err(|e| input(format!("cannot read {}: {e}", a.file.display())))?
+    };
+    let parsed = match a.format {
+        ImportFormat::Hackbench => import::hackbench::parse(&text),
+        ImportFormat::Cyclictest => import::cyclictest::parse(&text),
+        ImportFormat::CyclictestJson => import::cyclictest_json::parse(&text),
+        ImportFormat::Csv => import::csv::parse(&text),
+    }
+    .map_err(|e| input(format!("{}: {e}", a.file.display())))?;
+    let given = ctx.global.label.first().cloned();
+    if a.format != ImportFormat::Csv && given.is_none() {
+        return Err(input(
+            "give --label to name the configuration these results came from",
+        ));
+    }
+    let now = crate::sys::time::unix_now();
+    let mut runs = Vec::with_capacity(parsed.len());
+    for p in parsed {
+        let label = given.clone().or(p.label).unwrap_or_default();
+        let mut r = RunRecord::new(
+            &label,
+            a.benchmark.as_deref().unwrap_or(&p.benchmark),
+            p.params,
+            None,
+        );
+        r.imported = true;
+        r.started = now;
+        r.ended = now;
+        r.metrics = p.metrics;
+        for h in &p.histograms {
+            r.histograms.push(StoredHistogram::encode(h)?);
+        }
+        r.notes.push(format!(
+            "imported from {} ({:?})",
+            a.file.display(),
+            a.format
+        ));
+        runs.push(r);
+    }
+    if ctx.global.no_store {
+        return Err(input("--no-store makes import do nothing"));
+    }
+    let mut store = crate::store::open(ctx.global.db.as_deref(), Access::ReadWrite)?;
+    let ids = store.save_runs(&runs)?;
+    if ctx.global.json {
+        return print_json(
+            "import",
+            serde_json::json!({ "stored_ids": ids, "runs": ids.len() }),
+        );
+    }
+    let labels: std::collections::BTreeSet<&str> = runs.iter().map(|r| r.label.as_str()).collect();
+    ctx.info(&format!(
+        "imported {} run(s) of {} into {} (label {})",
+        ids.len(),
+        runs.iter()
+            .map(|r| r.benchmark.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect::<Vec<_>>()
+            .join(", "),
+        store.describe(),
+        labels.into_iter().collect::<Vec<_>>().join(", ")
+    ));
+    Ok(())
+}

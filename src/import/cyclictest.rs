@@ -1,0 +1,176 @@
+//! rt-tests cyclictest text output: the per-thread summary lines
+//! (`T: 0 ( 4616) P:98 I:1000 C: 300 Min: 20 Act: 23 Avg: 34 Max: 59`)
+//! and/or the `-h` histogram.  One file is one run.  With a histogram the
+//! distribution is rebuilt (each sample at its bucket's microsecond), so
+//! percentiles can be compared like kbench's own.
+
+use super::{at, Imported};
+use crate::bench::cyclictest::new_histogram;
+use crate::bench::{Better, Measurement, NamedHistogram};
+use anyhow::Result;
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Thread {
+    cycles: u64,
+    min: u64,
+    avg: f64,
+    max: u64,
+}
+
+fn field(line: &str, key: &str) -> Option<f64> {
+    line.split(key)
+        .nth(1)?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+pub fn parse(text: &str) -> Result<Vec<Imported>> {
+    let mut threads: Vec<Thread> = Vec::new();
+    let mut hist = new_histogram();
+    let mut in_hist = false;
+    let (mut hist_max, mut over) = (Vec::<u64>::new(), 0u64);
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with("T:") {
+            let th = Thread {
+                cycles: field(t, "C:").ok_or_else(|| at(i + 1, "no C: count"))? as u64,
+                min: field(t, "Min:").ok_or_else(|| at(i + 1, "no Min:"))? as u64,
+                avg: field(t, "Avg:").ok_or_else(|| at(i + 1, "no Avg:"))?,
+                max: field(t, "Max:").ok_or_else(|| at(i + 1, "no Max:"))? as u64,
+            };
+            threads.push(th);
+        } else if t == "# Histogram" {
+            in_hist = true;
+        } else if in_hist && t.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            let cols: Vec<u64> = t
+                .split_whitespace()
+                .map(|c| c.parse::<u64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| at(i + 1, format!("unreadable histogram row: {t}")))?;
+            let (us, counts) = cols
+                .split_first()
+                .ok_or_else(|| at(i + 1, "empty histogram row"))?;
+            let n: u64 = counts.iter().sum();
+            if n > 0 {
+                hist.record_n(us * 1000 + 500, n)
+                    .map_err(|e| at(i + 1, format!("{e:?}")))?;
+            }
+        } else if let Some(rest) = t.strip_prefix("# Max Latencies:") {
+            hist_max = rest
+                .split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect();
+        } else if let Some(rest) = t.strip_prefix("# Histogram Overflows:") {
+            over = rest
+                .split_whitespace()
+                .filter_map(|v| v.parse::<u64>().ok())
+                .sum();
+        } else if t.starts_with("# Min Latencies:")
+            || t.starts_with("# Avg Latencies:")
+            || t.starts_with("# Total:")
+        {
+            in_hist = false;
+        }
+    }
+    if threads.is_empty() && hist.is_empty() {
+        return Err(crate::error::input(
+            "no `T:` lines and no `# Histogram`: is this cyclictest output?",
+        ));
+    }
+    let mut m = Measurement::default();
+    if !threads.is_empty() {
+        let n: u64 = threads.iter().map(|t| t.cycles).sum();
+        let avg = threads.iter().map(|t| t.avg * t.cycles as f64).sum::<f64>() / n.max(1) as f64;
+        m.push(
+            "max_us",
+            "us",
+            threads.iter().map(|t| t.max).max().unwrap_or(0) as f64,
+            Better::Lower,
+        );
+        m.push("avg_us", "us", avg, Better::Lower);
+        m.push(
+            "min_us",
+            "us",
+            threads.iter().map(|t| t.min).min().unwrap_or(0) as f64,
+            Better::Lower,
+        );
+        m.push("samples", "count", n as f64, Better::Neither);
+        for (k, t) in threads.iter().enumerate() {
+            m.push(&format!("t{k}.max_us"), "us", t.max as f64, Better::Lower);
+            m.push(&format!("t{k}.avg_us"), "us", t.avg, Better::Lower);
+        }
+    }
+    if !hist.is_empty() {
+        // Overflowed samples sit beyond the histogram: record them at the
+        // largest max the tool reported, so tails are not understated.
+        if over > 0 {
+            let top = hist_max.iter().copied().max().unwrap_or(0) * 1000;
+            hist.record_n(top.max(hist.max()), over)
+                .map_err(|e| crate::error::input(format!("{e:?}")))?;
+        }
+        for (name, q) in [("p50_us", 0.5), ("p99_us", 0.99), ("p999_us", 0.999)] {
+            m.push(
+                name,
+                "us",
+                (hist.value_at_quantile(q) / 1000) as f64,
+                Better::Lower,
+            );
+        }
+        if threads.is_empty() {
+            m.push(
+                "max_us",
+                "us",
+                hist_max.iter().copied().max().unwrap_or(0) as f64,
+                Better::Lower,
+            );
+            m.push("samples", "count", hist.len() as f64, Better::Neither);
+        }
+        m.histograms.push(NamedHistogram {
+            name: "latency".into(),
+            unit: "ns".into(),
+            hist,
+        });
+    }
+    Ok(vec![Imported {
+        label: None,
+        benchmark: "cyclictest".into(),
+        params: serde_json::json!({ "threads": threads.len().max(hist_max.len()), "imported_from": "rt-tests cyclictest" }),
+        metrics: m.metrics,
+        histograms: m.histograms,
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn metric(r: &Imported, n: &str) -> f64 {
+        r.metrics.iter().find(|m| m.name == n).unwrap().value
+    }
+
+    #[test]
+    fn reads_quiet_summary_lines() {
+        let r = &parse(include_str!("../../tests/fixtures/cyclictest-smp-q.txt")).unwrap()[0];
+        assert_eq!(metric(r, "max_us"), 296.0);
+        assert_eq!(metric(r, "min_us"), 19.0);
+        assert_eq!(metric(r, "samples"), 507.0);
+        // (34·300 + 45·207) / 507
+        assert!((metric(r, "avg_us") - (34.0 * 300.0 + 45.0 * 207.0) / 507.0).abs() < 1e-9);
+        assert_eq!(metric(r, "t1.max_us"), 296.0);
+        assert!(r.histograms.is_empty());
+    }
+
+    #[test]
+    fn rebuilds_the_histogram() {
+        let r = &parse(include_str!("../../tests/fixtures/cyclictest-t2-h3000.txt")).unwrap()[0];
+        let h = &r.histograms[0].hist;
+        assert_eq!(h.len(), 400, "Total 200 + 200");
+        assert_eq!(metric(r, "max_us"), 2386.0);
+        assert!(metric(r, "p50_us") >= 18.0 && metric(r, "p50_us") <= metric(r, "p99_us"));
+        let err = parse("# Histogram\n000001 abc\n").unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(parse("hello\n").is_err());
+    }
+}

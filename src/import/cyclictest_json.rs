@@ -1,0 +1,116 @@
+//! rt-tests cyclictest `--json` output.  Note two of its keys really end
+//! in a colon: `"cmdline:"` and `"rt_test_version:"`.
+
+use super::Imported;
+use crate::bench::cyclictest::new_histogram;
+use crate::bench::{Better, Measurement, NamedHistogram};
+use anyhow::Result;
+
+pub fn parse(text: &str) -> Result<Vec<Imported>> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| crate::error::input(format!("line {}: not JSON: {e}", e.line())))?;
+    let threads = v.get("thread").and_then(|t| t.as_object()).ok_or_else(|| {
+        crate::error::input("no \"thread\" object: is this cyclictest --json output?")
+    })?;
+    let mut hist = new_histogram();
+    let mut m = Measurement::default();
+    let (mut n, mut sum, mut min, mut max) = (0u64, 0.0, u64::MAX, 0u64);
+    let mut keys: Vec<&String> = threads.keys().collect();
+    keys.sort_by_key(|k| k.parse::<u64>().unwrap_or(u64::MAX));
+    for k in keys {
+        let t = &threads[k];
+        let num = |f: &str| t.get(f).and_then(|x| x.as_f64());
+        let cycles = num("cycles")
+            .ok_or_else(|| crate::error::input(format!("thread {k}: no cycles")))?
+            as u64;
+        let (tmin, tmax, tavg) = (
+            num("min").unwrap_or(0.0) as u64,
+            num("max").unwrap_or(0.0) as u64,
+            num("avg").unwrap_or(0.0),
+        );
+        n += cycles;
+        sum += tavg * cycles as f64;
+        min = min.min(tmin);
+        max = max.max(tmax);
+        m.push(&format!("t{k}.max_us"), "us", tmax as f64, Better::Lower);
+        m.push(&format!("t{k}.avg_us"), "us", tavg, Better::Lower);
+        if let Some(h) = t.get("histogram").and_then(|h| h.as_object()) {
+            for (us, count) in h {
+                let us: u64 = us.parse().map_err(|_| {
+                    crate::error::input(format!("thread {k}: histogram key '{us}' is not a number"))
+                })?;
+                let c = count.as_u64().unwrap_or(0);
+                if c > 0 {
+                    hist.record_n(us * 1000 + 500, c)
+                        .map_err(|e| crate::error::input(format!("{e:?}")))?;
+                }
+            }
+        }
+    }
+    m.metrics.splice(
+        0..0,
+        [
+            crate::bench::Metric::new("max_us", "us", max as f64, Better::Lower),
+            crate::bench::Metric::new("avg_us", "us", sum / n.max(1) as f64, Better::Lower),
+            crate::bench::Metric::new(
+                "min_us",
+                "us",
+                if min == u64::MAX { 0.0 } else { min as f64 },
+                Better::Lower,
+            ),
+            crate::bench::Metric::new("samples", "count", n as f64, Better::Neither),
+        ],
+    );
+    if !hist.is_empty() {
+        for (name, q) in [("p50_us", 0.5), ("p99_us", 0.99), ("p999_us", 0.999)] {
+            m.push(
+                name,
+                "us",
+                (hist.value_at_quantile(q) / 1000) as f64,
+                Better::Lower,
+            );
+        }
+        m.histograms.push(NamedHistogram {
+            name: "latency".into(),
+            unit: "ns".into(),
+            hist,
+        });
+    }
+    let cmdline = v.get("cmdline:").and_then(|c| c.as_str()).unwrap_or("");
+    let version = v
+        .get("rt_test_version:")
+        .and_then(|c| c.as_str())
+        .unwrap_or("");
+    Ok(vec![Imported {
+        label: None,
+        benchmark: "cyclictest".into(),
+        params: serde_json::json!({ "threads": threads.len(), "imported_from": "rt-tests cyclictest", "cmdline": cmdline, "rt_tests_version": version }),
+        metrics: m.metrics,
+        histograms: m.histograms,
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_colon_keys_and_histograms() {
+        let r = &parse(include_str!(
+            "../../tests/fixtures/cyclictest-t2-h3000.json"
+        ))
+        .unwrap()[0];
+        assert!(r.params["cmdline"]
+            .as_str()
+            .unwrap()
+            .starts_with("cyclictest "));
+        assert_eq!(r.params["rt_tests_version"], "2.40");
+        let get = |n: &str| r.metrics.iter().find(|m| m.name == n).unwrap().value;
+        assert_eq!(get("samples"), 400.0);
+        assert_eq!(get("max_us"), 2386.0);
+        assert_eq!(r.histograms[0].hist.len(), 400);
+        assert!(parse("{\"nothing\": 1}").is_err());
+        let err = parse("{\n\"x\": }").unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
+    }
+}

@@ -1,0 +1,82 @@
+//! rt-tests hackbench output: one run per `Time:` line, with the
+//! parameters from the banner before it when present.
+
+use super::{at, Imported};
+use crate::bench::{Better, Metric};
+use anyhow::Result;
+
+pub fn parse(text: &str) -> Result<Vec<Imported>> {
+    let mut params = serde_json::json!({});
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("Running in ") {
+            // "Running in process mode with 2 groups using 8 file descriptors each (== 16 tasks)"
+            let w: Vec<&str> = rest.split_whitespace().collect();
+            let num = |k: usize| w.get(k).and_then(|v| v.parse::<u64>().ok());
+            match (w.first(), num(3), num(6)) {
+                (Some(mode), Some(groups), Some(fds)) => {
+                    params["mode"] = serde_json::json!(if *mode == "threaded" {
+                        "threaded"
+                    } else {
+                        "process"
+                    });
+                    params["groups"] = groups.into();
+                    params["fds"] = (fds / 2).into();
+                }
+                _ => return Err(at(i + 1, format!("unreadable hackbench banner: {line}"))),
+            }
+        } else if let Some(rest) = line.strip_prefix("Each sender will pass ") {
+            let w: Vec<&str> = rest.split_whitespace().collect();
+            match (
+                w.first().and_then(|v| v.parse::<u64>().ok()),
+                w.get(3).and_then(|v| v.parse::<u64>().ok()),
+            ) {
+                (Some(loops), Some(size)) => {
+                    params["loops"] = loops.into();
+                    params["datasize"] = size.into();
+                }
+                _ => return Err(at(i + 1, format!("unreadable hackbench banner: {line}"))),
+            }
+        } else if let Some(t) = line.strip_prefix("Time:") {
+            let v: f64 = t
+                .trim()
+                .parse()
+                .map_err(|_| at(i + 1, format!("'{}' is not a time in seconds", t.trim())))?;
+            out.push(Imported {
+                label: None,
+                benchmark: "hackbench".into(),
+                params: params.clone(),
+                metrics: vec![Metric::new("time", "s", v, Better::Lower)],
+                histograms: Vec::new(),
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(crate::error::input(
+            "no `Time:` line: is this rt-tests hackbench output?",
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_banner_and_times() {
+        let runs = parse(include_str!("../../tests/fixtures/hackbench-3runs.txt")).unwrap();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs[0].params["groups"], 2);
+        assert_eq!(runs[0].params["fds"], 4);
+        assert_eq!(runs[0].params["loops"], 200);
+        assert_eq!(runs[0].params["datasize"], 100);
+        assert!(runs
+            .iter()
+            .all(|r| r.metrics[0].name == "time" && r.metrics[0].value > 0.0));
+        let err = parse("Time: fast\n").unwrap_err().to_string();
+        assert!(err.contains("line 1"), "{err}");
+        assert!(parse("nothing here\n").is_err());
+    }
+}

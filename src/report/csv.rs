@@ -1,0 +1,59 @@
+//! The comparison as CSV: one row per group × metric × label with every
+//! statistic (RFC 4180 quoting).
+
+use crate::compare::{params_text, Comparison};
+
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn f(v: Option<f64>) -> String {
+    v.filter(|x| x.is_finite())
+        .map_or(String::new(), |x| format!("{x}"))
+}
+
+pub fn render(c: &Comparison) -> String {
+    let mut out = String::from(
+        "benchmark,params,metric,unit,better,label,baseline,n,mean,median,sd,ci_low,ci_high,min,max,change_pct,welch_p_value,mann_whitney_p_value,effect_size,cohens_d,significant,verdict\n",
+    );
+    for g in &c.groups {
+        for m in &g.metrics {
+            for l in &m.labels {
+                let s = &l.summary;
+                let v = l.versus.as_ref();
+                let cols = [
+                    field(&g.benchmark),
+                    field(&params_text(&g.params)),
+                    field(&m.metric),
+                    field(&m.unit),
+                    m.better.as_str().into(),
+                    field(&l.label),
+                    field(&c.baseline),
+                    s.n.to_string(),
+                    f(Some(s.mean)),
+                    f(Some(s.median)),
+                    f(Some(s.sd)),
+                    f(Some(s.ci_low)),
+                    f(Some(s.ci_high)),
+                    f(Some(s.min)),
+                    f(Some(s.max)),
+                    f(v.map(|v| v.change_pct)),
+                    f(v.and_then(|v| v.welch_p_value)),
+                    f(v.and_then(|v| v.mann_whitney_p_value)),
+                    f(v.map(|v| v.effect_size)),
+                    f(v.map(|v| v.cohens_d)),
+                    v.and_then(|v| v.significant)
+                        .map_or(String::new(), |b| b.to_string()),
+                    field(v.map_or("baseline", |v| v.verdict.as_str())),
+                ];
+                out.push_str(&cols.join(","));
+                out.push('\n');
+            }
+        }
+    }
+    out
+}

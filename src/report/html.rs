@@ -1,0 +1,92 @@
+//! The comparison as one self-contained HTML file: inline CSS and SVG, no
+//! scripts, nothing fetched from the network.
+
+use super::sections::{footnotes, sections, Section};
+use super::svg::{escape, latency_cdf, strip_plot};
+use crate::compare::{params_text, Comparison};
+use hdrhistogram::Histogram;
+use std::fmt::Write;
+
+const STYLE: &str =
+    "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}\
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}\
+th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}\
+.better{color:#1a7f37;font-weight:600}.worse{color:#cf222e;font-weight:600}\
+.warn{color:#9a6700}h2{border-bottom:2px solid #ddd;padding-bottom:.2em}";
+
+fn table(s: &Section) -> String {
+    let mut t = String::from("<table><thead><tr>");
+    for h in &s.header {
+        let _ = write!(t, "<th>{}</th>", escape(h));
+    }
+    t.push_str("</tr></thead><tbody>");
+    for r in &s.rows {
+        t.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            let class = match c.as_str() {
+                "better" => " class=\"better\"",
+                "worse" => " class=\"worse\"",
+                _ if i >= s.numeric_from => " class=\"n\"",
+                _ => "",
+            };
+            let _ = write!(t, "<td{class}>{}</td>", escape(c));
+        }
+        t.push_str("</tr>");
+    }
+    t.push_str("</tbody></table>");
+    t
+}
+
+/// `latency[g]` holds, for group `g`, each label's merged latency
+/// histogram (empty when the group has none).
+pub fn render(c: &Comparison, latency: &[Vec<(String, Histogram<u64>)>]) -> String {
+    let title = format!("kbench: {}", c.labels.join(" vs "));
+    let mut out = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>",
+        escape(&title),
+        escape(&title)
+    );
+    let secs = sections(c);
+    let _ = write!(out, "<h2>Systems compared</h2>{}", table(&secs[0]));
+    if !c.warnings.is_empty() {
+        out.push_str("<ul class=\"warn\">");
+        for w in &c.warnings {
+            let _ = write!(out, "<li>{}</li>", escape(w));
+        }
+        out.push_str("</ul>");
+    }
+    let mut k = 1;
+    for (gi, g) in c.groups.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<h2>{} <small>{}</small></h2>",
+            escape(&g.benchmark),
+            escape(&params_text(&g.params))
+        );
+        if let Some(series) = latency.get(gi).filter(|s| !s.is_empty()) {
+            let _ = write!(
+                out,
+                "<h3>Latency distribution (all runs of each label)</h3>{}",
+                latency_cdf(series)
+            );
+        }
+        for m in &g.metrics {
+            let s = &secs[k];
+            k += 1;
+            let _ = write!(
+                out,
+                "<h3>{}</h3>{}{}",
+                escape(&s.title),
+                strip_plot(m),
+                table(s)
+            );
+        }
+    }
+    out.push_str("<p>");
+    for f in footnotes(c) {
+        let _ = write!(out, "{}<br>", escape(&f));
+    }
+    out.push_str("</p></body></html>\n");
+    out
+}

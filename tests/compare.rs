@@ -1,0 +1,294 @@
+//! `kbench compare` and `kbench import`: statistics through the CLI, every
+//! output format, the seed's own figures, and bad input.
+
+use crate::common::Env;
+
+const SEED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/seed2023.csv");
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn seeded() -> Env {
+    let env = Env::new();
+    env.ok(&["import", SEED, "--format", "csv"]);
+    env
+}
+
+fn metric(v: &serde_json::Value, bench: &str) -> serde_json::Value {
+    let g = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["benchmark"] == bench)
+        .unwrap();
+    g["metrics"][0].clone()
+}
+
+#[test]
+fn the_seed_figures_show_which_differences_are_significant() {
+    let env = seeded();
+    let v = env.json(&["compare"]);
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["baseline"], "clear-6.1.53");
+    let hb = metric(&v, "hackbench1");
+    let x = &hb["labels"][1];
+    assert_eq!(x["label"], "xanmod-6.1.54");
+    let vs = &x["versus"];
+    assert!((vs["welch_p_value"].as_f64().unwrap() - 0.011_727_569_955_962_445).abs() < 1e-8);
+    assert!((vs["mann_whitney_p_value"].as_f64().unwrap() - 0.1).abs() < 1e-12);
+    assert!((vs["effect_size"].as_f64().unwrap() + 1.131).abs() < 1e-9);
+    assert_eq!(vs["significant"], true);
+    assert_eq!(vs["verdict"], "better");
+    let ls = metric(&v, "ls-R");
+    assert_eq!(ls["labels"][1]["versus"]["verdict"], "worse");
+    let lat = metric(&v, "os-latency");
+    assert_eq!(
+        lat["labels"][1]["versus"]["significant"], false,
+        "one outlier run makes -59% not significant"
+    );
+    assert_eq!(lat["labels"][1]["versus"]["verdict"], "not significant");
+    // Mann-Whitney cannot reach 0.05 with three runs a side, and says so by not deciding.
+    let mw = env.json(&["compare", "--test", "mann-whitney"]);
+    assert_eq!(
+        metric(&mw, "hackbench1")["labels"][1]["versus"]["significant"],
+        false
+    );
+}
+
+#[test]
+fn too_few_runs_is_said_and_one_run_is_never_significant() {
+    let env = Env::new();
+    let csv = env.dir.path().join("few.csv");
+    std::fs::write(
+        &csv,
+        "a,b,time,s,10,1\na,b,time,s,10.1,2\nz,b,time,s,20,1\nz,b,time,s,20.2,2\n",
+    )
+    .unwrap();
+    env.ok(&["import", csv.to_str().unwrap(), "--format", "csv"]);
+    let v = env.json(&["compare"]);
+    let vs = &v["groups"][0]["metrics"][0]["labels"][1]["versus"];
+    assert_eq!(vs["verdict"], "too few runs");
+    assert!(vs["significant"].is_null());
+    let text = env.ok(&["compare"]);
+    assert!(text.contains("too few runs"), "{text}");
+}
+
+#[test]
+fn every_format() {
+    let env = seeded();
+    let md = env.ok(&["compare", "--format", "markdown"]);
+    assert!(
+        md.starts_with("## kbench comparison: clear-6.1.53 vs xanmod-6.1.54"),
+        "{md}"
+    );
+    assert!(md.contains("| label | n | mean |"), "{md}");
+    assert!(md.contains("| ---: |"), "{md}");
+    let csv = env.ok(&["compare", "--format", "csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("benchmark,params,metric,unit,better,label,baseline,n,mean"));
+    assert_eq!(
+        lines.len(),
+        1 + 3 * 2,
+        "a row per benchmark x metric x label"
+    );
+    let x = lines
+        .iter()
+        .find(|l| l.starts_with("hackbench1") && l.contains(",xanmod-6.1.54,"))
+        .unwrap();
+    assert!(x.ends_with(",true,better"), "{x}");
+    let html_path = env.dir.path().join("report.html");
+    env.ok(&[
+        "compare",
+        "--format",
+        "html",
+        "-o",
+        html_path.to_str().unwrap(),
+    ]);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(
+        html.starts_with("<!doctype html>")
+            && html.contains("<svg")
+            && html.contains("Systems compared")
+    );
+    assert!(
+        !html.contains("<script") && !html.contains(" src=") && !html.contains(" href="),
+        "self-contained"
+    );
+    let seed = env.ok(&["compare", "--layout", "seed2023"]);
+    assert!(
+        seed.starts_with("clear-6.1.53\n\n   hackbench1 time          15.758s, 15.630s, 16.127s\n"),
+        "{seed}"
+    );
+    assert!(
+        seed.contains("xanmod-6.1.54\n\n   hackbench1 time          14.716s, 14.627s, 14.597s"),
+        "{seed}"
+    );
+}
+
+#[test]
+fn labels_baseline_and_filters() {
+    let env = seeded();
+    let v = env.json(&[
+        "compare",
+        "--label",
+        "xanmod-6.1.54",
+        "--label",
+        "clear-6.1.53",
+        "--benchmark",
+        "ls-R",
+    ]);
+    assert_eq!(v["baseline"], "xanmod-6.1.54");
+    assert_eq!(v["groups"].as_array().unwrap().len(), 1);
+    let v = env.json(&["compare", "--baseline", "xanmod-6.1.54", "--metric", "time"]);
+    assert_eq!(v["baseline"], "xanmod-6.1.54");
+    assert_eq!(
+        v["groups"].as_array().unwrap().len(),
+        2,
+        "os-latency has no `time` metric"
+    );
+    let err = env.fails(
+        &["compare", "--label", "nobody", "--label", "clear-6.1.53"],
+        2,
+    );
+    assert!(err.contains("nobody"), "{err}");
+    let err = env.fails(&["compare", "--baseline", "other"], 2);
+    assert!(err.contains("--baseline other"), "{err}");
+    let err = env.fails(&["compare", "--since", "yesterday"], 2);
+    assert!(err.contains("not a date"), "{err}");
+    let err = env.fails(&["compare", "--since", "2999-01-01"], 2);
+    assert!(err.contains("no complete runs"), "{err}");
+    let err = env.fails(&["compare", "--alpha", "2"], 2);
+    assert!(err.contains("--alpha"), "{err}");
+    let err = env.fails(&["hackbench", "--label", "a", "--label", "b"], 2);
+    assert!(err.contains("one --label"), "{err}");
+}
+
+#[test]
+fn measured_runs_compare_with_their_fingerprints() {
+    let env = Env::new();
+    for l in ["a", "b"] {
+        env.ok(&[
+            "cyclictest",
+            "-t",
+            "1",
+            "-i",
+            "500",
+            "-l",
+            "40",
+            "--runs",
+            "3",
+            "--label",
+            l,
+            "-q",
+        ]);
+    }
+    let v = env.json(&["compare"]);
+    let fp = &v["config_diff"][0];
+    assert_eq!(fp["field"], "fingerprint");
+    assert_eq!(
+        fp["values"][0], fp["values"][1],
+        "same machine, same fingerprint"
+    );
+    assert!(v["warnings"].as_array().unwrap().is_empty());
+    let names: Vec<&str> = v["groups"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["metric"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"p99_us") && !names.iter().any(|n| n.contains('.')),
+        "{names:?}"
+    );
+    let p99 = v["groups"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "p99_us")
+        .unwrap();
+    assert!(p99["labels"][0]["bootstrap_ci"].is_array());
+    let html = env.ok(&["compare", "--format", "html"]);
+    assert!(
+        html.contains("Latency distribution"),
+        "CDF drawn from the stored histograms"
+    );
+}
+
+#[test]
+fn imports_real_rt_tests_outputs() {
+    let env = Env::new();
+    env.ok(&[
+        "import",
+        &fixture("hackbench-3runs.txt"),
+        "--format",
+        "hackbench",
+        "--label",
+        "old",
+    ]);
+    env.ok(&[
+        "import",
+        &fixture("cyclictest-smp-q.txt"),
+        "--format",
+        "cyclictest",
+        "--label",
+        "old",
+    ]);
+    env.ok(&[
+        "import",
+        &fixture("cyclictest-t2-h3000.json"),
+        "--format",
+        "cyclictest-json",
+        "--label",
+        "old",
+    ]);
+    env.ok(&[
+        "import",
+        &fixture("cyclictest-t2-h3000.txt"),
+        "--format",
+        "cyclictest",
+        "--label",
+        "old",
+    ]);
+    let runs = env.json(&["runs", "list"]);
+    let runs = runs["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6);
+    assert!(runs.iter().all(|r| r["label"] == "old"));
+    let id = runs[5]["id"].as_i64().unwrap().to_string();
+    let show = env.json(&["runs", "show", &id]);
+    assert_eq!(show["imported"], true);
+    assert!(show["fingerprint"].is_null());
+    assert_eq!(show["histograms"][0]["samples"], 400);
+    let err = env.fails(
+        &[
+            "import",
+            &fixture("hackbench-3runs.txt"),
+            "--format",
+            "cyclictest",
+            "--label",
+            "x",
+        ],
+        2,
+    );
+    assert!(err.contains("cyclictest output"), "{err}");
+    let err = env.fails(
+        &[
+            "import",
+            &fixture("hackbench-3runs.txt"),
+            "--format",
+            "hackbench",
+        ],
+        2,
+    );
+    assert!(err.contains("--label"), "{err}");
+    let bad = env.dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        "label,benchmark,metric,unit,value\nk,b,m,s,1\nk,b,m,s,oops\n",
+    )
+    .unwrap();
+    let err = env.fails(&["import", bad.to_str().unwrap(), "--format", "csv"], 2);
+    assert!(err.contains("line 3") && err.contains("oops"), "{err}");
+    let err = env.fails(&["import", "/nonexistent.csv", "--format", "csv"], 2);
+    assert!(err.contains("cannot read"), "{err}");
+}

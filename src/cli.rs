@@ -22,6 +22,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parse a full argv (program name first) without exiting: scenario
+    /// files are checked against the same definitions as the command line.
+    pub fn try_parse_from_args(args: &[String]) -> Result<Cli, clap::Error> {
+        <Cli as Parser>::try_parse_from(args)
+    }
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
     /// Result store: a SQLite file path [default: $XDG_DATA_HOME/kbench/results.db]
@@ -57,12 +65,21 @@ pub enum Command {
     Coldwalk(ColdwalkArgs),
     /// Time a build under each background load, contest-style
     Contest(Box<ContestArgs>),
+    /// Time a job: the generated C project, a kernel build or any command
+    Job(JobCmdArgs),
     /// Run one background load alone, with live progress (contest's loads)
     Load(LoadArgs),
     /// Compare labels: statistics, significance, effect sizes; table, markdown, csv, json or html
     Compare(CompareArgs),
     /// Import other tools' results (rt-tests hackbench/cyclictest, CSV) as runs
     Import(ImportArgs),
+    /// Run a scenario: benchmarks and loads together, repeated, stored (a file or a preset)
+    Run(RunArgs),
+    /// List the built-in scenarios, or print one
+    Presets {
+        #[command(subcommand)]
+        cmd: Option<PresetsCommand>,
+    },
     /// List, show or delete stored runs
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -225,16 +242,16 @@ pub struct ColdwalkArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ResponsivenessArgs {
     /// Interactive worker processes (sleep, then a small task)
-    #[arg(short = 'i', default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1024))]
+    #[arg(short = 'i', long = "interactive", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub interactive: u32,
     /// Prime worker processes (CPU hogs) [default: one per online CPU]
-    #[arg(short = 'p', value_parser = clap::value_parser!(u32).range(0..=4096))]
+    #[arg(short = 'p', long = "prime", value_parser = clap::value_parser!(u32).range(0..=4096))]
     pub prime: Option<u32>,
     /// Size of each prime worker's range: odd numbers in [10001, 10001*(np+1))
     #[arg(long = "np", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub np: u32,
     /// Stop the interactive workers after this long: 30, 30s, 2m
-    #[arg(short = 't', value_name = "TIME")]
+    #[arg(short = 't', long = "time-limit", value_name = "TIME")]
     pub time_limit: Option<String>,
     /// The interactive sleeps in seconds, cycled; task k follows sleep k (sort, read, copy)
     #[arg(long, default_value = "1,2,3", value_name = "LIST")]
@@ -420,4 +437,45 @@ pub struct ImportArgs {
     /// Store the runs under this benchmark name instead
     #[arg(long, value_name = "NAME")]
     pub benchmark: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct JobCmdArgs {
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// Repeat N times (cleaned before each); every run is stored
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+    /// Drop caches before each run (needs root)
+    #[arg(long)]
+    pub drop_caches: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// A scenario file (TOML) or a preset name (see `kbench presets`)
+    pub scenario: String,
+    /// Repetitions [default: the scenario's]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: Option<u32>,
+    /// Multiply loops and durations by this (the scenario's `scale`)
+    #[arg(long)]
+    pub scale: Option<f64>,
+    /// Set a scenario variable: NAME=VALUE (repeatable)
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// Print the plan (phases, tasks, placement, estimated time) and start nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Stop at the first failing task instead of going on with the next repetition
+    #[arg(long)]
+    pub fail_fast: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PresetsCommand {
+    /// List the built-in scenarios
+    List,
+    /// Print a preset's TOML, to copy and edit
+    Show { name: String },
 }

@@ -15,6 +15,7 @@ mod import;
 mod job;
 mod load;
 mod report;
+mod scenario;
 mod stats;
 mod store;
 mod sys;

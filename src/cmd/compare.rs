@@ -36,6 +36,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         since,
         only_complete: true,
         limit: None,
+        scenario: None,
     };
     if a.layout == Layout::Contest {
         return contest_layout(ctx, a);

@@ -8,9 +8,11 @@ mod contest;
 mod cyclictest;
 mod hackbench;
 mod import;
+mod job;
 mod load;
 mod meta;
 mod responsiveness;
+mod run;
 mod runs;
 mod sysinfo;
 
@@ -67,13 +69,17 @@ impl Ctx {
     }
 
     /// A new run record for `benchmark` with this label and fingerprint.
+    /// When run as a scenario task, the record is tied to the scenario
+    /// run, phase, repetition and placement the runner passed down.
     pub fn new_run(&self, benchmark: &str, params: serde_json::Value) -> RunRecord {
-        RunRecord::new(
+        let mut r = RunRecord::new(
             &self.label(),
             benchmark,
             params,
             Some(self.fingerprint().clone()),
-        )
+        );
+        crate::scenario::runner::tag(&mut r);
+        r
     }
 
     /// Print progress/notes to stderr unless quiet.
@@ -126,7 +132,10 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Compare(a) => compare::run(&ctx, &a),
         Command::Contest(a) => contest::run(&ctx, &a),
         Command::Import(a) => import::run(&ctx, &a),
+        Command::Job(a) => job::run(&ctx, &a),
         Command::Load(a) => load::run(&ctx, &a),
+        Command::Run(a) => run::run(&ctx, &a),
+        Command::Presets { cmd } => run::presets(&ctx, cmd),
         Command::Runs(r) => runs::run(&ctx, r),
         Command::Labels => runs::labels(&ctx),
         Command::Completions { shell } => meta::completions(shell),

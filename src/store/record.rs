@@ -167,4 +167,6 @@ pub struct RunFilter {
     pub since: Option<f64>,
     pub only_complete: bool,
     pub limit: Option<usize>,
+    /// Only runs of this scenario run.
+    pub scenario: Option<String>,
 }

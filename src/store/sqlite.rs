@@ -158,6 +158,10 @@ impl SqliteStore {
         if filter.only_complete {
             conds.push("r.status = 'complete'".into());
         }
+        if let Some(sc) = &filter.scenario {
+            conds.push("r.scenario = ?".into());
+            args.push(Value::Text(sc.clone()));
+        }
         let mut sql = if conds.is_empty() {
             String::new()
         } else {

@@ -1,0 +1,275 @@
+//! `kbench run FILE|PRESET` and `kbench presets`.
+
+use super::{print_json, Ctx};
+use crate::cli::{PresetsCommand, RunArgs};
+use crate::error::{input, Interrupted};
+use crate::scenario::runner::{self, Progress, Target};
+use crate::scenario::{presets, report, schema, Phase, Role, Scenario};
+use crate::store::{Access, RunFilter};
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::PathBuf;
+
+pub fn presets(ctx: &Ctx, cmd: Option<PresetsCommand>) -> Result<()> {
+    match cmd.unwrap_or(PresetsCommand::List) {
+        PresetsCommand::List => {
+            if ctx.global.json {
+                let list: Vec<_> = presets::PRESETS
+                    .iter()
+                    .map(|(n, t)| serde_json::json!({ "name": n, "description": presets::description(t) }))
+                    .collect();
+                return print_json("presets", serde_json::json!({ "presets": list }));
+            }
+            for (n, t) in presets::PRESETS {
+                println!("{n:18}  {}", presets::description(t));
+            }
+            Ok(())
+        }
+        PresetsCommand::Show { name } => {
+            let t = presets::get(&name).ok_or_else(|| {
+                input(format!(
+                    "no preset '{name}' (presets: {})",
+                    presets::PRESETS
+                        .iter()
+                        .map(|p| p.0)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            print!("{t}");
+            Ok(())
+        }
+    }
+}
+
+/// The scenario's text and a name for messages.
+fn source(s: &str) -> Result<(String, String)> {
+    if let Some(t) = presets::get(s) {
+        return Ok((format!("preset {s}"), t.to_string()));
+    }
+    let p = PathBuf::from(s);
+    if p.is_file() {
+        let text =
+            std::fs::read_to_string(&p).map_err(|e| input(format!("cannot read {s}: {e}")))?;
+        return Ok((s.to_string(), text));
+    }
+    Err(input(format!(
+        "'{s}' is neither a scenario file nor a preset (presets: {})",
+        presets::PRESETS
+            .iter()
+            .map(|p| p.0)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+fn plan_text(sc: &Scenario) -> String {
+    let mut s = format!(
+        "scenario {}: {}\n{} repetition(s), scale {}\n",
+        sc.name, sc.description, sc.runs, sc.scale
+    );
+    let (mut known, mut unknown) = (0.0, false);
+    for (i, ph) in sc.phases.iter().enumerate() {
+        let est = ph.estimate_s();
+        match est {
+            Some(e) => known += e,
+            None => unknown = true,
+        }
+        s.push_str(&format!(
+            "\nphase {} {}{}{}  (about {})\n",
+            i + 1,
+            ph.name,
+            if ph.drop_caches {
+                ", caches dropped first"
+            } else {
+                ""
+            },
+            if ph.settle.is_zero() {
+                String::new()
+            } else {
+                format!(", settle {:.1} s", ph.settle.as_secs_f64())
+            },
+            est.map_or(
+                "? s: a probe's length is not known in advance".into(),
+                |e| format!("{e:.0} s")
+            )
+        ));
+        for t in &ph.tasks {
+            let role = match t.role {
+                Role::Probe => "probe",
+                Role::Background => "background",
+            };
+            let mut place = Vec::new();
+            if let Some(c) = &t.cpus {
+                place.push(format!("cpus {}", crate::sys::cpus::format_list(c)));
+            }
+            if let Some((p, prio)) = t.policy {
+                place.push(format!("{} {prio}", p.name()));
+            }
+            if let Some(n) = t.nice {
+                place.push(format!("nice {n}"));
+            }
+            s.push_str(&format!(
+                "  {:10} {:18} kbench {} {}{}\n",
+                role,
+                t.name,
+                t.kind,
+                t.argv.join(" "),
+                if place.is_empty() {
+                    String::new()
+                } else {
+                    format!("  [{}]", place.join(", "))
+                }
+            ));
+        }
+    }
+    let total = known * sc.runs as f64;
+    s.push_str(&format!(
+        "\nestimated time: {}\n",
+        if unknown {
+            format!("at least {total:.0} s (some probes have no fixed length)")
+        } else {
+            format!("about {total:.0} s")
+        }
+    ));
+    s
+}
+
+struct Bar {
+    bar: ProgressBar,
+    quiet: bool,
+}
+
+impl Progress for Bar {
+    fn phase(&mut self, rep: u32, phase: &Phase) {
+        self.bar
+            .set_message(format!("repetition {} phase {}", rep + 1, phase.name));
+    }
+    fn tick(&mut self) {
+        self.bar.tick();
+    }
+    fn done(&mut self, rep: u32, phase: &Phase, failure: Option<&str>) {
+        if let Some(f) = failure {
+            if !self.quiet && f != "interrupted" {
+                self.bar.suspend(|| {
+                    eprintln!(
+                        "kbench: repetition {} phase {} failed: {f}",
+                        rep + 1,
+                        phase.name
+                    )
+                });
+            }
+        }
+        self.bar.inc(1);
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
+    let (name, text) = source(&a.scenario)?;
+    let vars: Vec<(String, String)> = a
+        .vars
+        .iter()
+        .map(|v| {
+            v.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| input("--var takes NAME=VALUE"))?;
+    let mut sc = schema::parse(&name, &text, a.scale, &vars)?;
+    if let Some(r) = a.runs {
+        sc.runs = r;
+    }
+    if a.dry_run {
+        if ctx.global.json {
+            return print_json("plan", serde_json::to_value(&sc)?);
+        }
+        print!("{}", plan_text(&sc));
+        return Ok(());
+    }
+    // The runs go to the store (a temporary one with --no-store, for the report).
+    let scratch = crate::sys::tempdir::PrivateDir::in_tmp("run")?;
+    let db = if ctx.global.no_store {
+        scratch.path().join("results.db")
+    } else {
+        ctx.global
+            .db
+            .as_deref()
+            .map(PathBuf::from)
+            .unwrap_or_else(crate::store::default_path)
+    };
+    let store = crate::store::open(Some(db.to_str().unwrap_or_default()), Access::ReadWrite)?;
+    let id = format!("{}/{}", sc.name, &crate::sys::proc::random_hex128()[..12]);
+    let target = Target {
+        db: db.clone(),
+        label: ctx.label(),
+        id: id.clone(),
+    };
+    let steps = sc.runs as u64 * sc.phases.len() as u64;
+    let bar = if ctx.global.quiet || ctx.global.json {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} phases, {elapsed} elapsed, ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    };
+    ctx.info(&format!(
+        "kbench run {}: {} phase(s) × {} repetition(s), label {}",
+        sc.name,
+        sc.phases.len(),
+        sc.runs,
+        target.label
+    ));
+    let mut progress = Bar {
+        bar,
+        quiet: ctx.global.quiet,
+    };
+    let result = runner::run(&sc, &target, a.fail_fast, &mut progress);
+    progress.bar.finish_and_clear();
+    let runs = store.load_runs(
+        &RunFilter {
+            scenario: Some(id.clone()),
+            ..Default::default()
+        },
+        false,
+    )?;
+    let complete: Vec<_> = runs
+        .iter()
+        .filter(|r| r.status == crate::store::RunStatus::Complete)
+        .cloned()
+        .collect();
+    if ctx.global.json {
+        let rows: Vec<_> = report::rows(&sc, &complete)
+            .into_iter()
+            .map(|(t, cells)| serde_json::json!({ "row": t, "repetitions": cells }))
+            .collect();
+        print_json(
+            "run",
+            serde_json::json!({ "scenario": sc.name, "scenario_run": id, "label": target.label, "rows": rows,
+                                "runs_stored": runs.len(), "failures": result.as_ref().ok() }),
+        )?;
+    } else {
+        print!("{}", report::render(&target.label, &sc, &complete));
+        if !ctx.global.no_store {
+            ctx.info(&format!(
+                "\n{} runs stored in {} as scenario run {id}",
+                runs.len(),
+                db.display()
+            ));
+        }
+    }
+    match result {
+        Err(e) if e.downcast_ref::<Interrupted>().is_some() => Err(e),
+        Err(e) => Err(e),
+        Ok(f) if f.is_empty() => Ok(()),
+        Ok(f) => Err(anyhow::anyhow!(
+            "{} failure(s):\n  {}",
+            f.len(),
+            f.join("\n  ")
+        )),
+    }
+}

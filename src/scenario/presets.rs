@@ -1,0 +1,40 @@
+//! Built-in scenarios, embedded in the binary.
+
+/// (name, TOML).
+pub const PRESETS: &[(&str, &str)] = &[
+    ("quick", include_str!("presets/quick.toml")),
+    (
+        "xanmod-clear-2023",
+        include_str!("presets/xanmod-clear-2023.toml"),
+    ),
+    ("contest", include_str!("presets/contest.toml")),
+];
+
+/// The TOML of preset `name`.
+pub fn get(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// A preset's description line.
+pub fn description(toml_text: &str) -> String {
+    toml_text
+        .lines()
+        .find_map(|l| l.strip_prefix("description = \""))
+        .map(|d| d.trim_end_matches('"').to_string())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses_here() {
+        for (name, text) in PRESETS {
+            let sc = super::super::schema::parse(name, text, Some(0.05), &[])
+                .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+            assert_eq!(&sc.name, name);
+            assert!(!description(text).is_empty());
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! Running a scenario: each task a child kbench (the same command a user
+//! would type), placed on its CPUs with its policy and nice level, its
+//! runs tagged with the scenario run, phase and repetition through the
+//! environment.  Background tasks restart when they end early and get
+//! SIGINT (then SIGKILL) when the probes are done; a failing task fails its
+//! repetition, everything in the phase is stopped, and the scenario goes
+//! on unless told to stop at the first failure.
+
+use super::{Phase, Role, Scenario, Task};
+use crate::error::Interrupted;
+use crate::store::RunRecord;
+use crate::sys::{proc, signals};
+use anyhow::{anyhow, Result};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ENV_SCENARIO: &str = "KBENCH_SCENARIO_RUN";
+const ENV_PHASE: &str = "KBENCH_SCENARIO_PHASE";
+const ENV_REP: &str = "KBENCH_SCENARIO_REPETITION";
+const ENV_TASK: &str = "KBENCH_SCENARIO_TASK";
+const ENV_PLACEMENT: &str = "KBENCH_SCENARIO_PLACEMENT";
+
+/// In a task's child kbench: tie the run to the scenario (no-op otherwise).
+pub fn tag(r: &mut RunRecord) {
+    let Ok(sc) = std::env::var(ENV_SCENARIO) else {
+        return;
+    };
+    r.scenario = Some(sc);
+    r.phase = std::env::var(ENV_PHASE).ok();
+    r.repetition = std::env::var(ENV_REP).ok().and_then(|v| v.parse().ok());
+    if let Ok(task) = std::env::var(ENV_TASK) {
+        r.notes.push(format!("scenario task {task}"));
+    }
+    if let Ok(p) = std::env::var(ENV_PLACEMENT) {
+        let placement: serde_json::Value = serde_json::from_str(&p).unwrap_or_default();
+        if let serde_json::Value::Object(m) = &mut r.params {
+            m.insert(
+                "task".into(),
+                std::env::var(ENV_TASK).unwrap_or_default().into(),
+            );
+        }
+        r.settings["placement"] = placement;
+    }
+}
+
+/// Where the runs go and under which label.
+pub struct Target {
+    pub db: PathBuf,
+    pub label: String,
+    /// `name/unique id` of this scenario run.
+    pub id: String,
+}
+
+/// What the runner reports as it goes.
+pub trait Progress {
+    fn phase(&mut self, rep: u32, phase: &Phase);
+    fn tick(&mut self);
+    fn done(&mut self, rep: u32, phase: &Phase, failure: Option<&str>);
+}
+
+/// A running task.
+struct Running<'a> {
+    task: &'a Task,
+    child: Child,
+    stderr: PathBuf,
+    restarts: u32,
+}
+
+fn spawn<'a>(
+    task: &'a Task,
+    t: &Target,
+    phase: &str,
+    rep: u32,
+    scratch: &Path,
+    n: u32,
+) -> Result<Running<'a>> {
+    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    let stderr = scratch.join(format!("{}-{phase}-{n}.err", task.name).replace('/', "_"));
+    let err = std::fs::File::create(&stderr)?;
+    let mut c = Command::new(exe);
+    c.arg("--db")
+        .arg(&t.db)
+        .arg("--label")
+        .arg(&t.label)
+        .arg("-q")
+        .arg(&task.kind)
+        .args(&task.argv);
+    c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(err);
+    let placement = serde_json::json!({
+        "cpus": task.cpus.as_ref().map(|c| crate::sys::cpus::format_list(c)),
+        "policy": task.policy.map(|p| p.0.name()), "priority": task.policy.map(|p| p.1),
+        "nice": task.nice, "role": task.role,
+    });
+    c.env(ENV_SCENARIO, &t.id)
+        .env(ENV_PHASE, phase)
+        .env(ENV_REP, rep.to_string())
+        .env(ENV_TASK, &task.name)
+        .env(ENV_PLACEMENT, placement.to_string());
+    // SAFETY: a cpu_set_t built here is moved into the closure; the closure
+    // only makes async-signal-safe system calls.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in task.cpus.iter().flatten() {
+        // SAFETY: CPU_SET bounds-checks against the set size.
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    let has_cpus = task.cpus.is_some();
+    let policy = task.policy;
+    let nice = task.nice;
+    // SAFETY: see above.
+    unsafe {
+        c.pre_exec(move || {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            if has_cpus
+                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) < 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(n) = nice {
+                if libc::setpriority(libc::PRIO_PROCESS, 0, n) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some((p, prio)) = policy {
+                let raw = match p {
+                    crate::sys::sched::Policy::Other => libc::SCHED_OTHER,
+                    crate::sys::sched::Policy::Fifo => libc::SCHED_FIFO,
+                    crate::sys::sched::Policy::Rr => libc::SCHED_RR,
+                    crate::sys::sched::Policy::Batch => libc::SCHED_BATCH,
+                    crate::sys::sched::Policy::Idle => libc::SCHED_IDLE,
+                };
+                let param = libc::sched_param {
+                    sched_priority: if p.is_realtime() { prio } else { 0 },
+                };
+                if libc::sched_setscheduler(0, raw, &param) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let child = c.spawn().map_err(|e| {
+        if e.raw_os_error() == Some(libc::EPERM) {
+            crate::error::privilege(format!(
+                "task {}: its policy or nice level needs privilege: run as root",
+                task.name
+            ))
+        } else {
+            anyhow!("starting task {}: {e}", task.name)
+        }
+    })?;
+    Ok(Running {
+        task,
+        child,
+        stderr,
+        restarts: 0,
+    })
+}
+
+fn stderr_tail(p: &Path) -> String {
+    crate::job::timed::tail(p)
+}
+
+/// Stop children: SIGINT, then SIGKILL after a grace period.
+fn stop_all(children: &mut [Running]) {
+    for r in children.iter() {
+        proc::kill(r.child.id() as i32, libc::SIGINT);
+    }
+    let end = Instant::now() + Duration::from_secs(10);
+    for r in children.iter_mut() {
+        loop {
+            match r.child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) if Instant::now() > end => {
+                    let _ = r.child.kill();
+                    let _ = r.child.wait();
+                    break;
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+}
+
+/// Run one phase; `Err` only for interruption, `Ok(Some(msg))` on failure.
+fn phase(
+    ph: &Phase,
+    t: &Target,
+    rep: u32,
+    scratch: &Path,
+    progress: &mut dyn Progress,
+) -> Result<Option<String>> {
+    if ph.drop_caches && proc::drop_caches().is_err() {
+        return Ok(Some(format!(
+            "phase {}: dropping caches needs root (run as root, or set drop_caches = false)",
+            ph.name
+        )));
+    }
+    let mut background = Vec::new();
+    for task in ph.tasks.iter().filter(|t| t.role == Role::Background) {
+        match spawn(task, t, &ph.name, rep, scratch, 0) {
+            Ok(r) => background.push(r),
+            Err(e) => {
+                stop_all(&mut background);
+                return Err(e);
+            }
+        }
+    }
+    let settle_end = Instant::now() + ph.settle;
+    while Instant::now() < settle_end {
+        if signals::stop_requested() {
+            stop_all(&mut background);
+            return Err(Interrupted.into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut probes = Vec::new();
+    for task in ph.tasks.iter().filter(|t| t.role == Role::Probe) {
+        match spawn(task, t, &ph.name, rep, scratch, 0) {
+            Ok(r) => probes.push(r),
+            Err(e) => {
+                stop_all(&mut probes);
+                stop_all(&mut background);
+                return Err(e);
+            }
+        }
+    }
+    let mut failure = None;
+    let mut done = vec![false; probes.len()];
+    while done.iter().any(|d| !d) && failure.is_none() {
+        if signals::stop_requested() {
+            stop_all(&mut probes);
+            stop_all(&mut background);
+            return Err(Interrupted.into());
+        }
+        for (i, p) in probes.iter_mut().enumerate() {
+            if done[i] {
+                continue;
+            }
+            if let Some(st) = p.child.try_wait()? {
+                done[i] = true;
+                if !st.success() {
+                    failure = Some(format!(
+                        "task {} failed ({st}){}",
+                        p.task.name,
+                        stderr_tail(&p.stderr)
+                    ));
+                }
+            }
+        }
+        for b in background.iter_mut() {
+            if let Some(st) = b.child.try_wait()? {
+                if !st.success() {
+                    failure = Some(format!(
+                        "background task {} failed ({st}){}",
+                        b.task.name,
+                        stderr_tail(&b.stderr)
+                    ));
+                    break;
+                }
+                b.restarts += 1;
+                let task = b.task;
+                let restarts = b.restarts;
+                let mut nb = spawn(task, t, &ph.name, rep, scratch, restarts)?;
+                nb.restarts = restarts;
+                *b = nb;
+            }
+        }
+        progress.tick();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop_all(&mut probes);
+    stop_all(&mut background);
+    Ok(failure)
+}
+
+/// Run every repetition of every phase.  Returns the failures (one line
+/// each); fails fast on the first when asked.
+pub fn run(
+    sc: &Scenario,
+    t: &Target,
+    fail_fast: bool,
+    progress: &mut dyn Progress,
+) -> Result<Vec<String>> {
+    let scratch = crate::sys::tempdir::PrivateDir::in_tmp("scenario")?;
+    let mut failures = Vec::new();
+    for rep in 0..sc.runs {
+        for ph in &sc.phases {
+            progress.phase(rep, ph);
+            let r = phase(ph, t, rep, scratch.path(), progress);
+            let failure = match r {
+                Ok(f) => f,
+                Err(e) => {
+                    progress.done(rep, ph, Some("interrupted"));
+                    return Err(e);
+                }
+            };
+            progress.done(rep, ph, failure.as_deref());
+            if let Some(f) = failure {
+                failures.push(format!("repetition {} phase {}: {f}", rep + 1, ph.name));
+                if fail_fast {
+                    return Ok(failures);
+                }
+                break; // the rest of this repetition is skipped
+            }
+        }
+    }
+    Ok(failures)
+}

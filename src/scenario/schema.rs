@@ -1,0 +1,483 @@
+//! Reading a scenario file: TOML into typed phases and tasks, with every
+//! error naming the file, line and column and what was expected.
+
+use super::expr::{self, Value, Vars};
+use super::{Phase, Role, Scenario, Task};
+use crate::error::input;
+use crate::sys::sched::{self, Policy};
+use anyhow::Result;
+use clap::CommandFactory;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// The kinds of task, as kbench subcommands.
+pub const KINDS: &[&str] = &[
+    "hackbench",
+    "cyclictest",
+    "responsiveness",
+    "coldwalk",
+    "job",
+    "load",
+];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSpec {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "one")]
+    runs: u32,
+    #[serde(default = "one_f")]
+    scale: f64,
+    /// Default values of user variables (`--var NAME=VALUE` overrides).
+    #[serde(default)]
+    vars: BTreeMap<String, toml::Value>,
+    #[serde(rename = "phase")]
+    phases: Vec<Spanned<PhaseSpec>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhaseSpec {
+    name: String,
+    #[serde(default)]
+    drop_caches: bool,
+    settle: Option<String>,
+    #[serde(rename = "task", default)]
+    tasks: Vec<Spanned<TaskSpec>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskSpec {
+    kind: Spanned<String>,
+    name: Option<String>,
+    #[serde(default = "probe")]
+    role: Role,
+    cpus: Option<Spanned<String>>,
+    policy: Option<String>,
+    priority: Option<toml::Value>,
+    nice: Option<toml::Value>,
+    row: Option<String>,
+    show: Option<Vec<String>>,
+    args: Option<Spanned<toml::Table>>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one_f() -> f64 {
+    1.0
+}
+fn probe() -> Role {
+    Role::Probe
+}
+
+/// 1-based line and column of byte `pos` in `src`.
+pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
+    let before = &src[..pos.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Where things are, for messages.
+struct Ctx<'a> {
+    file: &'a str,
+    src: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: std::ops::Range<usize>, msg: impl std::fmt::Display) -> anyhow::Error {
+        let (l, c) = line_col(self.src, span.start);
+        input(format!("{}:{l}:{c}: {msg}", self.file))
+    }
+}
+
+/// Machine variables: `ncpu`, `scale`, `root`.
+pub fn machine_vars(scale: f64) -> Vars {
+    let mut v = Vars::new();
+    v.insert(
+        "ncpu".into(),
+        Value::Num(crate::sys::cpus::online_here().len() as f64),
+    );
+    v.insert("scale".into(), Value::Num(scale));
+    v.insert(
+        "root".into(),
+        Value::Num(if crate::sys::proc::is_root() {
+            1.0
+        } else {
+            0.0
+        }),
+    );
+    v
+}
+
+/// Parse and resolve a scenario.  `scale` and `vars` override the file's.
+pub fn parse(
+    file: &str,
+    src: &str,
+    scale: Option<f64>,
+    user_vars: &[(String, String)],
+) -> Result<Scenario> {
+    let cx = Ctx { file, src };
+    let spec: FileSpec = toml::from_str(src).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        cx.err(span, e.message().trim())
+    })?;
+    let scale = scale.unwrap_or(spec.scale);
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(input(format!(
+            "{file}: scale {scale} must be greater than zero"
+        )));
+    }
+    if spec.runs == 0 {
+        return Err(input(format!("{file}: runs must be at least 1")));
+    }
+    let mut vars = machine_vars(scale);
+    for (k, v) in &spec.vars {
+        let val = match v {
+            toml::Value::String(s) => Value::Str(s.clone()),
+            toml::Value::Integer(i) => Value::Num(*i as f64),
+            toml::Value::Float(f) => Value::Num(*f),
+            toml::Value::Boolean(b) => Value::Num(if *b { 1.0 } else { 0.0 }),
+            _ => {
+                return Err(input(format!(
+                    "{file}: vars.{k} must be a string, number or boolean"
+                )))
+            }
+        };
+        vars.insert(k.clone(), val);
+    }
+    for (k, v) in user_vars {
+        if !vars.contains_key(k) || ["ncpu", "scale", "root"].contains(&k.as_str()) {
+            return Err(input(format!(
+                "--var {k}: {file} has no variable '{k}' (it has: {})",
+                spec.vars.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let val = v
+            .parse::<f64>()
+            .map(Value::Num)
+            .unwrap_or_else(|_| Value::Str(v.clone()));
+        vars.insert(k.clone(), val);
+    }
+    if spec.phases.is_empty() {
+        return Err(input(format!(
+            "{file}: a scenario needs at least one [[phase]]"
+        )));
+    }
+    let mut phases = Vec::new();
+    for sp in &spec.phases {
+        let p = sp.get_ref();
+        if !p.tasks.iter().any(|t| t.get_ref().role == Role::Probe) {
+            return Err(cx.err(
+                sp.span(),
+                format!(
+                    "phase '{}' has no probe: a phase lasts until its probes finish",
+                    p.name
+                ),
+            ));
+        }
+        let settle = match &p.settle {
+            Some(s) => crate::sys::time::parse_duration(
+                &expr::expand(s, &vars).map_err(|e| cx.err(sp.span(), e))?,
+            )
+            .map_err(|e| cx.err(sp.span(), format!("settle: {e}")))?,
+            None => std::time::Duration::ZERO,
+        };
+        let mut tasks = Vec::new();
+        for (i, st) in p.tasks.iter().enumerate() {
+            tasks.push(task(&cx, st, i, &vars)?);
+        }
+        let mut names: Vec<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(cx.err(
+                sp.span(),
+                format!("two tasks named '{}' in phase '{}'", w[0], p.name),
+            ));
+        }
+        phases.push(Phase {
+            name: p.name.clone(),
+            drop_caches: p.drop_caches,
+            settle,
+            tasks,
+        });
+    }
+    Ok(Scenario {
+        name: spec.name,
+        description: spec.description,
+        runs: spec.runs,
+        scale,
+        phases,
+    })
+}
+
+/// The long flags (and positional names) a subcommand accepts.
+fn known_flags(kind: &str) -> (Vec<String>, Vec<String>) {
+    let cmd = crate::cli::Cli::command();
+    let Some(sub) = cmd.find_subcommand(kind) else {
+        return (vec![], vec![]);
+    };
+    let mut flags = Vec::new();
+    let mut positional = Vec::new();
+    for a in sub.get_arguments() {
+        if a.is_global_set() || a.get_id() == "help" {
+            continue;
+        }
+        if a.is_positional() {
+            positional.push(a.get_id().to_string());
+        } else if let Some(l) = a.get_long() {
+            flags.push(l.to_string());
+        }
+    }
+    (flags, positional)
+}
+
+/// Default report metric per kind.
+fn headline(kind: &str) -> &'static str {
+    match kind {
+        "hackbench" => "time",
+        "cyclictest" => "max_us",
+        "responsiveness" => "avg_response",
+        "coldwalk" => "wall",
+        "job" => "time",
+        _ => "work",
+    }
+}
+
+fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<Task> {
+    let t = st.get_ref();
+    let kind = t.kind.get_ref().clone();
+    if !KINDS.contains(&kind.as_str()) {
+        return Err(cx.err(
+            t.kind.span(),
+            format!(
+                "unknown task kind '{kind}' (expected one of: {})",
+                KINDS.join(", ")
+            ),
+        ));
+    }
+    let (flags, positional) = known_flags(&kind);
+    let mut argv = Vec::new();
+    let mut pos_vals: BTreeMap<String, String> = BTreeMap::new();
+    if let Some(args) = &t.args {
+        for (k, v) in args.get_ref() {
+            let flag = k.replace('_', "-");
+            let text = |v: &toml::Value| -> Result<Option<String>> {
+                Ok(match v {
+                    toml::Value::String(s) => {
+                        let e = expr::expand(s, vars)
+                            .map_err(|e| cx.err(args.span(), format!("args.{k}: {e}")))?;
+                        (!e.is_empty()).then_some(e)
+                    }
+                    toml::Value::Integer(i) => Some(i.to_string()),
+                    toml::Value::Float(f) => Some(expr::format_num(*f)),
+                    toml::Value::Boolean(b) => Some(if *b { "1" } else { "0" }.to_string()),
+                    _ => {
+                        return Err(cx.err(
+                            args.span(),
+                            format!("args.{k}: expected a string, number or boolean"),
+                        ))
+                    }
+                })
+            };
+            if positional.contains(&k.to_string()) {
+                if let Some(s) = text(v)? {
+                    pos_vals.insert(k.clone(), s);
+                }
+                continue;
+            }
+            if !flags.contains(&flag) {
+                return Err(cx.err(
+                    args.span(),
+                    format!(
+                        "unknown flag '{k}' for {kind} (known: {})",
+                        flags
+                            .iter()
+                            .map(|f| f.replace('-', "_"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            let is_switch = crate::cli::Cli::command()
+                .find_subcommand(&kind)
+                .and_then(|s| {
+                    s.get_arguments()
+                        .find(|a| a.get_long() == Some(flag.as_str()))
+                        .map(|a| !a.get_action().takes_values())
+                })
+                .unwrap_or(false);
+            match (is_switch, v) {
+                (true, toml::Value::Boolean(b)) => {
+                    if *b {
+                        argv.push(format!("--{flag}"));
+                    }
+                }
+                (true, toml::Value::String(_)) => {
+                    // An expression deciding a switch: "${root}".
+                    let s = text(v)?.unwrap_or_default();
+                    match s.as_str() {
+                        "1" | "true" => argv.push(format!("--{flag}")),
+                        "0" | "false" | "" => {}
+                        other => {
+                            return Err(cx.err(
+                                args.span(),
+                                format!("args.{k}: switch wants true/false or 0/1, got '{other}'"),
+                            ))
+                        }
+                    }
+                }
+                (true, _) => {
+                    return Err(cx.err(
+                        args.span(),
+                        format!("args.{k}: {flag} is a switch: use true or false"),
+                    ))
+                }
+                (false, toml::Value::Array(items)) => {
+                    for item in items {
+                        if let Some(s) = text(item)? {
+                            argv.push(format!("--{flag}"));
+                            argv.push(s);
+                        }
+                    }
+                }
+                (false, v) => {
+                    if let Some(s) = text(v)? {
+                        argv.push(format!("--{flag}"));
+                        argv.push(s);
+                    }
+                }
+            }
+        }
+    }
+    for p in &positional {
+        match pos_vals.remove(p) {
+            Some(v) => argv.push(v),
+            None => {
+                return Err(cx.err(st.span(), format!("{kind} needs args.{p}")));
+            }
+        }
+    }
+    // Check the flags exactly as the command line would.
+    let mut full = vec!["kbench".to_string(), kind.clone()];
+    full.extend(argv.iter().cloned());
+    if let Err(e) = crate::cli::Cli::try_parse_from_args(&full) {
+        let msg = e.to_string();
+        let first = msg
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+            .to_string();
+        return Err(cx.err(
+            t.args.as_ref().map_or(st.span(), |a| a.span()),
+            format!("{kind}: {first}"),
+        ));
+    }
+    let cpus = match &t.cpus {
+        Some(c) => {
+            let s = expr::expand(c.get_ref(), vars).map_err(|e| cx.err(c.span(), e))?;
+            Some(crate::sys::cpus::parse_online(&s).map_err(|e| cx.err(c.span(), e))?)
+        }
+        None => None,
+    };
+    let num = |v: &Option<toml::Value>, what: &str| -> Result<Option<i32>> {
+        Ok(match v {
+            None => None,
+            Some(toml::Value::Integer(i)) => Some(*i as i32),
+            Some(toml::Value::String(s)) => {
+                let e = expr::expand(s, vars).map_err(|e| cx.err(st.span(), e))?;
+                Some(e.parse::<i32>().map_err(|_| {
+                    cx.err(st.span(), format!("{what} '{e}' is not a whole number"))
+                })?)
+            }
+            Some(_) => return Err(cx.err(st.span(), format!("{what} must be a number"))),
+        })
+    };
+    let priority = num(&t.priority, "priority")?;
+    let policy = match (&t.policy, priority) {
+        (None, None) => None,
+        (p, prio) => {
+            let pol = match p {
+                Some(p) => Policy::parse(p).map_err(|e| cx.err(st.span(), e))?,
+                None => Policy::Fifo,
+            };
+            let prio = prio.unwrap_or(0);
+            if pol.is_realtime() {
+                sched::check_priority(prio).map_err(|e| cx.err(st.span(), e))?;
+            }
+            Some((pol, prio))
+        }
+    };
+    let nice = num(&t.nice, "nice")?;
+    if let Some(n) = nice {
+        if !(-20..=19).contains(&n) {
+            return Err(cx.err(st.span(), format!("nice {n} is out of range -20..19")));
+        }
+    }
+    let name = t
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{kind}{}", index + 1));
+    Ok(Task {
+        row: t.row.clone().unwrap_or_else(|| name.clone()),
+        show: t
+            .show
+            .clone()
+            .unwrap_or_else(|| vec![headline(&kind).to_string()]),
+        estimate_s: estimate(&kind, &argv),
+        name,
+        kind,
+        role: t.role,
+        argv,
+        cpus,
+        policy,
+        nice,
+    })
+}
+
+/// Seconds a task will take, when its flags say.
+fn estimate(kind: &str, argv: &[String]) -> Option<f64> {
+    let val = |flag: &str| {
+        argv.iter()
+            .position(|a| a == flag)
+            .and_then(|i| argv.get(i + 1))
+    };
+    let dur = |s: &String| {
+        crate::sys::time::parse_duration(s)
+            .ok()
+            .map(|d| d.as_secs_f64())
+    };
+    match kind {
+        "cyclictest" => val("--duration").and_then(dur),
+        "responsiveness" => val("--time-limit").and_then(dur),
+        "load" => val("--duration").and_then(dur).or(Some(30.0)),
+        "job" if val("--kernel-tree").is_none() && val("--job-cmd").is_none() => {
+            Some(match val("--job-size").map(String::as_str) {
+                Some("tiny") => 2.0,
+                Some("medium") => 60.0,
+                Some("large") => 240.0,
+                _ => 10.0,
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column() {
+        let s = "a = 1\nbb = 2\n";
+        assert_eq!(line_col(s, 0), (1, 1));
+        assert_eq!(line_col(s, 6), (2, 1));
+        assert_eq!(line_col(s, 9), (2, 4));
+    }
+}

@@ -9,4 +9,5 @@ mod fingerprint;
 mod hackbench;
 mod loads;
 mod responsiveness;
+mod scenario;
 mod store;

@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, a: &ColdwalkArgs) -> Result<()> {
         let mut rec = ctx.new_run("coldwalk", params.clone());
         let out = coldwalk::walk(&opts, dropped);
         rec.ended = crate::sys::time::unix_now();
-        rec.settings = serde_json::json!({ "caches_dropped": dropped });
+        rec.set_settings(serde_json::json!({ "caches_dropped": dropped }));
         rec.absorb(&out.measurement())?;
         if let Some(id) = save(&mut store, &rec)? {
             ids.push(id);

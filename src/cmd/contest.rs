@@ -184,8 +184,9 @@ impl Observer for Recorder<'_> {
             Metric::new("user", "s", r.times.user_s, Better::Lower),
             Metric::new("sys", "s", r.times.sys_s, Better::Lower),
         ];
-        rec.settings =
-            serde_json::json!({ "caches_dropped": r.caches_dropped, "load": r.load_description });
+        rec.set_settings(
+            serde_json::json!({ "caches_dropped": r.caches_dropped, "load": r.load_description }),
+        );
         save(&mut self.store, &rec)?;
         self.rows.push(Row {
             label: rec.label.clone(),

@@ -172,12 +172,12 @@ pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {
                 return Err(e);
             }
         };
-        rec.settings = serde_json::json!({
+        rec.set_settings(serde_json::json!({
             "policy": opts.policy, "priority": opts.priority, "mlockall": opts.mlockall,
             "cpu_dma_latency_held": out.dma_latency_held,
             "affinity": opts.threads.iter().map(|t| t.cpu).collect::<Vec<_>>(),
             "rt_throttling": throttling,
-        });
+        }));
         rec.absorb(&out.measurement())?;
         if let Some(t) = &throttling {
             rec.notes.push(t.clone());

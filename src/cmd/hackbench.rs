@@ -58,12 +58,12 @@ pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {
     let mut ids = Vec::new();
     for i in 0..a.runs {
         let mut rec = ctx.new_run("hackbench", params.clone());
-        rec.settings = serde_json::json!({
+        rec.set_settings(serde_json::json!({
             "parent_policy": if opts.fifo { "fifo" } else { "other" },
             "parent_priority": if opts.fifo { 1 } else { 0 },
             "affinity": opts.cpus.as_ref().map(|c| crate::sys::cpus::format_list(c)),
             "mode": opts.mode_name(), "transport": opts.transport_name(),
-        });
+        }));
         let result = hackbench::run(&opts);
         rec.ended = crate::sys::time::unix_now();
         match result {

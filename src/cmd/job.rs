@@ -23,7 +23,7 @@ pub fn run(ctx: &Ctx, a: &JobCmdArgs) -> Result<()> {
         job.clean()?;
         let dropped = a.drop_caches && crate::sys::proc::drop_caches().is_ok();
         let mut rec = ctx.new_run("job", serde_json::json!({ "job": job.identity() }));
-        rec.settings = serde_json::json!({ "caches_dropped": dropped });
+        rec.set_settings(serde_json::json!({ "caches_dropped": dropped }));
         let mut child = job.start()?;
         let times = loop {
             if crate::sys::signals::stop_requested() {

@@ -267,7 +267,12 @@ mod tests {
         assert_eq!(expand("${2000000*scale}", &v).unwrap(), "100000");
         assert_eq!(expand("${max(10, 20*scale)}s", &v).unwrap(), "10s");
         assert_eq!(expand("${max(1, ncpu*60/64)}", &v).unwrap(), "1");
-        assert_eq!(expand("${round(7/2.0)}", &v).unwrap(), "4");
+        assert_eq!(
+            expand("${7/2}", &v).unwrap(),
+            "3",
+            "whole ÷ whole rounds down"
+        );
+        assert_eq!(expand("${round(0.5*7)}", &v).unwrap(), "4");
         assert_eq!(expand("${-(1+2)*3}", &v).unwrap(), "-9");
         assert_eq!(expand("${0.1*3}", &v).unwrap(), format!("{}", 0.1 * 3.0));
         assert_eq!(expand("${tree}/kernel", &v).unwrap(), "/src/linux/kernel");

@@ -122,6 +122,15 @@ impl RunRecord {
         }
     }
 
+    /// Add settings in effect (kept beside what is already recorded, such
+    /// as a scenario task's placement).
+    pub fn set_settings(&mut self, more: serde_json::Value) {
+        match (&mut self.settings, more) {
+            (serde_json::Value::Object(m), serde_json::Value::Object(more)) => m.extend(more),
+            (s, more) => *s = more,
+        }
+    }
+
     /// Fill metrics, histograms and notes from a measurement.
     pub fn absorb(&mut self, m: &Measurement) -> Result<()> {
         self.metrics.extend(m.metrics.iter().cloned());

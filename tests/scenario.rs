@@ -1,0 +1,175 @@
+//! Scenarios: parsing errors with their places, the dry-run plan,
+//! background restart and stop, failures, Ctrl-C.
+
+use crate::common::{orphans, wait_for, Env};
+use std::process::Stdio;
+
+fn write(env: &Env, name: &str, text: &str) -> String {
+    let p = env.dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+const HEAD: &str = "name = \"t\"\ndescription = \"test\"\n";
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let env = Env::new();
+    let cases: &[(&str, &str)] = &[
+        ("[[phase]]\nname = \"p\"\nbogus = 1\n", ":5:1: unknown field `bogus`, expected one of `name`, `drop_caches`, `settle`, `task`"),
+        ("runs = \"many\"\n[[phase]]\nname = \"p\"\n", ":3:8: invalid type: string \"many\", expected u32"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"fio\"\n", ":6:8: unknown task kind 'fio' (expected one of: hackbench, cyclictest, responsiveness, coldwalk, job, load)"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { grups = 4 }\n", ":7:8: unknown flag 'grups' for hackbench"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { groups = 0 }\n", ":7:8: hackbench: invalid value '0' for '--groups <GROUPS>'"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\ncpus = \"0-4095\"\n", ":7:8: CPU list '0-4095' names CPU"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nrole = \"background\"\n", ":3:1: phase 'p' has no probe"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { loops = \"${ncpus*2}\" }\n", ":7:8: args.loops: unknown variable 'ncpus'"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"coldwalk\"\n", ":5:1: coldwalk needs args.path"),
+    ];
+    for (body, want) in cases {
+        let f = write(&env, "s.toml", &format!("{HEAD}{body}"));
+        let err = env.fails(&["run", &f], 2);
+        assert!(
+            err.contains(&format!("{f}{want}")),
+            "for\n{body}\nexpected `{f}{want}` in:\n{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let err = env.fails(&["run", "no-such-preset-or-file"], 2);
+    assert!(
+        err.contains("neither a scenario file nor a preset") && err.contains("quick"),
+        "{err}"
+    );
+    assert!(!env.db().exists(), "nothing started, nothing stored");
+}
+
+#[test]
+fn dry_run_prints_the_plan() {
+    let env = Env::new();
+    let f = write(
+        &env,
+        "plan.toml",
+        &format!(
+            "{HEAD}runs = 2\n[vars]\nn = 3\n[[phase]]\nname = \"load\"\nsettle = \"1s\"\n[[phase.task]]\nname = \"bg\"\nkind = \"hackbench\"\nrole = \"background\"\ncpus = \"0\"\nnice = 5\nargs = {{ groups = \"${{n}}\", loops = \"${{1000*scale}}\", pipe = true }}\n[[phase.task]]\nname = \"lat\"\nkind = \"cyclictest\"\nargs = {{ duration = \"${{10*scale}}s\", threads = 1 }}\n"
+        ),
+    );
+    let out = env.ok(&["run", &f, "--dry-run", "--scale", "0.5"]);
+    let want = "scenario t: test
+2 repetition(s), scale 0.5
+
+phase 1 load, settle 1.0 s  (about 6 s)
+  background bg                 kbench hackbench --groups 3 --loops 500 --pipe  [cpus 0, nice 5]
+  probe      lat                kbench cyclictest --duration 5s --threads 1
+
+estimated time: about 12 s
+";
+    assert_eq!(out, want);
+    let out = env.ok(&["run", &f, "--dry-run", "--var", "n=7"]);
+    assert!(out.contains("--groups 7"), "{out}");
+    let err = env.fails(&["run", &f, "--dry-run", "--var", "m=7"], 2);
+    assert!(err.contains("has no variable 'm'"), "{err}");
+    assert!(!env.db().exists());
+}
+
+#[test]
+fn background_restarts_and_everything_stops() {
+    let env = Env::new();
+    let f = write(
+        &env,
+        "bg.toml",
+        &format!(
+            "{HEAD}[[phase]]\nname = \"p\"\n[[phase.task]]\nname = \"bg\"\nkind = \"hackbench\"\nrole = \"background\"\nargs = {{ groups = 1, fds = 2, loops = 200 }}\n[[phase.task]]\nname = \"lat\"\nkind = \"cyclictest\"\nrow = \"latency\"\nargs = {{ duration = \"1500ms\", threads = 1 }}\n"
+        ),
+    );
+    let v = env.json(&["run", &f, "--label", "sc"]);
+    assert_eq!(v["rows"][0]["row"], "bg");
+    assert_eq!(v["rows"][1]["row"], "latency");
+    let runs = env.json(&["runs", "list", "--benchmark", "hackbench"]);
+    let n = runs["runs"].as_array().unwrap().len();
+    assert!(n >= 2, "the background hackbench was restarted: {n} runs");
+    let id = runs["runs"][0]["id"].as_i64().unwrap().to_string();
+    let show = env.json(&["runs", "show", &id]);
+    assert_eq!(show["phase"], "p");
+    assert_eq!(show["repetition"], 0);
+    assert!(show["scenario"].as_str().unwrap().starts_with("t/"));
+    assert_eq!(show["settings"]["placement"]["role"], "background");
+    assert!(
+        wait_for(10, || orphans().is_empty()),
+        "left a process: {:?}",
+        orphans()
+    );
+}
+
+#[test]
+fn a_failing_task_fails_its_repetition_and_the_scenario_goes_on() {
+    let env = Env::new();
+    let f = write(
+        &env,
+        "fail.toml",
+        &format!("{HEAD}runs = 2\n[[phase]]\nname = \"p\"\n[[phase.task]]\nname = \"bad\"\nkind = \"job\"\nargs = {{ job_cmd = \"sh -c 'echo nope >&2; exit 4'\" }}\n"),
+    );
+    let err = env.fails(&["run", &f], 1);
+    assert!(
+        err.contains("2 failure(s)")
+            && err.contains("repetition 1 phase p")
+            && err.contains("repetition 2 phase p"),
+        "{err}"
+    );
+    assert!(err.contains("nope"), "the task's stderr is shown: {err}");
+    let err = env.fails(&["run", &f, "--fail-fast"], 1);
+    assert!(err.contains("1 failure(s)"), "{err}");
+}
+
+#[test]
+fn ctrl_c_stops_every_task() {
+    let env = Env::new();
+    let f = write(
+        &env,
+        "long.toml",
+        &format!(
+            "{HEAD}[[phase]]\nname = \"p\"\n[[phase.task]]\nname = \"bg\"\nkind = \"load\"\nrole = \"background\"\nargs = {{ name = \"cpu\", procs = 1, duration = \"1h\" }}\n[[phase.task]]\nname = \"lat\"\nkind = \"cyclictest\"\nargs = {{ duration = \"1h\", threads = 1 }}\n"
+        ),
+    );
+    let kb = env
+        .cmd()
+        .args(["run", &f, "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = kb.id();
+    // Both tasks (kbench children) and the load's workers are up.
+    assert!(wait_for(30, || crate::common::children(pid).len() >= 2));
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let out = kb.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        wait_for(15, || orphans().is_empty()),
+        "left a process: {:?}",
+        orphans()
+    );
+}
+
+#[test]
+fn presets_list_and_show() {
+    let env = Env::new();
+    let out = env.ok(&["presets"]);
+    for p in ["quick", "xanmod-clear-2023", "contest"] {
+        assert!(out.contains(p), "{out}");
+    }
+    let toml = env.ok(&["presets", "show", "xanmod-clear-2023"]);
+    assert!(toml.contains("name = \"xanmod-clear-2023\"") && toml.contains("[[phase]]"));
+    let err = env.fails(&["presets", "show", "nope"], 2);
+    assert!(err.contains("no preset 'nope'"), "{err}");
+    let plan = env.ok(&["run", "xanmod-clear-2023", "--scale", "0.05", "--dry-run"]);
+    assert!(
+        plan.contains("kbench cyclictest --duration 15s --mlockall --priority 98 --smp"),
+        "{plan}"
+    );
+}

@@ -41,9 +41,9 @@ run() {
 
 echo "median paired ratio kbench/rt-tests of Time: ($pairs pairs each)"
 run "process socket -g4 -f4" -P -g 4 -f 4 -l 20000
-run "process pipe   -g4 -f4" -P -p -g 4 -f 4 -l 20000
+run "process pipe   -g4 -f4" -P -p -g 4 -f 4 -l 60000
 run "thread  socket -g4 -f4" -T -g 4 -f 4 -l 20000
-run "thread  pipe   -g4 -f4" -T -p -g 4 -f 4 -l 20000
+run "thread  pipe   -g4 -f4" -T -p -g 4 -f 4 -l 60000
 run "process socket -g10 -f20" -P -g 10 -f 20 -l 1500
 
 rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ {print $2}'; }

@@ -29,7 +29,8 @@ fn fields(line: &str) -> Vec<String> {
 }
 
 pub fn parse(text: &str) -> Result<Vec<Imported>> {
-    let mut out: Vec<(String, Imported)> = Vec::new();
+    let mut out: Vec<Imported> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut first = true;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() || line.starts_with('#') {
@@ -66,18 +67,18 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
             Some(run) => format!("{}\u{0}{}\u{0}{run}", f[0], f[1]),
             None => format!("row{i}"),
         };
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, r)) => r.metrics.push(metric),
-            None => out.push((
-                key,
-                Imported {
+        match index.get(&key) {
+            Some(&k) => out[k].metrics.push(metric),
+            None => {
+                index.insert(key, out.len());
+                out.push(Imported {
                     label: Some(f[0].clone()),
                     benchmark: f[1].clone(),
                     params: serde_json::json!({ "imported_from": "csv" }),
                     metrics: vec![metric],
                     histograms: Vec::new(),
-                },
-            )),
+                });
+            }
         }
     }
     if out.is_empty() {
@@ -85,7 +86,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
             "no rows: expected label,benchmark,metric,unit,value[,run]",
         ));
     }
-    Ok(out.into_iter().map(|(_, r)| r).collect())
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -80,6 +80,10 @@ pub enum Command {
         #[command(subcommand)]
         cmd: Option<PresetsCommand>,
     },
+    /// Copy local runs to a shared PostgreSQL store (idempotent)
+    Push(PushArgs),
+    /// Copy runs from a shared PostgreSQL store into the local one (idempotent)
+    Pull(PullArgs),
     /// List, show or delete stored runs
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -478,4 +482,24 @@ pub enum PresetsCommand {
     List,
     /// Print a preset's TOML, to copy and edit
     Show { name: String },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PushArgs {
+    /// The shared store: postgres://user@host/dbname
+    #[arg(long, value_name = "URL")]
+    pub to: String,
+    /// Only runs started on or after this date (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PullArgs {
+    /// The shared store: postgres://user@host/dbname
+    #[arg(long, value_name = "URL")]
+    pub from: String,
+    /// Only runs started on or after this date (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
 }

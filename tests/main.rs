@@ -8,6 +8,7 @@ mod cyclictest;
 mod fingerprint;
 mod hackbench;
 mod loads;
+mod postgres;
 mod responsiveness;
 mod scenario;
 mod store;

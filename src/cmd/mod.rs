@@ -11,6 +11,7 @@ mod import;
 mod job;
 mod load;
 mod meta;
+mod push;
 mod responsiveness;
 mod run;
 mod runs;
@@ -90,11 +91,26 @@ impl Ctx {
     }
 }
 
-/// Save a run when there is a store; returns the id.
+/// Save a run when there is a store; returns the id.  Runs are saved
+/// after they are measured, so measuring never waits on the network; when
+/// a remote store cannot take the run, it lands in the local store instead
+/// (to push later) rather than being lost.
 pub fn save(store: &mut Option<Box<dyn Store>>, run: &RunRecord) -> Result<Option<i64>> {
-    match store {
-        Some(s) => s.save_run(run).map(Some),
-        None => Ok(None),
+    let Some(s) = store else { return Ok(None) };
+    match s.save_run(run) {
+        Ok(id) => Ok(Some(id)),
+        Err(e) if s.is_remote() => {
+            let path = store::default_path();
+            let mut local = store::open(path.to_str(), Access::ReadWrite)?;
+            let id = local.save_run(run)?;
+            eprintln!(
+                "kbench: could not write to {}: {e:#}; run {id} was saved in {} instead: `kbench push --to URL` later",
+                s.describe(),
+                path.display()
+            );
+            Ok(Some(id))
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -136,6 +152,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Load(a) => load::run(&ctx, &a),
         Command::Run(a) => run::run(&ctx, &a),
         Command::Presets { cmd } => run::presets(&ctx, cmd),
+        Command::Push(a) => push::push(&ctx, &a),
+        Command::Pull(a) => push::pull(&ctx, &a),
         Command::Runs(r) => runs::run(&ctx, r),
         Command::Labels => runs::labels(&ctx),
         Command::Completions { shell } => meta::completions(shell),

@@ -5,6 +5,7 @@
 //! the embedded SQLite one.  A run is written in one transaction at the
 //! end, with its final status, so the store never holds half a run.
 
+pub mod postgres;
 mod record;
 mod schema;
 mod sqlite;
@@ -36,8 +37,12 @@ pub trait Store {
     fn delete_runs(&mut self, ids: &[i64]) -> Result<usize>;
     /// Labels with run counts and fingerprint ids.
     fn labels(&self) -> Result<Vec<LabelSummary>>;
-    /// Where the store is, for messages.
+    /// Where the store is, for messages (never with a password).
     fn describe(&self) -> String;
+    /// Is it reached over the network?
+    fn is_remote(&self) -> bool {
+        false
+    }
 }
 
 /// How a store is opened.
@@ -62,13 +67,14 @@ pub fn default_path() -> PathBuf {
 /// Open the store named by `db` (a path), or the default.
 pub fn open(db: Option<&str>, access: Access) -> Result<Box<dyn Store>> {
     let path = match db {
-        Some(s) if s.starts_with("postgres://") || s.starts_with("postgresql://") => {
-            return Err(crate::error::input(
-                "PostgreSQL stores are not supported by this build of kbench yet; use a SQLite path for --db",
-            ))
-        }
+        Some(s) if is_postgres(s) => return Ok(Box::new(postgres::PgStore::open(s)?)),
         Some(s) => PathBuf::from(s),
         None => default_path(),
     };
     Ok(Box::new(SqliteStore::open(&path, access)?))
+}
+
+/// Does `db` name a PostgreSQL database rather than a file?
+pub fn is_postgres(db: &str) -> bool {
+    db.starts_with("postgres://") || db.starts_with("postgresql://")
 }

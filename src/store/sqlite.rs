@@ -288,6 +288,15 @@ fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Insert one run (and its system) inside an open transaction.
 fn insert_run(tx: &rusqlite::Transaction, run: &RunRecord) -> Result<i64> {
+    // A run copied in twice (pull) is stored once.
+    if let Some(id) = tx
+        .query_row("SELECT id FROM runs WHERE uuid = ?", [&run.uuid], |r| {
+            r.get::<_, i64>(0)
+        })
+        .optional()?
+    {
+        return Ok(id);
+    }
     let system_key = match &run.fingerprint {
         Some(fp) => {
             let key = fp.content_key();

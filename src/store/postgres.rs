@@ -1,0 +1,462 @@
+//! The shared PostgreSQL store: the same runs, schema version and
+//! migrations as the SQLite store, for a lab of machines writing to one
+//! database.
+//!
+//! Credentials come from the URL, `PGPASSWORD` or `~/.pgpass`, and are
+//! never printed: [`redact`] is used for every message.  Runs carry a
+//! globally unique id, so writing a run twice stores it once (`ON CONFLICT
+//! DO NOTHING`), and every batch is one transaction, so a run is never
+//! visible half-done and a push interrupted by a dropped connection
+//! completes on retry with nothing lost or doubled.
+
+use super::record::*;
+use super::{Store, SCHEMA_VERSION};
+use crate::bench::{Better, Metric};
+use crate::error::input;
+use crate::fingerprint::Fingerprint;
+use anyhow::{Context, Result};
+use postgres::{Client, NoTls};
+use std::cell::RefCell;
+
+/// PostgreSQL dialect of the same two migrations as SQLite's.
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS kbench_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+     CREATE TABLE systems (key TEXT PRIMARY KEY, fingerprint_id TEXT NOT NULL, json TEXT NOT NULL);
+     CREATE TABLE runs (
+        id BIGSERIAL PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL,
+        benchmark TEXT NOT NULL,
+        params TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        started DOUBLE PRECISION NOT NULL,
+        ended DOUBLE PRECISION NOT NULL,
+        status TEXT NOT NULL,
+        system_key TEXT REFERENCES systems(key)
+     );
+     CREATE INDEX runs_label ON runs(label, benchmark);
+     CREATE TABLE metrics (run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, ord INT NOT NULL,
+        name TEXT NOT NULL, unit TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, better TEXT NOT NULL);
+     CREATE INDEX metrics_run ON metrics(run_id);
+     CREATE TABLE histograms (run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, ord INT NOT NULL,
+        name TEXT NOT NULL, unit TEXT NOT NULL, data BYTEA NOT NULL);
+     CREATE INDEX histograms_run ON histograms(run_id);
+     CREATE TABLE notes (run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, ord INT NOT NULL, text TEXT NOT NULL);",
+    "ALTER TABLE runs ADD COLUMN scenario TEXT;
+     ALTER TABLE runs ADD COLUMN phase TEXT;
+     ALTER TABLE runs ADD COLUMN repetition BIGINT;
+     ALTER TABLE runs ADD COLUMN imported BOOLEAN NOT NULL DEFAULT FALSE;
+     CREATE INDEX runs_started ON runs(started);
+     CREATE INDEX notes_run ON notes(run_id);",
+];
+
+/// An advisory lock key so concurrent kbench processes migrate one at a time.
+const MIGRATION_LOCK: i64 = 0x6b62_656e_6368;
+
+/// The URL with any password replaced by `***`.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let Some((userinfo, host)) = rest.split_once('@') else {
+        return url.to_string();
+    };
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
+    }
+}
+
+/// A password from `~/.pgpass` (host:port:database:user:password, `*`
+/// matching anything), as libpq reads it.
+fn pgpass(host: &str, port: u16, db: &str, user: &str) -> Option<String> {
+    let path = std::env::var_os("PGPASSFILE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".pgpass"))
+        })?;
+    let text = std::fs::read_to_string(path).ok()?;
+    let port = port.to_string();
+    text.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
+        let f: Vec<&str> = l.splitn(5, ':').collect();
+        let ok = |i: usize, v: &str| f.get(i).is_some_and(|x| *x == "*" || *x == v);
+        (f.len() == 5 && ok(0, host) && ok(1, &port) && ok(2, db) && ok(3, user))
+            .then(|| f[4].to_string())
+    })
+}
+
+/// The trait reads through `&self`; the client needs `&mut`, and a store
+/// is used by one thread, so a `RefCell` holds it.
+pub struct PgStore {
+    client: RefCell<Client>,
+    shown: String,
+}
+
+impl PgStore {
+    /// Connect, check the schema, migrate.
+    pub fn open(url: &str) -> Result<PgStore> {
+        let shown = redact(url);
+        let mut config: postgres::Config = url
+            .parse()
+            .map_err(|e| input(format!("--db {shown} is not a PostgreSQL URL: {e}")))?;
+        config
+            .application_name("kbench")
+            .connect_timeout(std::time::Duration::from_secs(10));
+        if config.get_password().is_none() {
+            if let Ok(p) = std::env::var("PGPASSWORD") {
+                config.password(p);
+            } else {
+                let host = match config.get_hosts().first() {
+                    Some(postgres::config::Host::Tcp(h)) => h.clone(),
+                    _ => "localhost".into(),
+                };
+                let port = config.get_ports().first().copied().unwrap_or(5432);
+                let user = config.get_user().unwrap_or("").to_string();
+                let db = config.get_dbname().unwrap_or(&user).to_string();
+                if let Some(p) = pgpass(&host, port, &db, &user) {
+                    config.password(p);
+                }
+            }
+        }
+        let mut client = config.connect(NoTls).map_err(|e| {
+            input(format!(
+                "cannot connect to result store {shown}: {}",
+                first_line(&e)
+            ))
+        })?;
+        let mut tx = client.transaction()?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS kbench_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        )?;
+        let version: i64 = tx
+            .query_opt(
+                "SELECT value FROM kbench_meta WHERE key = 'schema_version'",
+                &[],
+            )?
+            .map(|r| r.get::<_, String>(0).parse().unwrap_or(0))
+            .unwrap_or(0);
+        if version > SCHEMA_VERSION {
+            return Err(input(format!(
+                "result store {shown} has schema version {version}, newer than this kbench understands ({SCHEMA_VERSION}): upgrade kbench"
+            )));
+        }
+        for (v, m) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            tx.batch_execute(m)
+                .with_context(|| format!("migrating {shown} to schema version {}", v + 1))?;
+            tx.execute(
+                "INSERT INTO kbench_meta (key, value) VALUES ('schema_version', $1)
+                 ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                &[&(v as i64 + 1).to_string()],
+            )?;
+        }
+        tx.commit()?;
+        Ok(PgStore {
+            client: RefCell::new(client),
+            shown,
+        })
+    }
+
+    fn fill(&self, rec: &mut RunRecord, histograms: bool) -> Result<()> {
+        let id = rec.id;
+        let mut client = self.client.borrow_mut();
+        rec.metrics = client
+            .query(
+                "SELECT name, unit, value, better FROM metrics WHERE run_id = $1 ORDER BY ord",
+                &[&id],
+            )?
+            .iter()
+            .map(|r| Metric {
+                name: r.get(0),
+                unit: r.get(1),
+                value: r.get(2),
+                better: Better::parse(r.get(3)),
+            })
+            .collect();
+        rec.notes = client
+            .query(
+                "SELECT text FROM notes WHERE run_id = $1 ORDER BY ord",
+                &[&id],
+            )?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        if histograms {
+            rec.histograms = client
+                .query(
+                    "SELECT name, unit, data FROM histograms WHERE run_id = $1 ORDER BY ord",
+                    &[&id],
+                )?
+                .iter()
+                .map(|r| StoredHistogram {
+                    name: r.get(0),
+                    unit: r.get(1),
+                    data: r.get(2),
+                })
+                .collect();
+        }
+        Ok(())
+    }
+
+    fn query_runs(
+        &self,
+        where_sql: &str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+        histograms: bool,
+    ) -> Result<Vec<RunRecord>> {
+        let sql = format!(
+            "SELECT r.id, r.uuid, r.label, r.benchmark, r.params, r.settings, r.started, r.ended, r.status,
+                    r.scenario, r.phase, r.repetition, r.imported, s.json
+             FROM runs r LEFT JOIN systems s ON s.key = r.system_key {where_sql}"
+        );
+        let rows = self.client.borrow_mut().query(sql.as_str(), params)?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let fp: Option<String> = r.get(13);
+            let mut rec = RunRecord {
+                id: r.get(0),
+                uuid: r.get(1),
+                label: r.get(2),
+                benchmark: r.get(3),
+                params: serde_json::from_str(r.get::<_, &str>(4)).unwrap_or_default(),
+                settings: serde_json::from_str(r.get::<_, &str>(5)).unwrap_or_default(),
+                started: r.get(6),
+                ended: r.get(7),
+                status: RunStatus::parse(r.get(8)),
+                fingerprint: fp.and_then(|j| serde_json::from_str::<Fingerprint>(&j).ok()),
+                metrics: Vec::new(),
+                histograms: Vec::new(),
+                notes: Vec::new(),
+                scenario: r.get(9),
+                phase: r.get(10),
+                repetition: r.get(11),
+                imported: r.get(12),
+            };
+            self.fill(&mut rec, histograms)?;
+            out.push(rec);
+        }
+        Ok(out)
+    }
+}
+
+fn first_line(e: &dyn std::fmt::Display) -> String {
+    let s = e.to_string();
+    s.lines().next().unwrap_or("").to_string()
+}
+
+/// `WHERE …` for a filter, with its parameters, in PostgreSQL's `$n` style.
+fn where_clause(f: &RunFilter) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
+    let mut conds = Vec::new();
+    let mut args: Vec<Box<dyn postgres::types::ToSql + Sync>> = Vec::new();
+    if !f.labels.is_empty() {
+        args.push(Box::new(f.labels.clone()));
+        conds.push(format!("r.label = ANY(${})", args.len()));
+    }
+    if !f.benchmarks.is_empty() {
+        args.push(Box::new(f.benchmarks.clone()));
+        conds.push(format!("r.benchmark = ANY(${})", args.len()));
+    }
+    if let Some(s) = f.since {
+        args.push(Box::new(s));
+        conds.push(format!("r.started >= ${}", args.len()));
+    }
+    if f.only_complete {
+        conds.push("r.status = 'complete'".into());
+    }
+    if let Some(sc) = &f.scenario {
+        args.push(Box::new(sc.clone()));
+        conds.push(format!("r.scenario = ${}", args.len()));
+    }
+    let mut sql = if conds.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {}", conds.join(" AND "))
+    };
+    sql.push_str(" ORDER BY r.started, r.id");
+    if let Some(n) = f.limit {
+        sql.push_str(&format!(" LIMIT {n}"));
+    }
+    (sql, args)
+}
+
+/// Insert one run in a transaction; an existing uuid is left as it is.
+fn insert(tx: &mut postgres::Transaction, run: &RunRecord) -> Result<i64> {
+    let system_key = match &run.fingerprint {
+        Some(fp) => {
+            let key = fp.content_key();
+            tx.execute(
+                "INSERT INTO systems (key, fingerprint_id, json) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING",
+                &[&key, &fp.id, &serde_json::to_string(fp)?],
+            )?;
+            Some(key)
+        }
+        None => None,
+    };
+    let row = tx.query_opt(
+        "INSERT INTO runs (uuid, label, benchmark, params, settings, started, ended, status, system_key,
+                           scenario, phase, repetition, imported)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         ON CONFLICT (uuid) DO NOTHING RETURNING id",
+        &[
+            &run.uuid,
+            &run.label,
+            &run.benchmark,
+            &run.params.to_string(),
+            &run.settings.to_string(),
+            &run.started,
+            &run.ended,
+            &run.status.as_str(),
+            &system_key,
+            &run.scenario,
+            &run.phase,
+            &run.repetition,
+            &run.imported,
+        ],
+    )?;
+    let Some(row) = row else {
+        // Stored before: keep the first copy.
+        return Ok(tx
+            .query_one("SELECT id FROM runs WHERE uuid = $1", &[&run.uuid])?
+            .get(0));
+    };
+    let id: i64 = row.get(0);
+    for (i, m) in run.metrics.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO metrics (run_id, ord, name, unit, value, better) VALUES ($1, $2, $3, $4, $5, $6)",
+            &[&id, &(i as i32), &m.name, &m.unit, &m.value, &m.better.as_str()],
+        )?;
+    }
+    for (i, h) in run.histograms.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO histograms (run_id, ord, name, unit, data) VALUES ($1, $2, $3, $4, $5)",
+            &[&id, &(i as i32), &h.name, &h.unit, &h.data],
+        )?;
+    }
+    for (i, n) in run.notes.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO notes (run_id, ord, text) VALUES ($1, $2, $3)",
+            &[&id, &(i as i32), n],
+        )?;
+    }
+    Ok(id)
+}
+
+impl Store for PgStore {
+    fn save_run(&mut self, run: &RunRecord) -> Result<i64> {
+        Ok(self.save_runs(std::slice::from_ref(run))?[0])
+    }
+
+    fn save_runs(&mut self, runs: &[RunRecord]) -> Result<Vec<i64>> {
+        let shown = self.shown.clone();
+        let mut client = self.client.borrow_mut();
+        let mut tx = client
+            .transaction()
+            .map_err(|e| anyhow::anyhow!("writing to {shown}: {}", first_line(&e)))?;
+        let mut ids = Vec::with_capacity(runs.len());
+        for r in runs {
+            ids.push(
+                insert(&mut tx, r)
+                    .map_err(|e| anyhow::anyhow!("writing to {shown}: {}", first_line(&e)))?,
+            );
+        }
+        tx.commit()
+            .map_err(|e| anyhow::anyhow!("committing to {shown}: {}", first_line(&e)))?;
+        Ok(ids)
+    }
+
+    fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>> {
+        let runs = self.load_runs(filter, false)?;
+        Ok(runs
+            .into_iter()
+            .map(|r| RunSummary {
+                id: r.id,
+                uuid: r.uuid,
+                label: r.label,
+                benchmark: r.benchmark,
+                started: r.started,
+                status: r.status,
+                fingerprint_id: r.fingerprint.map(|f| f.id),
+                headline: r.metrics.into_iter().next(),
+            })
+            .collect())
+    }
+
+    fn load_runs(&self, filter: &RunFilter, histograms: bool) -> Result<Vec<RunRecord>> {
+        let (sql, args) = where_clause(filter);
+        let refs: Vec<&(dyn postgres::types::ToSql + Sync)> =
+            args.iter().map(|a| a.as_ref()).collect();
+        self.query_runs(&sql, &refs, histograms)
+    }
+
+    fn load_run(&self, id: i64) -> Result<Option<RunRecord>> {
+        let mut v = self.query_runs("WHERE r.id = $1", &[&id], true)?;
+        Ok(v.pop())
+    }
+
+    fn delete_runs(&mut self, ids: &[i64]) -> Result<usize> {
+        let mut client = self.client.borrow_mut();
+        let mut tx = client.transaction()?;
+        let n = tx.execute("DELETE FROM runs WHERE id = ANY($1)", &[&ids.to_vec()])? as usize;
+        tx.execute("DELETE FROM systems WHERE key NOT IN (SELECT system_key FROM runs WHERE system_key IS NOT NULL)", &[])?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    fn labels(&self) -> Result<Vec<LabelSummary>> {
+        let rows = {
+            self.client.borrow_mut().query(
+                "SELECT r.label, count(*), string_agg(DISTINCT r.benchmark, ','), string_agg(DISTINCT s.fingerprint_id, ','),
+                        min(r.started), max(r.started)
+                 FROM runs r LEFT JOIN systems s ON s.key = r.system_key GROUP BY r.label ORDER BY min(r.started)",
+                &[],
+            )?
+        };
+        let split = |s: Option<String>| -> Vec<String> {
+            let mut v: Vec<String> = s
+                .unwrap_or_default()
+                .split(',')
+                .filter(|x| !x.is_empty())
+                .map(String::from)
+                .collect();
+            v.sort();
+            v
+        };
+        Ok(rows
+            .iter()
+            .map(|r| LabelSummary {
+                label: r.get(0),
+                runs: r.get(1),
+                benchmarks: split(r.get(2)),
+                fingerprint_ids: split(r.get(3)),
+                first: r.get(4),
+                last: r.get(5),
+            })
+            .collect())
+    }
+
+    fn describe(&self) -> String {
+        self.shown.clone()
+    }
+
+    fn is_remote(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact("postgres://kb:s3cret@db.lab:5432/kbench"),
+            "postgres://kb:***@db.lab:5432/kbench"
+        );
+        assert_eq!(
+            redact("postgres://kb@db.lab/kbench"),
+            "postgres://kb@db.lab/kbench"
+        );
+        assert_eq!(redact("postgresql://db/kbench"), "postgresql://db/kbench");
+    }
+}

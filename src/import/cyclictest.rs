@@ -6,7 +6,7 @@
 
 use super::{at, Imported};
 use crate::bench::cyclictest::new_histogram;
-use crate::bench::{Better, Measurement, NamedHistogram};
+use crate::bench::{Better, Measurement};
 use anyhow::Result;
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -110,14 +110,6 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
             hist.record_n(top.max(hist.max()), over)
                 .map_err(|e| crate::error::input(format!("{e:?}")))?;
         }
-        for (name, q) in [("p50_us", 0.5), ("p99_us", 0.99), ("p999_us", 0.999)] {
-            m.push(
-                name,
-                "us",
-                (hist.value_at_quantile(q) / 1000) as f64,
-                Better::Lower,
-            );
-        }
         if threads.is_empty() {
             m.push(
                 "max_us",
@@ -127,11 +119,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
             );
             m.push("samples", "count", hist.len() as f64, Better::Neither);
         }
-        m.histograms.push(NamedHistogram {
-            name: "latency".into(),
-            unit: "ns".into(),
-            hist,
-        });
+        super::add_latency(&mut m, hist);
     }
     Ok(vec![Imported {
         label: None,

@@ -3,7 +3,7 @@
 
 use super::Imported;
 use crate::bench::cyclictest::new_histogram;
-use crate::bench::{Better, Measurement, NamedHistogram};
+use crate::bench::{Better, Measurement};
 use anyhow::Result;
 
 pub fn parse(text: &str) -> Result<Vec<Imported>> {
@@ -62,19 +62,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
         ],
     );
     if !hist.is_empty() {
-        for (name, q) in [("p50_us", 0.5), ("p99_us", 0.99), ("p999_us", 0.999)] {
-            m.push(
-                name,
-                "us",
-                (hist.value_at_quantile(q) / 1000) as f64,
-                Better::Lower,
-            );
-        }
-        m.histograms.push(NamedHistogram {
-            name: "latency".into(),
-            unit: "ns".into(),
-            hist,
-        });
+        super::add_latency(&mut m, hist);
     }
     let cmdline = v.get("cmdline:").and_then(|c| c.as_str()).unwrap_or("");
     let version = v

@@ -20,6 +20,24 @@ pub struct Imported {
     pub histograms: Vec<NamedHistogram>,
 }
 
+/// p50/p99/p99.9 (µs) of a rebuilt latency histogram as metrics, and the
+/// histogram itself, so imported runs compare like kbench's own.
+pub fn add_latency(m: &mut crate::bench::Measurement, hist: hdrhistogram::Histogram<u64>) {
+    for (name, q) in [("p50_us", 0.5), ("p99_us", 0.99), ("p999_us", 0.999)] {
+        m.push(
+            name,
+            "us",
+            (hist.value_at_quantile(q) / 1000) as f64,
+            crate::bench::Better::Lower,
+        );
+    }
+    m.histograms.push(NamedHistogram {
+        name: "latency".into(),
+        unit: "ns".into(),
+        hist,
+    });
+}
+
 /// A parse error at a line (1-based).
 pub fn at(line: usize, msg: impl std::fmt::Display) -> anyhow::Error {
     crate::error::input(format!("line {line}: {msg}"))

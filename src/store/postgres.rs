@@ -244,38 +244,19 @@ fn first_line(e: &dyn std::fmt::Display) -> String {
     s.lines().next().unwrap_or("").to_string()
 }
 
-/// `WHERE …` for a filter, with its parameters, in PostgreSQL's `$n` style.
+/// A filter's SQL and parameters in PostgreSQL's `$n` style.
 fn where_clause(f: &RunFilter) -> (String, Vec<Box<dyn postgres::types::ToSql + Sync>>) {
-    let mut conds = Vec::new();
-    let mut args: Vec<Box<dyn postgres::types::ToSql + Sync>> = Vec::new();
-    if !f.labels.is_empty() {
-        args.push(Box::new(f.labels.clone()));
-        conds.push(format!("r.label = ANY(${})", args.len()));
-    }
-    if !f.benchmarks.is_empty() {
-        args.push(Box::new(f.benchmarks.clone()));
-        conds.push(format!("r.benchmark = ANY(${})", args.len()));
-    }
-    if let Some(s) = f.since {
-        args.push(Box::new(s));
-        conds.push(format!("r.started >= ${}", args.len()));
-    }
-    if f.only_complete {
-        conds.push("r.status = 'complete'".into());
-    }
-    if let Some(sc) = &f.scenario {
-        args.push(Box::new(sc.clone()));
-        conds.push(format!("r.scenario = ${}", args.len()));
-    }
-    let mut sql = if conds.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", conds.join(" AND "))
-    };
-    sql.push_str(" ORDER BY r.started, r.id");
-    if let Some(n) = f.limit {
-        sql.push_str(&format!(" LIMIT {n}"));
-    }
+    let (sql, args) = f.to_sql(Dialect::Postgres);
+    let args = args
+        .into_iter()
+        .map(|a| -> Box<dyn postgres::types::ToSql + Sync> {
+            match a {
+                SqlArg::Text(t) => Box::new(t),
+                SqlArg::Texts(v) => Box::new(v),
+                SqlArg::Real(r) => Box::new(r),
+            }
+        })
+        .collect();
     (sql, args)
 }
 

@@ -179,3 +179,124 @@ pub struct RunFilter {
     /// Only runs of this scenario run.
     pub scenario: Option<String>,
 }
+
+/// A query parameter of a [`RunFilter`], for either backend.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SqlArg {
+    Text(String),
+    Texts(Vec<String>),
+    Real(f64),
+}
+
+/// Placeholder styles: SQLite's `?` (lists spelled out), PostgreSQL's
+/// `$n` (lists as one array).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+struct SqlBuilder {
+    dialect: Dialect,
+    conds: Vec<String>,
+    args: Vec<SqlArg>,
+}
+
+impl SqlBuilder {
+    fn placeholder(&mut self, a: SqlArg) -> String {
+        self.args.push(a);
+        match self.dialect {
+            Dialect::Sqlite => "?".into(),
+            Dialect::Postgres => format!("${}", self.args.len()),
+        }
+    }
+
+    fn one_of(&mut self, col: &str, values: &[String]) {
+        let cond = match self.dialect {
+            Dialect::Sqlite => {
+                let ps: Vec<String> = values
+                    .iter()
+                    .map(|v| self.placeholder(SqlArg::Text(v.clone())))
+                    .collect();
+                format!("{col} IN ({})", ps.join(","))
+            }
+            Dialect::Postgres => format!(
+                "{col} = ANY({})",
+                self.placeholder(SqlArg::Texts(values.to_vec()))
+            ),
+        };
+        self.conds.push(cond);
+    }
+}
+
+impl RunFilter {
+    /// ` WHERE … ORDER BY … LIMIT …` over `runs r` for this filter, and its
+    /// parameters in order.
+    pub fn to_sql(&self, dialect: Dialect) -> (String, Vec<SqlArg>) {
+        let mut b = SqlBuilder {
+            dialect,
+            conds: Vec::new(),
+            args: Vec::new(),
+        };
+        if !self.labels.is_empty() {
+            b.one_of("r.label", &self.labels);
+        }
+        if !self.benchmarks.is_empty() {
+            b.one_of("r.benchmark", &self.benchmarks);
+        }
+        if let Some(s) = self.since {
+            let p = b.placeholder(SqlArg::Real(s));
+            b.conds.push(format!("r.started >= {p}"));
+        }
+        if self.only_complete {
+            b.conds.push("r.status = 'complete'".into());
+        }
+        if let Some(sc) = &self.scenario {
+            let p = b.placeholder(SqlArg::Text(sc.clone()));
+            b.conds.push(format!("r.scenario = {p}"));
+        }
+        let mut sql = if b.conds.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", b.conds.join(" AND "))
+        };
+        sql.push_str(" ORDER BY r.started, r.id");
+        if let Some(n) = self.limit {
+            sql.push_str(&format!(" LIMIT {n}"));
+        }
+        (sql, b.args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_in_both_dialects() {
+        let f = RunFilter {
+            labels: vec!["a".into(), "b".into()],
+            since: Some(10.0),
+            only_complete: true,
+            limit: Some(5),
+            ..Default::default()
+        };
+        let (sql, args) = f.to_sql(Dialect::Sqlite);
+        assert_eq!(sql, " WHERE r.label IN (?,?) AND r.started >= ? AND r.status = 'complete' ORDER BY r.started, r.id LIMIT 5");
+        assert_eq!(
+            args,
+            vec![
+                SqlArg::Text("a".into()),
+                SqlArg::Text("b".into()),
+                SqlArg::Real(10.0)
+            ]
+        );
+        let (sql, args) = f.to_sql(Dialect::Postgres);
+        assert_eq!(sql, " WHERE r.label = ANY($1) AND r.started >= $2 AND r.status = 'complete' ORDER BY r.started, r.id LIMIT 5");
+        assert_eq!(args.len(), 2);
+        assert_eq!(
+            RunFilter::default().to_sql(Dialect::Postgres).0,
+            " ORDER BY r.started, r.id"
+        );
+    }
+}

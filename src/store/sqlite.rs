@@ -135,42 +135,15 @@ impl SqliteStore {
 
     fn where_clause(filter: &RunFilter) -> (String, Vec<rusqlite::types::Value>) {
         use rusqlite::types::Value;
-        let mut conds = Vec::new();
-        let mut args: Vec<Value> = Vec::new();
-        if !filter.labels.is_empty() {
-            conds.push(format!(
-                "r.label IN ({})",
-                vec!["?"; filter.labels.len()].join(",")
-            ));
-            args.extend(filter.labels.iter().map(|l| Value::Text(l.clone())));
-        }
-        if !filter.benchmarks.is_empty() {
-            conds.push(format!(
-                "r.benchmark IN ({})",
-                vec!["?"; filter.benchmarks.len()].join(",")
-            ));
-            args.extend(filter.benchmarks.iter().map(|l| Value::Text(l.clone())));
-        }
-        if let Some(s) = filter.since {
-            conds.push("r.started >= ?".into());
-            args.push(Value::Real(s));
-        }
-        if filter.only_complete {
-            conds.push("r.status = 'complete'".into());
-        }
-        if let Some(sc) = &filter.scenario {
-            conds.push("r.scenario = ?".into());
-            args.push(Value::Text(sc.clone()));
-        }
-        let mut sql = if conds.is_empty() {
-            String::new()
-        } else {
-            format!(" WHERE {}", conds.join(" AND "))
-        };
-        sql.push_str(" ORDER BY r.started, r.id");
-        if let Some(n) = filter.limit {
-            sql.push_str(&format!(" LIMIT {n}"));
-        }
+        let (sql, args) = filter.to_sql(Dialect::Sqlite);
+        let args = args
+            .into_iter()
+            .map(|a| match a {
+                SqlArg::Text(t) => Value::Text(t),
+                SqlArg::Real(r) => Value::Real(r),
+                SqlArg::Texts(_) => unreachable!("SQLite lists are spelled out"),
+            })
+            .collect();
         (sql, args)
     }
 

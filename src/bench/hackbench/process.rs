@@ -146,25 +146,13 @@ fn wait_ready(
     ready_in: RawFd,
     tasks: u64,
 ) -> Result<()> {
-    let mut got = 0u64;
-    let mut buf = [0u8; 512];
-    while got < tasks {
+    task::read_ready(ready_in, tasks, || {
         if signals::stop_requested() {
             return Err(Interrupted.into());
         }
-        if task::wait_readable(ready_in, 200)? {
-            let want = ((tasks - got) as usize).min(buf.len());
-            // SAFETY: reading into a local buffer of at least `want` bytes.
-            let n = unsafe { libc::read(ready_in, buf.as_mut_ptr().cast(), want) };
-            if n > 0 {
-                got += n as u64;
-            }
-            continue;
-        }
-        // Nothing for 200 ms: has a worker died before getting ready?
         if let Some((tag, how)) = workers.reap_one(true)? {
             bail!("hackbench {} died before starting: {how}", roles[tag]);
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }

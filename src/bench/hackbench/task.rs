@@ -58,6 +58,30 @@ pub fn ready(ready_out: RawFd, wake: RawFd) -> io::Result<()> {
     wait_readable(wake, -1).map(|_| ())
 }
 
+/// Read one ready byte per task from `fd`; every 200 ms without progress
+/// `idle` runs (to notice Ctrl-C or a worker that died) and may fail.
+pub fn read_ready(
+    fd: RawFd,
+    tasks: u64,
+    mut idle: impl FnMut() -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut got = 0u64;
+    let mut buf = [0u8; 512];
+    while got < tasks {
+        if wait_readable(fd, 200)? {
+            let want = ((tasks - got) as usize).min(buf.len());
+            // SAFETY: reading into a local buffer of at least `want` bytes.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), want) };
+            if n > 0 {
+                got += n as u64;
+            }
+        } else {
+            idle()?;
+        }
+    }
+    Ok(())
+}
+
 /// The byte pattern of every message: byte `j` is `j mod 251`.
 pub fn message(datasize: usize) -> Vec<u8> {
     (0..datasize).map(|j| (j % 251) as u8).collect()

@@ -84,21 +84,13 @@ pub fn run(opts: &Options) -> Result<u64> {
     }
 
     let tasks = opts.tasks();
-    let mut got = 0u64;
-    let mut one = [0u8; 256];
-    while got < tasks {
+    task::read_ready(ready_r.as_raw_fd(), tasks, || {
         if signals::stop_requested() {
             return Err(Interrupted.into());
         }
-        if task::wait_readable(ready_r.as_raw_fd(), 200)? {
-            let want = ((tasks - got) as usize).min(one.len());
-            // SAFETY: reading into a local buffer of at least `want` bytes.
-            let n = unsafe { libc::read(ready_r.as_raw_fd(), one.as_mut_ptr().cast(), want) };
-            if n > 0 {
-                got += n as u64;
-            }
-        }
-    }
+        Ok(())
+    })?;
+    let mut one = [0u8; 256];
 
     let old_policy = opts
         .fifo

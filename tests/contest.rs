@@ -190,24 +190,18 @@ fn a_failing_job_fails_without_a_recorded_time() {
 #[test]
 fn a_load_that_dies_fails_its_run_and_the_suite_goes_on() {
     let env = Env::new();
-    let kb = env
-        .cmd()
-        .args([
-            "contest",
-            "--loads",
-            "cpu",
-            "--runs",
-            "1",
-            "--job-cmd",
-            "sleep 3",
-            "--procs",
-            "1",
-            "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let kb = env.spawn(&[
+        "contest",
+        "--loads",
+        "cpu",
+        "--runs",
+        "1",
+        "--job-cmd",
+        "sleep 3",
+        "--procs",
+        "1",
+        "--json",
+    ]);
     let pid = kb.id();
     // Wait for the load (janitor + one cpu worker, both named kbench) and the job.
     let comm = |p: u32| std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();

@@ -2,7 +2,6 @@
 //! privilege and interruption.  No test asserts a latency value.
 
 use crate::common::{wait_for, Env};
-use std::process::Stdio;
 
 fn online() -> usize {
     std::thread::available_parallelism().unwrap().get()
@@ -268,23 +267,17 @@ fn missing_privilege_says_what_and_how() {
 #[test]
 fn ctrl_c_keeps_what_was_measured_marked_interrupted() {
     let env = Env::new();
-    let kb = env
-        .cmd()
-        .args([
-            "cyclictest",
-            "-t",
-            "1",
-            "-i",
-            "1000",
-            "-D",
-            "1h",
-            "-q",
-            "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let kb = env.spawn(&[
+        "cyclictest",
+        "-t",
+        "1",
+        "-i",
+        "1000",
+        "-D",
+        "1h",
+        "-q",
+        "--json",
+    ]);
     let pid = kb.id();
     assert!(wait_for(10, || std::fs::read_to_string(format!(
         "/proc/{pid}/status"

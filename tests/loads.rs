@@ -184,22 +184,16 @@ fn a_killed_kbench_leaves_no_load_process_and_no_file() {
 #[test]
 fn ctrl_c_stops_the_load_and_keeps_the_report() {
     let env = Env::new();
-    let kb = env
-        .cmd()
-        .args([
-            "load",
-            "cpu",
-            "--procs",
-            "1",
-            "--duration",
-            "1h",
-            "--json",
-            "--no-store",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let kb = env.spawn(&[
+        "load",
+        "cpu",
+        "--procs",
+        "1",
+        "--duration",
+        "1h",
+        "--json",
+        "--no-store",
+    ]);
     let pid = kb.id();
     assert!(wait_for(30, || children(pid).len() >= 2));
     let kids = children(pid);

@@ -2,7 +2,6 @@
 //! background restart and stop, failures, Ctrl-C.
 
 use crate::common::{orphans, wait_for, Env};
-use std::process::Stdio;
 
 fn write(env: &Env, name: &str, text: &str) -> String {
     let p = env.dir.path().join(name);
@@ -130,13 +129,7 @@ fn ctrl_c_stops_every_task() {
             "{HEAD}[[phase]]\nname = \"p\"\n[[phase.task]]\nname = \"bg\"\nkind = \"load\"\nrole = \"background\"\nargs = {{ name = \"cpu\", procs = 1, duration = \"1h\" }}\n[[phase.task]]\nname = \"lat\"\nkind = \"cyclictest\"\nargs = {{ duration = \"1h\", threads = 1 }}\n"
         ),
     );
-    let kb = env
-        .cmd()
-        .args(["run", &f, "-q"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let kb = env.spawn(&["run", &f, "-q"]);
     let pid = kb.id();
     // Both tasks (kbench children) and the load's workers are up.
     assert!(wait_for(30, || crate::common::children(pid).len() >= 2));

@@ -387,23 +387,13 @@ impl Store for PgStore {
                 &[],
             )?
         };
-        let split = |s: Option<String>| -> Vec<String> {
-            let mut v: Vec<String> = s
-                .unwrap_or_default()
-                .split(',')
-                .filter(|x| !x.is_empty())
-                .map(String::from)
-                .collect();
-            v.sort();
-            v
-        };
         Ok(rows
             .iter()
             .map(|r| LabelSummary {
                 label: r.get(0),
                 runs: r.get(1),
-                benchmarks: split(r.get(2)),
-                fingerprint_ids: split(r.get(3)),
+                benchmarks: split_list(r.get(2)),
+                fingerprint_ids: split_list(r.get(3)),
                 first: r.get(4),
                 last: r.get(5),
             })

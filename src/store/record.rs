@@ -180,6 +180,18 @@ pub struct RunFilter {
     pub scenario: Option<String>,
 }
 
+/// A `group_concat`/`string_agg` list (comma-separated) as a sorted vector.
+pub fn split_list(s: Option<String>) -> Vec<String> {
+    let mut v: Vec<String> = s
+        .unwrap_or_default()
+        .split(',')
+        .filter(|x| !x.is_empty())
+        .map(String::from)
+        .collect();
+    v.sort();
+    v
+}
+
 /// A query parameter of a [`RunFilter`], for either backend.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SqlArg {

@@ -425,22 +425,12 @@ impl Store for SqliteStore {
              FROM runs r LEFT JOIN systems s ON s.key = r.system_key
              GROUP BY r.label ORDER BY min(r.started)",
         )?;
-        let split = |s: Option<String>| -> Vec<String> {
-            let mut v: Vec<String> = s
-                .unwrap_or_default()
-                .split(',')
-                .filter(|x| !x.is_empty())
-                .map(String::from)
-                .collect();
-            v.sort();
-            v
-        };
         let rows = st.query_map([], |r| {
             Ok(LabelSummary {
                 label: r.get(0)?,
                 runs: r.get(1)?,
-                benchmarks: split(r.get(2)?),
-                fingerprint_ids: split(r.get(3)?),
+                benchmarks: split_list(r.get(2)?),
+                fingerprint_ids: split_list(r.get(3)?),
                 first: r.get(4)?,
                 last: r.get(5)?,
             })

@@ -29,6 +29,16 @@ impl Env {
         c
     }
 
+    /// Start `kbench args…` with stdout and stderr piped.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.cmd()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn kbench")
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
         self.cmd().args(args).output().expect("run kbench")
     }

@@ -213,3 +213,22 @@ fn db_flag_overrides_environment() {
     assert!(other.exists());
     assert!(!env.db().exists());
 }
+
+#[test]
+fn empty_kbench_db_means_the_default_store() {
+    let env = Env::new();
+    let home = env.dir.path().join("home");
+    let out = env
+        .cmd()
+        .env("KBENCH_DB", "")
+        .env("HOME", &home)
+        .args(["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(home.join(".local/share/kbench/results.db").exists());
+}

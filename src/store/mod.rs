@@ -66,7 +66,8 @@ pub fn default_path() -> PathBuf {
 
 /// Open the store named by `db` (a path), or the default.
 pub fn open(db: Option<&str>, access: Access) -> Result<Box<dyn Store>> {
-    let path = match db {
+    // An empty KBENCH_DB means "not set".
+    let path = match db.filter(|s| !s.trim().is_empty()) {
         Some(s) if is_postgres(s) => return Ok(Box::new(postgres::PgStore::open(s)?)),
         Some(s) => PathBuf::from(s),
         None => default_path(),

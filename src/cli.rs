@@ -32,7 +32,8 @@ impl Cli {
 
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
-    /// Result store: a SQLite file path [default: $XDG_DATA_HOME/kbench/results.db]
+    /// Result store: a SQLite file, or postgres://user@host/db for a shared one
+    /// [default: $XDG_DATA_HOME/kbench/results.db]
     #[arg(long, global = true, env = "KBENCH_DB", value_name = "PATH")]
     pub db: Option<String>,
     /// Name of the configuration under test [default: <kernel release>/<preempt mode>];

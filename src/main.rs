@@ -34,6 +34,13 @@ fn main() {
 
 /// Print the error as one line and pick the exit code.
 fn exit_code_for(err: &anyhow::Error) -> i32 {
+    let broken_pipe = err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return 0;
+    }
     if err.downcast_ref::<error::Interrupted>().is_some() {
         eprintln!("kbench: interrupted; what finished was kept");
         return error::EXIT_INTERRUPTED;

@@ -232,3 +232,41 @@ fn empty_kbench_db_means_the_default_store() {
     );
     assert!(home.join(".local/share/kbench/results.db").exists());
 }
+
+#[test]
+fn a_closed_pipe_is_a_quiet_success() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let env = Env::new();
+    for args in [
+        &["man"][..],
+        &["completions", "bash"],
+        &["sysinfo"],
+        &["presets", "show", "quick"],
+    ] {
+        // A pipe whose read end is closed before kbench writes a byte:
+        // every write meets EPIPE, deterministically.
+        let mut fds = [0; 2];
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let (read_end, write_end) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        drop(read_end);
+        let out = env
+            .cmd()
+            .args(args)
+            .stdout(std::process::Stdio::from(write_end))
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -292,3 +292,27 @@ fn imports_real_rt_tests_outputs() {
     let err = env.fails(&["import", "/nonexistent.csv", "--format", "csv"], 2);
     assert!(err.contains("cannot read"), "{err}");
 }
+
+/// Whole-output snapshots of the text formats for the seed's figures
+/// (reviewed by hand; `KBENCH_UPDATE_SNAPSHOTS=1 cargo test snapshots`
+/// rewrites them after an intended change).
+#[test]
+fn text_formats_match_their_snapshots() {
+    let env = seeded();
+    let dir = format!("{}/tests/snapshots", env!("CARGO_MANIFEST_DIR"));
+    for (name, args) in [
+        ("table", &["compare", "--format", "table"][..]),
+        ("markdown", &["compare", "--format", "markdown"]),
+        ("csv", &["compare", "--format", "csv"]),
+        ("seed2023", &["compare", "--layout", "seed2023"]),
+    ] {
+        let out = env.ok(args);
+        let path = format!("{dir}/compare-seed.{name}.txt");
+        if std::env::var_os("KBENCH_UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&path, &out).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(out, want, "{name} output differs from {path}");
+    }
+}

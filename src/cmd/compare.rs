@@ -5,7 +5,7 @@ use crate::cli::{CompareArgs, Layout, ReportFormat, TestKind};
 use crate::compare::{self, Decider, Options};
 use crate::error::input;
 use crate::report;
-use crate::store::{RunFilter, Store};
+use crate::store::{RunFilter, RunRecord};
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
 use std::io::IsTerminal;
@@ -81,7 +81,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         (ReportFormat::Csv, _) => report::csv::render(&c),
         (ReportFormat::Markdown, _) => report::markdown::render(&c),
         (ReportFormat::Html, _) => {
-            let latency = latency_series(&c, &*store)?;
+            let latency = latency_series(&c, &runs)?;
             report::html::render(&c, &latency)
         }
         (ReportFormat::Table, Layout::Seed2023) => report::seed2023::render(&c),
@@ -108,7 +108,9 @@ fn emit(a: &CompareArgs, text: &str) -> Result<()> {
 type Series = Vec<(String, Histogram<u64>)>;
 
 /// Per group, each label's runs' "latency" histograms merged.
-fn latency_series(c: &compare::Comparison, store: &dyn Store) -> Result<Vec<Series>> {
+fn latency_series(c: &compare::Comparison, runs: &[RunRecord]) -> Result<Vec<Series>> {
+    let by_id: std::collections::HashMap<i64, &RunRecord> =
+        runs.iter().map(|r| (r.id, r)).collect();
     let mut out = Vec::new();
     for g in &c.groups {
         let mut series = Vec::new();
@@ -118,7 +120,7 @@ fn latency_series(c: &compare::Comparison, store: &dyn Store) -> Result<Vec<Seri
             };
             let mut merged: Option<Histogram<u64>> = None;
             for id in ids {
-                let Some(run) = store.load_run(*id)? else {
+                let Some(run) = by_id.get(id) else {
                     continue;
                 };
                 for h in run.histograms.iter().filter(|h| h.name == "latency") {

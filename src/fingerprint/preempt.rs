@@ -64,14 +64,13 @@ pub fn decide(
         info.source = "PREEMPT_RT kernel (CONFIG_PREEMPT_RT or /sys/kernel/realtime)".into();
         return info;
     }
-    if let Debugfs::Mode(m) = &dbg {
-        info.mode = Some(m.clone());
-        info.source = "debugfs sched/preempt".into();
-        return info;
-    }
-    let why_not_debugfs = match &dbg {
-        Debugfs::Unavailable(w) => w.clone(),
-        Debugfs::Mode(_) => unreachable!(),
+    let why_not_debugfs = match dbg {
+        Debugfs::Mode(m) => {
+            info.mode = Some(m);
+            info.source = "debugfs sched/preempt".into();
+            return info;
+        }
+        Debugfs::Unavailable(w) => w,
     };
     if dynamic != Some(false) {
         if let Some(m) = cmdline.and_then(cmdline_preempt) {

@@ -129,13 +129,7 @@ fn spawn<'a>(
                 }
             }
             if let Some((p, prio)) = policy {
-                let raw = match p {
-                    crate::sys::sched::Policy::Other => libc::SCHED_OTHER,
-                    crate::sys::sched::Policy::Fifo => libc::SCHED_FIFO,
-                    crate::sys::sched::Policy::Rr => libc::SCHED_RR,
-                    crate::sys::sched::Policy::Batch => libc::SCHED_BATCH,
-                    crate::sys::sched::Policy::Idle => libc::SCHED_IDLE,
-                };
+                let raw = p.raw();
                 let param = libc::sched_param {
                     sched_priority: if p.is_realtime() { prio } else { 0 },
                 };
@@ -162,10 +156,6 @@ fn spawn<'a>(
         stderr,
         restarts: 0,
     })
-}
-
-fn stderr_tail(p: &Path) -> String {
-    crate::job::timed::tail(p)
 }
 
 /// Stop children: SIGINT, then SIGKILL after a grace period.
@@ -250,7 +240,7 @@ fn phase(
                     failure = Some(format!(
                         "task {} failed ({st}){}",
                         p.task.name,
-                        stderr_tail(&p.stderr)
+                        crate::job::timed::tail(&p.stderr)
                     ));
                 }
             }
@@ -261,7 +251,7 @@ fn phase(
                     failure = Some(format!(
                         "background task {} failed ({st}){}",
                         b.task.name,
-                        stderr_tail(&b.stderr)
+                        crate::job::timed::tail(&b.stderr)
                     ));
                     break;
                 }

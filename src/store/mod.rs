@@ -29,7 +29,6 @@ pub trait Store {
     /// Summaries of runs matching the filter, oldest first.
     fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunSummary>>;
     /// Full runs matching the filter (with histograms when asked).
-    #[allow(dead_code)] // read by `compare`, which is being built next
     fn load_runs(&self, filter: &RunFilter, histograms: bool) -> Result<Vec<RunRecord>>;
     /// One run by local id.
     fn load_run(&self, id: i64) -> Result<Option<RunRecord>>;

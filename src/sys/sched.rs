@@ -44,7 +44,8 @@ impl Policy {
         matches!(self, Policy::Fifo | Policy::Rr)
     }
 
-    fn raw(self) -> libc::c_int {
+    /// The kernel's `SCHED_*` constant.
+    pub fn raw(self) -> libc::c_int {
         match self {
             Policy::Other => libc::SCHED_OTHER,
             Policy::Fifo => libc::SCHED_FIFO,

@@ -68,7 +68,6 @@ pub fn rfc3339(unix_s: f64) -> String {
     )
 }
 
-#[allow(dead_code)] // `compare --since`, being built next
 /// Parse a date `YYYY-MM-DD` (UTC midnight) or RFC 3339 prefix into Unix seconds.
 pub fn parse_date(s: &str) -> Option<f64> {
     let b = s.get(0..10)?;

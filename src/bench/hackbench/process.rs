@@ -41,7 +41,7 @@ pub fn run(opts: &Options) -> Result<u64> {
     let mut workers = WorkerGroup::new()?;
     let (ready_r, ready_w) = task::fdpair(opts.pipe)?;
     let (wake_r, wake_w) = task::fdpair(opts.pipe)?;
-    let (done_r, done_w) = task::fdpair(true)?;
+    let (done_r, done_w) = crate::sys::fd::pipe()?;
     let msg = task::message(opts.datasize);
     let mut buf = vec![0u8; opts.datasize];
     let mut roles: Vec<Role> = Vec::with_capacity(opts.tasks() as usize);

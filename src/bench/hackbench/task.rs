@@ -29,19 +29,18 @@ pub fn describe_exit(code: i32) -> &'static str {
 /// A connected pair `(read end, write end)`: a pipe, or an AF_UNIX stream
 /// socketpair used one way, as rt-tests does.
 pub fn fdpair(pipe: bool) -> io::Result<(OwnedFd, OwnedFd)> {
+    if pipe {
+        return crate::sys::fd::pipe();
+    }
     let mut fds = [0 as RawFd; 2];
     // SAFETY: fds is a valid 2-element out-array.
     let ret = unsafe {
-        if pipe {
-            libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC)
-        } else {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-                0,
-                fds.as_mut_ptr(),
-            )
-        }
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
     };
     if ret < 0 {
         return Err(io::Error::last_os_error());

@@ -19,8 +19,8 @@ const STACK: usize = 128 * 1024;
 pub fn run(opts: &Options) -> Result<u64> {
     let (ready_r, ready_w) = task::fdpair(opts.pipe)?;
     let (wake_r, wake_w) = task::fdpair(opts.pipe)?;
-    let (done_r, done_w) = task::fdpair(true)?;
-    let (fin_r, fin_w) = task::fdpair(true)?;
+    let (done_r, done_w) = crate::sys::fd::pipe()?;
+    let (fin_r, fin_w) = crate::sys::fd::pipe()?;
     let (ready_out, wake_in, done_in, fin_out) = (
         ready_w.as_raw_fd(),
         wake_r.as_raw_fd(),

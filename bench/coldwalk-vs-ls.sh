@@ -12,8 +12,8 @@ abab=${ABAB:-$here/../shared/tools/abab.py}
 path=${1:-/usr}
 pairs=${2:-7}
 [ "$(id -u)" = 0 ] || { echo "dropping caches needs root" >&2; exit 1; }
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '#!/bin/sh\nsync; echo 3 > /proc/sys/vm/drop_caches; exec ls %s "%s" > /dev/null\n' -R "$path" > "$tmp/ls"

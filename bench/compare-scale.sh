@@ -7,8 +7,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-100000}
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 - "$runs" > "$tmp/runs.csv" <<'PY'

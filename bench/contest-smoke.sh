@@ -12,8 +12,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-2}
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 db=$(mktemp -d)/smoke.db
 trap 'rm -rf "$(dirname "$db")"' EXIT
 start=$(date +%s)

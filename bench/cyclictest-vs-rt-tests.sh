@@ -22,8 +22,8 @@ for t in cyclictest hackbench stress-ng; do
     command -v $t >/dev/null || { echo "$t not found: apt-get install rt-tests stress-ng" >&2; exit 1; }
 done
 [ -x /usr/bin/time ] || { echo "GNU time not found: apt-get install time" >&2; exit 1; }
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 figs="$here/bench/lib/ct-figures.py"
 tmp=$(mktemp -d)
 bg=""

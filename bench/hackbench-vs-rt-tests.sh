@@ -17,8 +17,8 @@ pairs=${1:-7}
 command -v hackbench >/dev/null || { echo "rt-tests hackbench not found: apt-get install rt-tests" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "GNU time not found: apt-get install time" >&2; exit 1; }
 [ -f "$abab" ] || { echo "abab.py not found at $abab (set ABAB=path)" >&2; exit 1; }
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 
 summarize='
 import json, sys

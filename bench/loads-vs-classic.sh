@@ -23,8 +23,8 @@ mb=${2:-512}
 for t in stress-ng dbench tar gzip; do
     command -v $t >/dev/null || { echo "$t not found: apt-get install stress-ng dbench" >&2; exit 1; }
 done
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 tmp=$(mktemp -d)
 trap 'pkill -P $$ 2>/dev/null || true; rm -rf "$tmp"' EXIT
 head -c 64M /dev/urandom > "$tmp/job.dat"

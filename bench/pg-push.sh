@@ -8,8 +8,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 url=${1:?usage: $0 postgres://… [RUNS]}
 runs=${2:-50000}
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 - "$runs" > "$tmp/runs.csv" <<'PY'

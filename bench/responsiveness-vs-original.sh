@@ -21,8 +21,8 @@ orig=${1:?usage: $0 PATH/TO/responsiveness.py [PAIRS]}
 pairs=${2:-3}
 [ -f "$orig" ] || { echo "$orig not found" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 1; }
-(cd "$here" && cargo build --release --quiet)
-kb="$here/target/release/kbench"
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$orig" "$tmp/responsiveness.py"

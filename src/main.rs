@@ -20,11 +20,9 @@ mod stats;
 mod store;
 mod sys;
 
-use clap::Parser;
-
 fn main() {
     quiet_on_broken_pipe();
-    let cli = cli::Cli::parse();
+    let cli = cli::Cli::parse_process_args();
     let code = match cmd::dispatch(cli) {
         Ok(()) => 0,
         Err(err) => exit_code_for(&err),

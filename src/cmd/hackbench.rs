@@ -49,7 +49,12 @@ pub fn time_line(out: &Outcome) -> String {
 pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {
     let opts = options(a)?;
     let mut store = ctx.store_for_writing()?;
-    let params = serde_json::to_value(&opts)?;
+    // With --no-store no record is built, so the fingerprint is not read
+    // and the parent stays as small as rt-tests' (see `Cli::parse_process_args`).
+    let params = match store {
+        Some(_) => Some(serde_json::to_value(&opts)?),
+        None => None,
+    };
     let json = ctx.global.json;
     if !json {
         println!("{}", banner(&opts));
@@ -57,20 +62,27 @@ pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {
     let mut outcomes = Vec::new();
     let mut ids = Vec::new();
     for i in 0..a.runs {
-        let mut rec = ctx.new_run("hackbench", params.clone());
-        rec.set_settings(serde_json::json!({
-            "parent_policy": if opts.fifo { "fifo" } else { "other" },
-            "parent_priority": if opts.fifo { 1 } else { 0 },
-            "affinity": opts.cpus.as_ref().map(|c| crate::sys::cpus::format_list(c)),
-            "mode": opts.mode_name(), "transport": opts.transport_name(),
-        }));
+        let mut rec = params.as_ref().map(|p| {
+            let mut rec = ctx.new_run("hackbench", p.clone());
+            rec.set_settings(serde_json::json!({
+                "parent_policy": if opts.fifo { "fifo" } else { "other" },
+                "parent_priority": if opts.fifo { 1 } else { 0 },
+                "affinity": opts.cpus.as_ref().map(|c| crate::sys::cpus::format_list(c)),
+                "mode": opts.mode_name(), "transport": opts.transport_name(),
+            }));
+            rec
+        });
         let result = hackbench::run(&opts);
-        rec.ended = crate::sys::time::unix_now();
+        if let Some(rec) = rec.as_mut() {
+            rec.ended = crate::sys::time::unix_now();
+        }
         match result {
             Ok(out) => {
-                rec.absorb(&out.measurement())?;
-                if let Some(id) = save(&mut store, &rec)? {
-                    ids.push(id);
+                if let Some(rec) = rec.as_mut() {
+                    rec.absorb(&out.measurement())?;
+                    if let Some(id) = save(&mut store, rec)? {
+                        ids.push(id);
+                    }
                 }
                 if !json {
                     println!("{}", time_line(&out));
@@ -94,13 +106,15 @@ pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {
             Err(e) => {
                 // The failure is stored, marked, so it is visible later; no
                 // metrics are kept for it.
-                rec.status = if e.downcast_ref::<Interrupted>().is_some() {
-                    RunStatus::Interrupted
-                } else {
-                    RunStatus::Failed
-                };
-                rec.notes.push(format!("{e:#}"));
-                let _ = save(&mut store, &rec);
+                if let Some(mut rec) = rec {
+                    rec.status = if e.downcast_ref::<Interrupted>().is_some() {
+                        RunStatus::Interrupted
+                    } else {
+                        RunStatus::Failed
+                    };
+                    rec.notes.push(format!("{e:#}"));
+                    let _ = save(&mut store, &rec);
+                }
                 return Err(e);
             }
         }

@@ -121,7 +121,7 @@ impl PgStore {
         let mut client = config.connect(NoTls).map_err(|e| {
             input(format!(
                 "cannot connect to result store {shown}: {}",
-                first_line(&e)
+                with_cause(&e)
             ))
         })?;
         let mut tx = client.transaction()?;
@@ -231,6 +231,18 @@ impl PgStore {
         }
         self.fill_all(&mut out, histograms)?;
         Ok(out)
+    }
+}
+
+/// The error's first line and, when it has one, its cause's ("error
+/// connecting to server: Connection refused (os error 111)").
+fn with_cause(e: &postgres::Error) -> String {
+    use std::error::Error;
+    match e.source() {
+        Some(cause) if !e.to_string().contains(&cause.to_string()) => {
+            format!("{}: {}", first_line(e), first_line(cause))
+        }
+        _ => first_line(e),
     }
 }
 

@@ -1,7 +1,9 @@
-//! The command line, as clap derive types.  Nothing outside this file and
+//! The command line, as clap derive types.  Nothing outside this module and
 //! `main.rs` imports clap: `cmd::` turns these into typed options.
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+
+mod hackbench_fast;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -23,6 +25,18 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// Parse the process's command line, exiting with clap's message on
+    /// bad input, `--help` or `--version`.  A plain hackbench command line
+    /// is taken by [`hackbench_fast`] without building clap's commands.
+    pub fn parse_process_args() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let env_db = std::env::var_os("KBENCH_DB");
+        if let Some(cli) = hackbench_fast::parse(&args, env_db.as_deref()) {
+            return cli;
+        }
+        <Cli as Parser>::parse_from(args)
+    }
+
     /// Parse a full argv (program name first) without exiting: scenario
     /// files are checked against the same definitions as the command line.
     pub fn try_parse_from_args(args: &[String]) -> Result<Cli, clap::Error> {

@@ -334,6 +334,90 @@ mod tests {
         }
     }
 
+    /// Random lines from a vocabulary of good and bad tokens: every line
+    /// the fast reader takes, clap takes too and reads the same way.
+    #[test]
+    fn random_lines_never_disagree_with_clap() {
+        if std::env::var_os("KBENCH_DB").is_some() {
+            return;
+        }
+        const WORDS: &[&str] = &[
+            "hackbench",
+            "hackbench",
+            "-p",
+            "-T",
+            "-P",
+            "-F",
+            "-q",
+            "-g",
+            "-f",
+            "-l",
+            "-s",
+            "--runs",
+            "--cpus",
+            "--db",
+            "--label",
+            "--no-store",
+            "--json",
+            "--quiet",
+            "--pipe",
+            "--threads",
+            "--process",
+            "--fifo",
+            "--groups",
+            "--fds=3",
+            "--loops=0",
+            "--datasize=64",
+            "-g3",
+            "-pT",
+            "-Tg2",
+            "-Fl5",
+            "-qs",
+            "0",
+            "1",
+            "7",
+            "20",
+            "100000",
+            "100001",
+            "-1",
+            "x",
+            "0-1",
+            "--",
+            "-h",
+            "-V",
+            "sysinfo",
+            "--groups=",
+            "--label=a",
+            "--db=/tmp/k.db",
+            "-",
+            "-g=2",
+        ];
+        // xorshift64*: a fixed sequence, so a failure can be replayed.
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let mut taken = 0;
+        for _ in 0..20_000 {
+            // Half the lines start like a real one, so many are taken.
+            let mut line: Vec<&str> = Vec::new();
+            if next() % 2 == 0 {
+                line.push("hackbench");
+            }
+            for _ in 0..(next() % 7) {
+                line.push(WORDS[(next() % WORDS.len() as u64) as usize]);
+            }
+            if agrees(&line.join(" "), None) {
+                taken += 1;
+            }
+        }
+        // Enough accepted lines that the comparison means something.
+        assert!(taken > 500, "only {taken} random lines were taken");
+    }
+
     #[test]
     fn bad_utf8_is_left_to_clap() {
         use std::os::unix::ffi::OsStrExt;

@@ -16,7 +16,52 @@
 //! parses to the same [`Cli`].
 
 use super::{Cli, Command, GlobalArgs, HackbenchArgs};
+use super::{HB_DATASIZE, HB_DATASIZE_MAX, HB_FDS, HB_FDS_MAX, HB_GROUPS, HB_GROUPS_MAX};
+use super::{HB_LOOPS, HB_RUNS_MAX};
 use std::ffi::OsStr;
+
+/// A flag this reader knows, as `GlobalArgs` and `HackbenchArgs` spell it.
+struct Flag {
+    short: Option<char>,
+    long: &'static str,
+    takes_value: bool,
+    global: bool,
+}
+
+const fn flag(short: Option<char>, long: &'static str, takes_value: bool, global: bool) -> Flag {
+    Flag {
+        short,
+        long,
+        takes_value,
+        global,
+    }
+}
+
+const FLAGS: &[Flag] = &[
+    flag(None, "db", true, true),
+    flag(None, "label", true, true),
+    flag(None, "no-store", false, true),
+    flag(None, "json", false, true),
+    flag(Some('q'), "quiet", false, true),
+    flag(Some('p'), "pipe", false, false),
+    flag(Some('s'), "datasize", true, false),
+    flag(Some('l'), "loops", true, false),
+    flag(Some('g'), "groups", true, false),
+    flag(Some('f'), "fds", true, false),
+    flag(Some('T'), "threads", false, false),
+    flag(Some('P'), "process", false, false),
+    flag(Some('F'), "fifo", false, false),
+    flag(None, "cpus", true, false),
+    flag(None, "runs", true, false),
+];
+
+fn by_long(name: &str) -> Option<&'static Flag> {
+    FLAGS.iter().find(|f| f.long == name)
+}
+
+fn by_short(c: char) -> Option<&'static Flag> {
+    FLAGS.iter().find(|f| f.short == Some(c))
+}
 
 /// `args` is a whole argv (program name first); `env_db` is `KBENCH_DB`.
 pub fn parse<S: AsRef<OsStr>>(args: &[S], env_db: Option<&OsStr>) -> Option<Cli> {
@@ -30,8 +75,8 @@ pub fn parse<S: AsRef<OsStr>>(args: &[S], env_db: Option<&OsStr>) -> Option<Cli>
                 seen_subcommand = true;
                 continue;
             }
-            // Before the subcommand only the global flags may appear.
-            if !arg.starts_with("--") && arg != "-q" {
+            // Before the subcommand only (global) flags may appear.
+            if !arg.starts_with('-') {
                 return None;
             }
         }
@@ -40,23 +85,24 @@ pub fn parse<S: AsRef<OsStr>>(args: &[S], env_db: Option<&OsStr>) -> Option<Cli>
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            if !seen_subcommand && !is_global(name) {
+            let f = by_long(name)?;
+            if !seen_subcommand && !f.global {
                 return None;
             }
-            if takes_value(name) {
+            if f.takes_value {
                 let value = match inline {
                     Some(v) => v,
                     None => it.next()??,
                 };
-                p.set_value(name, value)?;
+                p.set_value(f.long, value)?;
             } else {
                 if inline.is_some() {
                     return None;
                 }
-                p.set_flag(name)?;
+                p.set_flag(f.long)?;
             }
         } else if let Some(cluster) = arg.strip_prefix('-') {
-            short_cluster(&mut p, cluster, &mut it)?;
+            short_cluster(&mut p, cluster, seen_subcommand, &mut it)?;
         } else {
             return None;
         }
@@ -64,12 +110,10 @@ pub fn parse<S: AsRef<OsStr>>(args: &[S], env_db: Option<&OsStr>) -> Option<Cli>
     if !seen_subcommand || (p.threads && p.process) {
         return None;
     }
-    let db = match p.db {
-        Some(d) => Some(d),
-        None => match env_db {
-            Some(v) => Some(v.to_str()?.to_string()),
-            None => None,
-        },
+    let db = match (p.db, env_db) {
+        (Some(d), _) => Some(d),
+        (None, Some(v)) => Some(v.to_str()?.to_string()),
+        (None, None) => None,
     };
     Some(Cli {
         global: GlobalArgs {
@@ -81,10 +125,10 @@ pub fn parse<S: AsRef<OsStr>>(args: &[S], env_db: Option<&OsStr>) -> Option<Cli>
         },
         command: Command::Hackbench(HackbenchArgs {
             pipe: p.pipe,
-            datasize: p.datasize.unwrap_or(100),
-            loops: p.loops.unwrap_or(100),
-            groups: p.groups.unwrap_or(10),
-            fds: p.fds.unwrap_or(20),
+            datasize: p.datasize.unwrap_or(HB_DATASIZE),
+            loops: p.loops.unwrap_or(HB_LOOPS),
+            groups: p.groups.unwrap_or(HB_GROUPS),
+            fds: p.fds.unwrap_or(HB_FDS),
             threads: p.threads,
             process: p.process,
             fifo: p.fifo,
@@ -96,7 +140,12 @@ pub fn parse<S: AsRef<OsStr>>(args: &[S], env_db: Option<&OsStr>) -> Option<Cli>
 
 /// `-pT`, `-g10`, `-g 10`, `-qpg10`: flags, then at most one value option
 /// taking the rest of the cluster or the next argument.
-fn short_cluster<'a, I>(p: &mut Parsed, cluster: &str, it: &mut I) -> Option<()>
+fn short_cluster<'a, I>(
+    p: &mut Parsed,
+    cluster: &str,
+    seen_subcommand: bool,
+    it: &mut I,
+) -> Option<()>
 where
     I: Iterator<Item = Option<&'a str>>,
 {
@@ -104,37 +153,18 @@ where
         return None;
     }
     for (i, c) in cluster.char_indices() {
-        let long = match c {
-            'p' => "pipe",
-            's' => "datasize",
-            'l' => "loops",
-            'g' => "groups",
-            'f' => "fds",
-            'T' => "threads",
-            'P' => "process",
-            'F' => "fifo",
-            'q' => "quiet",
-            _ => return None,
-        };
-        if takes_value(long) {
+        let f = by_short(c)?;
+        if !seen_subcommand && !f.global {
+            return None;
+        }
+        if f.takes_value {
             let rest = &cluster[i + c.len_utf8()..];
             let value = if rest.is_empty() { it.next()?? } else { rest };
-            return p.set_value(long, value);
+            return p.set_value(f.long, value);
         }
-        p.set_flag(long)?;
+        p.set_flag(f.long)?;
     }
     Some(())
-}
-
-fn is_global(name: &str) -> bool {
-    matches!(name, "db" | "label" | "no-store" | "json" | "quiet")
-}
-
-fn takes_value(name: &str) -> bool {
-    matches!(
-        name,
-        "db" | "label" | "datasize" | "loops" | "groups" | "fds" | "cpus" | "runs"
-    )
 }
 
 #[derive(Default)]
@@ -186,11 +216,11 @@ impl Parsed {
                 Some(())
             }
             "cpus" => once(&mut self.cpus, value.to_string()),
-            "datasize" => once(&mut self.datasize, number(value, 1, 1_048_576)?),
-            "loops" => once(&mut self.loops, number(value, 1, u64::MAX)?),
-            "groups" => once(&mut self.groups, number(value, 1, 100_000)?),
-            "fds" => once(&mut self.fds, number(value, 1, 10_000)?),
-            "runs" => once(&mut self.runs, number(value, 1, 100_000)?),
+            "datasize" => once(&mut self.datasize, number(value, HB_DATASIZE_MAX.into())?),
+            "loops" => once(&mut self.loops, number(value, u64::MAX)?),
+            "groups" => once(&mut self.groups, number(value, HB_GROUPS_MAX.into())?),
+            "fds" => once(&mut self.fds, number(value, HB_FDS_MAX.into())?),
+            "runs" => once(&mut self.runs, number(value, HB_RUNS_MAX.into())?),
             _ => None,
         }
     }
@@ -212,13 +242,14 @@ fn once<T>(slot: &mut Option<T>, v: T) -> Option<()> {
     Some(())
 }
 
-/// Plain decimal digits within `lo..=hi`; anything else is clap's to judge.
-fn number<T: TryFrom<u64>>(s: &str, lo: u64, hi: u64) -> Option<T> {
+/// Plain decimal digits within `1..=hi` (every hackbench number starts at
+/// 1); anything else is clap's to judge.
+fn number<T: TryFrom<u64>>(s: &str, hi: u64) -> Option<T> {
     if !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let n: u64 = s.parse().ok()?;
-    if n < lo || n > hi {
+    if n < 1 || n > hi {
         return None;
     }
     T::try_from(n).ok()
@@ -268,6 +299,7 @@ mod tests {
             "--no-store hackbench -g 1",
             "--db /tmp/x.db --label rt --json hackbench --runs 3",
             "-q hackbench --cpus 0-1",
+            "-q --json hackbench -p",
             "hackbench --cpus=0,1 --no-store --label=a --db=postgres://u@h/db",
             "hackbench -g 1 --label a",
             "hackbench -s 1048576 -g 100000 -f 10000 --runs 100000",
@@ -322,6 +354,7 @@ mod tests {
             "hackbench --",
             "hackbench -",
             "-g 1 hackbench",
+            "-qp hackbench",
             "--runs 2 hackbench",
             "--label x",
             "--label hackbench cyclictest",

@@ -152,22 +152,33 @@ pub enum RunsCommand {
     },
 }
 
+// hackbench's defaults and bounds, shared by `HackbenchArgs` and the fast
+// reader in `hackbench_fast`.
+const HB_DATASIZE: u32 = 100;
+const HB_DATASIZE_MAX: u32 = 1_048_576;
+const HB_LOOPS: u64 = 100;
+const HB_GROUPS: u32 = 10;
+const HB_GROUPS_MAX: u32 = 100_000;
+const HB_FDS: u32 = 20;
+const HB_FDS_MAX: u32 = 10_000;
+const HB_RUNS_MAX: u32 = 100_000;
+
 #[derive(Args, Debug, Clone)]
 pub struct HackbenchArgs {
     /// Use pipes instead of AF_UNIX socketpairs
     #[arg(short = 'p', long = "pipe")]
     pub pipe: bool,
     /// Bytes per message
-    #[arg(short = 's', long = "datasize", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    #[arg(short = 's', long = "datasize", default_value_t = HB_DATASIZE, value_parser = clap::value_parser!(u32).range(1..=HB_DATASIZE_MAX as i64))]
     pub datasize: u32,
     /// Messages each sender sends to each receiver
-    #[arg(short = 'l', long = "loops", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'l', long = "loops", default_value_t = HB_LOOPS, value_parser = clap::value_parser!(u64).range(1..))]
     pub loops: u64,
     /// Number of groups of senders and receivers
-    #[arg(short = 'g', long = "groups", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(short = 'g', long = "groups", default_value_t = HB_GROUPS, value_parser = clap::value_parser!(u32).range(1..=HB_GROUPS_MAX as i64))]
     pub groups: u32,
     /// Senders (and receivers) per group
-    #[arg(short = 'f', long = "fds", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(short = 'f', long = "fds", default_value_t = HB_FDS, value_parser = clap::value_parser!(u32).range(1..=HB_FDS_MAX as i64))]
     pub fds: u32,
     /// Tasks are threads of one process
     #[arg(short = 'T', long = "threads", conflicts_with = "process")]
@@ -182,7 +193,7 @@ pub struct HackbenchArgs {
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
     /// Repeat N times; every run is stored
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=HB_RUNS_MAX as i64))]
     pub runs: u32,
 }
 

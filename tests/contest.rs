@@ -1,6 +1,6 @@
 //! `kbench contest`: timed jobs, the suite, failures, Ctrl-C and --show.
 
-use crate::common::{alive, children, wait_for, Env};
+use crate::common::{alive, children, interrupt, wait_for, Env};
 use std::process::Stdio;
 
 fn rows(v: &serde_json::Value) -> Vec<serde_json::Value> {
@@ -260,14 +260,7 @@ fn ctrl_c_stops_job_and_load_and_keeps_what_finished() {
         .iter()
         .any(|&p| comm(p).trim() == "sleep")));
     let kids = children(pid);
-    unsafe { libc::kill(pid as i32, libc::SIGINT) };
-    let out = kb.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    interrupt(kb);
     assert!(
         wait_for(10, || kids.iter().all(|&p| !alive(p))),
         "job stopped"

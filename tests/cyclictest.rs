@@ -1,7 +1,7 @@
 //! `kbench cyclictest`: placement, parsing, output formats, storage,
 //! privilege and interruption.  No test asserts a latency value.
 
-use crate::common::{wait_for, Env};
+use crate::common::{interrupt, metric_names, wait_for, Env};
 
 fn online() -> usize {
     std::thread::available_parallelism().unwrap().get()
@@ -179,12 +179,7 @@ fn runs_are_stored_with_metrics_and_histograms() {
     let show = env.json(&["runs", "show", &id]);
     assert_eq!(show["benchmark"], "cyclictest");
     assert_eq!(show["status"], "complete");
-    let names: Vec<&str> = show["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["name"].as_str().unwrap())
-        .collect();
+    let names = metric_names(&show);
     for n in [
         "max_us",
         "p99_us",
@@ -285,14 +280,7 @@ fn ctrl_c_keeps_what_was_measured_marked_interrupted() {
     .map(|s| s.contains("Threads:\t2"))
     .unwrap_or(false)));
     std::thread::sleep(std::time::Duration::from_millis(300));
-    unsafe { libc::kill(pid as i32, libc::SIGINT) };
-    let out = kb.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = interrupt(kb);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["runs"][0]["interrupted"], true);
     assert!(v["runs"][0]["overall"]["samples"].as_u64().unwrap() > 0);

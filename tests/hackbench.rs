@@ -1,7 +1,7 @@
 //! `kbench hackbench`: message accounting, rt-tests flag spellings and
 //! output, bad input, and that no worker outlives a run.
 
-use crate::common::{alive, children, wait_for, Env};
+use crate::common::{alive, children, interrupt, wait_for, Env};
 use std::process::Stdio;
 
 /// Run with receivers verifying every byte and that nothing extra arrives.
@@ -206,14 +206,7 @@ fn ctrl_c_stops_every_task() {
         );
         let kids = children(pid);
         std::thread::sleep(std::time::Duration::from_millis(200));
-        unsafe { libc::kill(pid as i32, libc::SIGINT) };
-        let out = kb.wait_with_output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(130),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        interrupt(kb);
         assert!(
             wait_for(10, || kids.iter().all(|&p| !alive(p))),
             "no stray worker"

@@ -1,7 +1,7 @@
 //! Background loads: each starts, makes progress, stops, and leaves no
 //! process and no file; refusals; a killed kbench leaves nothing behind.
 
-use crate::common::{alive, children, orphans, wait_for, Env};
+use crate::common::{alive, children, interrupt, orphans, wait_for, Env};
 use std::process::Stdio;
 
 fn oom_kills() -> u64 {
@@ -198,9 +198,7 @@ fn ctrl_c_stops_the_load_and_keeps_the_report() {
     assert!(wait_for(30, || children(pid).len() >= 2));
     let kids = children(pid);
     std::thread::sleep(std::time::Duration::from_millis(500));
-    unsafe { libc::kill(pid as i32, libc::SIGINT) };
-    let out = kb.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    let out = interrupt(kb);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["report"]["work"].as_f64().unwrap() > 0.0);
     assert!(wait_for(10, || kids.iter().all(|&p| !alive(p))));

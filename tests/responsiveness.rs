@@ -1,7 +1,7 @@
 //! `kbench responsiveness`: the sleep/work loop on tiny sizes, the
 //! original's output lines, storage, bad input, clean-up.
 
-use crate::common::Env;
+use crate::common::{metric_names, Env};
 
 #[test]
 fn original_lines_then_kbench_lines() {
@@ -79,12 +79,7 @@ fn interactive_loop_with_time_limit_only() {
     assert!(run["prime_s"].as_array().unwrap().is_empty());
     let id = v["stored_ids"][0].as_i64().unwrap().to_string();
     let show = env.json(&["runs", "show", &id]);
-    let names: Vec<&str> = show["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["name"].as_str().unwrap())
-        .collect();
+    let names = metric_names(&show);
     for m in [
         "avg_response",
         "p99_response",

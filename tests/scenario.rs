@@ -1,7 +1,7 @@
 //! Scenarios: parsing errors with their places, the dry-run plan,
 //! background restart and stop, failures, Ctrl-C.
 
-use crate::common::{orphans, wait_for, Env};
+use crate::common::{interrupt, orphans, wait_for, Env};
 
 fn write(env: &Env, name: &str, text: &str) -> String {
     let p = env.dir.path().join(name);
@@ -134,14 +134,7 @@ fn ctrl_c_stops_every_task() {
     // Both tasks (kbench children) and the load's workers are up.
     assert!(wait_for(30, || crate::common::children(pid).len() >= 2));
     std::thread::sleep(std::time::Duration::from_millis(800));
-    unsafe { libc::kill(pid as i32, libc::SIGINT) };
-    let out = kb.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    interrupt(kb);
     assert!(
         wait_for(15, || orphans().is_empty()),
         "left a process: {:?}",

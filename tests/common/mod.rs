@@ -109,6 +109,30 @@ pub fn children(pid: u32) -> Vec<u32> {
     out
 }
 
+/// The metric names in a `runs show --json` document.
+pub fn metric_names(show: &serde_json::Value) -> Vec<&str> {
+    show["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect()
+}
+
+/// Ctrl-C a running kbench: SIGINT, wait for it, and check that it ended
+/// with 130, showing its stderr when not.
+pub fn interrupt(kb: std::process::Child) -> Output {
+    unsafe { libc::kill(kb.id() as i32, libc::SIGINT) };
+    let out = kb.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Is `pid` alive (and not a zombie)?
 pub fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

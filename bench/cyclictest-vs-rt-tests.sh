@@ -40,18 +40,9 @@ cyclictest --smp -p98 -m -i 1000 -d 0 -D $secs -q -h 2000 | python3 "$figs"
 B
 chmod +x "$tmp/a" "$tmp/b"
 
-summarize='
-import json, sys
-d = json.load(sys.stdin)
-if d["median_ratio"] is None:
-    print("no complete pair:", "; ".join(d["errors"]))
-else:
-    print("%.3f (min %.3f, max %.3f; kbench %.2f us, rt-tests %.2f us)" % (
-        d["median_ratio"], d["min_ratio"], d["max_ratio"], d["median_a"], d["median_b"]))
-'
 pair() {
     python3 "$abab" --pairs "$pairs" --warmup 0 --timeout $((secs * 3 + 30)) --json \
-        --figure "$1=([0-9.]+)" --a "$tmp/a" --b "$tmp/b" | python3 -c "$summarize"
+        --figure "$1=([0-9.]+)" --a "$tmp/a" --b "$tmp/b" | python3 "$here/bench/lib/abab-summary.py" us 2
 }
 condition() {
     local name=$1; shift
@@ -77,4 +68,4 @@ for i in 1 2 3 4; do
     a=$(python3 -c "print($a + $(cpu "$kb" cyclictest --smp -p98 -m -i 1000 -D "$secs" --no-store -q))")
     b=$(python3 -c "print($b + $(cpu cyclictest --smp -p98 -m -i 1000 -d 0 -D "$secs" -q))")
 done
-echo "CPU time of the measuring process, idle, 4 x ${secs}s: kbench ${a}s, rt-tests ${b}s, ratio $(python3 -c "print(f'{$a / $b:.2f}')")"
+echo "CPU time of the measuring process, idle, 4 x ${secs}s: $(python3 -c "print(f'kbench {$a:.2f}s, rt-tests {$b:.2f}s, ratio {$a / $b:.2f}')")"

@@ -21,22 +21,13 @@ command -v hackbench >/dev/null || { echo "rt-tests hackbench not found: apt-get
 . "$here/bench/lib/kbench.sh"
 kb=$(kbench_release "$here")
 
-summarize='
-import json, sys
-d = json.load(sys.stdin)
-if d["median_ratio"] is None:
-    print("no complete pair:", "; ".join(d["errors"]))
-else:
-    print("%.3f (min %.3f, max %.3f; kbench %.3f s, rt-tests %.3f s)" % (
-        d["median_ratio"], d["min_ratio"], d["max_ratio"], d["median_a"], d["median_b"]))
-'
 
 run() {
     local name=$1; shift
     local args="$*"
     local r
     r=$(python3 "$abab" --pairs "$pairs" --json --figure 'Time: ([0-9.]+)' \
-        --a "$kb hackbench --no-store $args" --b "hackbench $args" | python3 -c "$summarize")
+        --a "$kb hackbench --no-store $args" --b "hackbench $args" | python3 "$here/bench/lib/abab-summary.py" s 3)
     printf '%-28s %s\n' "$name" "$r"
 }
 

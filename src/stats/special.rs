@@ -49,47 +49,45 @@ pub fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
 }
 
 fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
     const EPS: f64 = 1e-15;
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / away_from_zero(1.0 - qab * x / qap);
     let mut h = d;
     for m in 1..=300 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        // The even and the odd step of the fraction, each a Lentz update.
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let del = lentz_step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= del;
         if (del - 1.0).abs() < EPS {
             break;
         }
     }
     h
+}
+
+/// One step of the modified Lentz method with coefficient `aa`: updates
+/// `c` and `d` and returns the factor `c·d` the fraction is multiplied by.
+fn lentz_step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
+    *d = 1.0 / away_from_zero(1.0 + aa * *d);
+    *c = away_from_zero(1.0 + aa / *c);
+    *d * *c
+}
+
+/// Lentz's guard against a zero denominator.
+fn away_from_zero(v: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    if v.abs() < TINY {
+        TINY
+    } else {
+        v
+    }
 }
 
 #[cfg(test)]

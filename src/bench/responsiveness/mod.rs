@@ -100,43 +100,23 @@ impl Outcome {
     }
 
     pub fn measurement(&self) -> Measurement {
+        /// Which time of an iteration a quantile is taken of.
+        type Field = fn(&Iteration) -> u64;
         let mut m = Measurement::default();
-        let q = |f: fn(&Iteration) -> u64, p: f64| -> f64 {
-            let mut v: Vec<u64> = self.iterations().map(f).collect();
-            nearest_rank(&mut v, p).map_or(f64::NAN, |x| x as f64 / 1e9)
-        };
         m.push("avg_response", "s", self.avg_response_s(), Better::Lower);
-        m.push(
-            "p99_response",
-            "s",
-            q(|i| i.response_ns, 0.99),
-            Better::Lower,
-        );
-        m.push(
-            "p50_response",
-            "s",
-            q(|i| i.response_ns, 0.5),
-            Better::Lower,
-        );
-        m.push(
-            "max_response",
-            "s",
-            q(|i| i.response_ns, 1.0),
-            Better::Lower,
-        );
-        m.push(
-            "p50_overshoot",
-            "s",
-            q(|i| i.overshoot_ns, 0.5),
-            Better::Lower,
-        );
-        m.push(
-            "p99_overshoot",
-            "s",
-            q(|i| i.overshoot_ns, 0.99),
-            Better::Lower,
-        );
-        m.push("p50_work", "s", q(|i| i.work_ns, 0.5), Better::Lower);
+        let quantiles: [(&str, Field, f64); 6] = [
+            ("p99_response", |i| i.response_ns, 0.99),
+            ("p50_response", |i| i.response_ns, 0.5),
+            ("max_response", |i| i.response_ns, 1.0),
+            ("p50_overshoot", |i| i.overshoot_ns, 0.5),
+            ("p99_overshoot", |i| i.overshoot_ns, 0.99),
+            ("p50_work", |i| i.work_ns, 0.5),
+        ];
+        for (name, field, p) in quantiles {
+            let mut v: Vec<u64> = self.iterations().map(field).collect();
+            let q = nearest_rank(&mut v, p).map_or(f64::NAN, |x| x as f64 / 1e9);
+            m.push(name, "s", q, Better::Lower);
+        }
         m.push("runs", "count", self.runs() as f64, Better::Neither);
         if !self.prime_s.is_empty() {
             m.push("prime_time_mean", "s", self.prime_mean_s(), Better::Lower);

@@ -1,6 +1,7 @@
-//! Statistics for comparing kernels: descriptive summaries, Student-t
-//! confidence intervals, Welch's t-test, the exact Mann–Whitney U test,
-//! effect sizes and a seeded bootstrap.
+//! Statistics for comparing kernels: descriptive summaries, confidence
+//! intervals that respect positive metrics, Welch's t-test, the exact
+//! Mann–Whitney U test, effect sizes with intervals, equivalence (TOST),
+//! multiple-comparison adjustment, power, and a seeded bootstrap-t.
 //!
 //! Every formula cites its source, and the tests pin results to values
 //! computed once with an independent implementation (SciPy 1.17:
@@ -10,7 +11,10 @@
 pub mod bootstrap;
 pub mod describe;
 pub mod effect;
+pub mod interval;
 pub mod mann_whitney;
+pub mod multiple;
+pub mod power;
 mod special;
 pub mod student_t;
 pub mod welch;

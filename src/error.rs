@@ -9,6 +9,8 @@ use std::fmt;
 
 /// Exit code for bad input, as clap uses for usage errors.
 pub const EXIT_USAGE: i32 = 2;
+/// Exit code of `compare --fail-on` when its condition holds.
+pub const EXIT_GATE: i32 = 3;
 /// Exit code when the run was stopped by Ctrl-C / SIGTERM.
 pub const EXIT_INTERRUPTED: i32 = 130;
 
@@ -70,3 +72,16 @@ impl fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
+
+/// `compare --fail-on` found what it was told to fail on; the report has
+/// been written in full, this says why the exit status is not 0.
+#[derive(Debug)]
+pub struct GateFailed(pub String);
+
+impl fmt::Display for GateFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GateFailed {}

@@ -43,6 +43,10 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
         eprintln!("kbench: interrupted; what finished was kept");
         return error::EXIT_INTERRUPTED;
     }
+    if let Some(g) = err.downcast_ref::<error::GateFailed>() {
+        eprintln!("kbench: {g}");
+        return error::EXIT_GATE;
+    }
     if let Some(u) = err.downcast_ref::<error::UserError>() {
         eprintln!("kbench: {u}");
         return u.exit_code();

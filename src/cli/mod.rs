@@ -414,6 +414,45 @@ pub enum TestKind {
     MannWhitney,
 }
 
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CorrectionKind {
+    /// Holm's step-down: family-wise error rate <= alpha
+    Holm,
+    /// Benjamini-Hochberg: false discovery rate <= alpha
+    Bh,
+    /// Each test at alpha on its own (the report's error rate grows with its size)
+    None,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Exit 3 when any label is worse than the baseline
+    Worse,
+    /// Exit 3 when any verdict is worse, inconclusive or too few runs
+    Inconclusive,
+}
+
+/// A percentage: a finite number from 0 to 1000.
+fn percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("'{s}' is not a percentage"))?;
+    if v.is_finite() && (0.0..=1000.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s} is outside 0-1000 %"))
+    }
+}
+
+/// A positive percentage.
+fn positive_percent(s: &str) -> Result<f64, String> {
+    match percent(s)? {
+        v if v > 0.0 => Ok(v),
+        _ => Err("the change to detect must be above 0 %".into()),
+    }
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
     /// The label the others are compared with [default: the first --label, or the oldest]
@@ -431,9 +470,24 @@ pub struct CompareArgs {
     /// Significance level
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
-    /// The test that decides "significant"
+    /// The test that decides "significant" (and gives the change's direction and interval)
     #[arg(long = "test", value_enum, default_value_t = TestKind::Welch)]
     pub test: TestKind,
+    /// How the p-values of one report are adjusted together
+    #[arg(long, value_enum, default_value_t = CorrectionKind::Holm)]
+    pub correction: CorrectionKind,
+    /// Smallest change that matters, in %: changes whose interval lies within it are "equivalent"
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_THRESHOLD_PCT, value_parser = percent)]
+    pub threshold: f64,
+    /// Under inconclusive verdicts, also say how many runs a side would detect this change (%)
+    #[arg(long, value_name = "PCT", value_parser = positive_percent)]
+    pub detect: Option<f64>,
+    /// Per-metric detail tables after the scoreboard (always in HTML)
+    #[arg(long)]
+    pub details: bool,
+    /// Exit with status 3 when a verdict is this bad (for CI pipelines)
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub fail_on: Option<FailOn>,
     /// Output format
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
@@ -453,7 +507,7 @@ pub enum ImportFormat {
     Cyclictest,
     /// rt-tests cyclictest `--json` output
     CyclictestJson,
-    /// label,benchmark,metric,unit,value[,run]
+    /// label,benchmark,metric,unit,value[,run[,better]]; header optional
     Csv,
 }
 
@@ -467,6 +521,15 @@ pub struct ImportArgs {
     /// Store the runs under this benchmark name instead
     #[arg(long, value_name = "NAME")]
     pub benchmark: Option<String>,
+    /// CSV: the direction of metrics whose row has no better column (else taken from the unit)
+    #[arg(long, value_enum, value_name = "DIR")]
+    pub better: Option<BetterArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BetterArg {
+    Lower,
+    Higher,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -1,10 +1,11 @@
 //! `kbench compare`: read runs, build the comparison, render it.
 
 use super::Ctx;
-use crate::cli::{CompareArgs, Layout, ReportFormat, TestKind};
+use crate::cli::{CompareArgs, CorrectionKind, FailOn, Layout, ReportFormat, TestKind};
 use crate::compare::{self, Decider, Options};
 use crate::error::input;
 use crate::report;
+use crate::stats::multiple::Correction;
 use crate::store::{RunFilter, RunRecord};
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
@@ -67,6 +68,13 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             TestKind::Welch => Decider::Welch,
             TestKind::MannWhitney => Decider::MannWhitney,
         },
+        correction: match a.correction {
+            CorrectionKind::Holm => Correction::Holm,
+            CorrectionKind::Bh => Correction::Bh,
+            CorrectionKind::None => Correction::None,
+        },
+        threshold_pct: a.threshold,
+        detect_pct: a.detect,
     };
     let c = compare::build(&runs, &opts)?;
     let text = match (format, a.layout) {
@@ -79,17 +87,40 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             serde_json::to_string_pretty(&body)? + "\n"
         }
         (ReportFormat::Csv, _) => report::csv::render(&c),
-        (ReportFormat::Markdown, _) => report::markdown::render(&c),
+        (ReportFormat::Markdown, _) => report::markdown::render(&c, a.details),
         (ReportFormat::Html, _) => {
             let latency = latency_series(&c, &runs)?;
             report::html::render(&c, &latency)
         }
         (ReportFormat::Table, Layout::Seed2023) => report::seed2023::render(&c),
-        (ReportFormat::Table, _) => {
-            report::terminal::render(&c, a.output.is_none() && std::io::stdout().is_terminal())
-        }
+        (ReportFormat::Table, _) => report::terminal::render(
+            &c,
+            a.output.is_none() && std::io::stdout().is_terminal(),
+            a.details,
+        ),
     };
-    emit(a, &text)
+    emit(a, &text)?;
+    gate(&c, a.fail_on)
+}
+
+/// `--fail-on`: exit 3 (after the report is out) when the condition holds.
+fn gate(c: &compare::Comparison, fail_on: Option<FailOn>) -> Result<()> {
+    use crate::compare::Verdict as V;
+    let bad: &[V] = match fail_on {
+        None => return Ok(()),
+        Some(FailOn::Worse) => &[V::Worse],
+        Some(FailOn::Inconclusive) => &[V::Worse, V::Inconclusive, V::TooFewRuns],
+    };
+    let hits: Vec<String> = c
+        .tally
+        .iter()
+        .filter(|(v, n)| bad.contains(v) && *n > 0)
+        .map(|(v, n)| format!("{n} {}", v.as_str()))
+        .collect();
+    if hits.is_empty() {
+        return Ok(());
+    }
+    Err(crate::error::GateFailed(format!("--fail-on: {}", hits.join(", "))).into())
 }
 
 fn emit(a: &CompareArgs, text: &str) -> Result<()> {

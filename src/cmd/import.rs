@@ -22,7 +22,14 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
         ImportFormat::Hackbench => import::hackbench::parse(&text),
         ImportFormat::Cyclictest => import::cyclictest::parse(&text),
         ImportFormat::CyclictestJson => import::cyclictest_json::parse(&text),
-        ImportFormat::Csv => import::csv::parse(&text),
+        ImportFormat::Csv => import::csv::parse(
+            &text,
+            ctx.global.label.first().map(String::as_str),
+            a.better.map(|b| match b {
+                crate::cli::BetterArg::Lower => crate::bench::Better::Lower,
+                crate::cli::BetterArg::Higher => crate::bench::Better::Higher,
+            }),
+        ),
     }
     .map_err(|e| input(format!("{}: {e}", a.file.display())))?;
     let given = ctx.global.label.first().cloned();
@@ -34,7 +41,8 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
     let now = crate::sys::time::unix_now();
     let mut runs = Vec::with_capacity(parsed.len());
     for p in parsed {
-        let label = given.clone().or(p.label).unwrap_or_default();
+        // CSV rows carry their own label (--label only filled blanks).
+        let label = p.label.or(given.clone()).unwrap_or_default();
         let mut r = RunRecord::new(
             &label,
             a.benchmark.as_deref().unwrap_or(&p.benchmark),

@@ -6,14 +6,19 @@
 //! The result is plain data ([`Comparison`]); `report/` renders it.
 
 pub mod config_diff;
+#[cfg(test)]
+mod tests;
+pub mod verdict;
 
 use crate::bench::Better;
+use crate::stats::bootstrap;
 use crate::stats::describe::Summary;
-use crate::stats::{bootstrap, effect, mann_whitney, welch};
+use crate::stats::multiple::Correction;
 use crate::store::RunRecord;
 use anyhow::Result;
 use serde::Serialize;
 use std::collections::BTreeMap;
+pub use verdict::{Verdict, Versus};
 
 /// Which test decides "significant".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -38,39 +43,30 @@ pub struct Options {
     pub metrics: Vec<String>,
     pub alpha: f64,
     pub decider: Decider,
+    pub correction: Correction,
+    /// Smallest change (%) that matters; within it, *equivalent*.
+    pub threshold_pct: f64,
+    /// With `--detect`: the change (%) to size the runs needed for.
+    pub detect_pct: Option<f64>,
 }
+
+/// The default `--threshold`: changes under 2 % are below the run-to-run
+/// noise of most kernel benchmarks on real machines and are rarely worth a
+/// kernel choice.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 2.0;
 
 /// One label's figures for one metric.
 #[derive(Clone, Debug, Serialize)]
 pub struct LabelStats {
     pub label: String,
     pub values: Vec<f64>,
+    /// n, mean, median, sd, range; its CI is the t interval, or for
+    /// positive metrics the log-normal (Cox) interval, which stays positive.
     pub summary: Summary,
-    /// Percentile-bootstrap 95 % CI of the mean over runs.
+    /// Bootstrap-t 95 % CI of the mean over runs (from 5 runs on).
     pub bootstrap_ci: Option<(f64, f64)>,
     /// Against the baseline (None for the baseline itself).
     pub versus: Option<Versus>,
-}
-
-/// A label against the baseline.
-#[derive(Clone, Debug, Serialize)]
-pub struct Versus {
-    /// Change of the mean, in % of the baseline's mean.
-    pub change_pct: f64,
-    /// Whether the change is an improvement given the metric's direction.
-    pub improved: Option<bool>,
-    pub welch_p_value: Option<f64>,
-    pub welch_df: Option<f64>,
-    pub mann_whitney_p_value: Option<f64>,
-    pub mann_whitney_exact: Option<bool>,
-    /// Effect size: the Hodges–Lehmann shift (label − baseline), in the
-    /// metric's unit.
-    pub effect_size: f64,
-    pub cohens_d: f64,
-    /// None when there are too few runs to say.
-    pub significant: Option<bool>,
-    /// "better", "worse", "not significant" or "too few runs".
-    pub verdict: String,
 }
 
 /// One metric of one group.
@@ -88,6 +84,9 @@ pub struct Group {
     pub benchmark: String,
     pub params: serde_json::Value,
     pub metrics: Vec<MetricComparison>,
+    /// Metrics left out because they equal another in every run
+    /// (`p9999_us` = `max_us` below 10,000 samples): (left out, kept).
+    pub duplicates: Vec<(String, String)>,
     /// Run ids per label, for reports that need the runs (histograms).
     #[serde(skip)]
     pub run_ids: BTreeMap<String, Vec<i64>>,
@@ -100,6 +99,10 @@ pub struct Comparison {
     pub baseline: String,
     pub alpha: f64,
     pub decider: Decider,
+    pub correction: Correction,
+    pub threshold_pct: f64,
+    /// Verdict counts over every label and metric, in report order.
+    pub tally: Vec<(Verdict, usize)>,
     pub config_diff: Vec<config_diff::Row>,
     pub warnings: Vec<String>,
     pub groups: Vec<Group>,
@@ -179,66 +182,17 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
     }
     let mut groups = Vec::new();
     for ((benchmark, params), rs) in by_group {
-        let mut metric_order: Vec<(String, String, Better)> = Vec::new();
-        for r in &rs {
-            for m in &r.metrics {
-                let wanted = if o.metrics.is_empty() {
-                    default_metric(&m.name, m.better)
-                } else {
-                    o.metrics.contains(&m.name)
-                };
-                if wanted && !metric_order.iter().any(|(n, _, _)| n == &m.name) {
-                    metric_order.push((m.name.clone(), m.unit.clone(), m.better));
-                }
-            }
-        }
-        let mut run_ids: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-        for r in &rs {
-            run_ids.entry(r.label.clone()).or_default().push(r.id);
-        }
-        let mut metrics = Vec::new();
-        for (name, unit, better) in metric_order {
-            let values_of = |label: &str| -> Vec<f64> {
-                rs.iter()
-                    .filter(|r| r.label == label)
-                    .filter_map(|r| r.metrics.iter().find(|m| m.name == name).map(|m| m.value))
-                    .filter(|v| v.is_finite())
-                    .collect()
-            };
-            let base_vals = values_of(&baseline);
-            let mut per = Vec::new();
-            for l in &labels {
-                let vals = values_of(l);
-                if vals.is_empty() {
-                    continue;
-                }
-                let versus = (l != &baseline && !base_vals.is_empty())
-                    .then(|| versus(&base_vals, &vals, better, o));
-                per.push(LabelStats {
-                    label: l.clone(),
-                    summary: Summary::of(&vals, 0.95),
-                    bootstrap_ci: bootstrap::mean_ci(&vals, 0.95, 2000, 0x6b62_656e_6368),
-                    versus,
-                    values: vals,
-                });
-            }
-            if per.len() >= 2 || labels.len() == 1 {
-                metrics.push(MetricComparison {
-                    metric: name,
-                    unit,
-                    better,
-                    labels: per,
-                });
-            }
-        }
-        if !metrics.is_empty() {
-            let params: serde_json::Value = serde_json::from_str(&params).unwrap_or_default();
-            groups.push(Group {
-                benchmark,
-                params,
-                metrics,
-                run_ids,
-            });
+        let g = build_group(
+            &benchmark,
+            &params,
+            &rs,
+            &labels,
+            &baseline,
+            o,
+            &mut warnings,
+        );
+        if let Some(g) = g {
+            groups.push(g);
         }
     }
     if groups.is_empty() {
@@ -247,56 +201,202 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
                 .into(),
         );
     }
+    decide_all(&mut groups, o);
+    let tally = tally(&groups);
     let diff = config_diff::build(&runs, &labels, &mut warnings);
     Ok(Comparison {
         labels,
         baseline,
         alpha: o.alpha,
         decider: o.decider,
+        correction: o.correction,
+        threshold_pct: o.threshold_pct,
+        tally,
         config_diff: diff,
         warnings,
         groups,
     })
 }
 
-fn versus(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus {
-    let bm = crate::stats::describe::mean(base);
-    let xm = crate::stats::describe::mean(x);
-    let change_pct = if bm != 0.0 {
-        (xm - bm) / bm.abs() * 100.0
-    } else {
-        f64::NAN
-    };
-    let w = welch::test(base, x);
-    let mw = mann_whitney::test(base, x);
-    let p = match o.decider {
-        Decider::Welch => w.map(|w| w.p),
-        Decider::MannWhitney => mw.map(|m| m.p),
-    };
-    let enough = base.len() >= MIN_RUNS && x.len() >= MIN_RUNS;
-    let significant = if enough { p.map(|p| p < o.alpha) } else { None };
-    let improved = match better {
-        Better::Lower => Some(xm < bm),
-        Better::Higher => Some(xm > bm),
-        Better::Neither => None,
-    };
-    let verdict = match (significant, improved) {
-        (None, _) => "too few runs".to_string(),
-        (Some(false), _) => "not significant".to_string(),
-        (Some(true), Some(true)) => "better".to_string(),
-        (Some(true), Some(false)) => "worse".to_string(),
-        (Some(true), None) => "different".to_string(),
-    };
-    Versus {
-        change_pct,
-        improved,
-        welch_p_value: w.map(|w| w.p),
-        welch_df: w.map(|w| w.df),
-        mann_whitney_p_value: mw.map(|m| m.p),
-        mann_whitney_exact: mw.map(|m| m.exact),
-        effect_size: effect::hodges_lehmann(base, x),
-        cohens_d: effect::cohens_d(base, x),
-        significant,
-        verdict,
+/// A metric's identity within a group: name, unit and direction.  Runs
+/// that give one name in two units (`s` and `ms`) are never pooled.
+type MetricKey = (String, String, Better);
+
+/// One group's metrics, per label, with duplicates and mixed units said.
+fn build_group(
+    benchmark: &str,
+    params: &str,
+    rs: &[&RunRecord],
+    labels: &[String],
+    baseline: &str,
+    o: &Options,
+    warnings: &mut Vec<String>,
+) -> Option<Group> {
+    let mut order: Vec<MetricKey> = Vec::new();
+    for r in rs {
+        for m in &r.metrics {
+            let wanted = if o.metrics.is_empty() {
+                default_metric(&m.name, m.better)
+            } else {
+                o.metrics.contains(&m.name)
+            };
+            let key = (m.name.clone(), m.unit.clone(), m.better);
+            if wanted && !order.contains(&key) {
+                order.push(key);
+            }
+        }
     }
+    for (i, (name, unit, better)) in order.iter().enumerate() {
+        if let Some((_, u2, b2)) = order[..i].iter().find(|k| &k.0 == name) {
+            warnings.push(format!(
+                "{benchmark} {name}: runs give it as {u2} ({}) and as {unit} ({}); compared separately, never pooled",
+                b2.as_str(),
+                better.as_str()
+            ));
+        }
+    }
+    // Each metric's value in each run of the group, for the duplicate check.
+    let per_run = |k: &MetricKey| -> Vec<Option<f64>> {
+        rs.iter()
+            .map(|r| {
+                r.metrics
+                    .iter()
+                    .find(|m| m.name == k.0 && m.unit == k.1 && m.better == k.2)
+                    .map(|m| m.value)
+            })
+            .collect()
+    };
+    let mut duplicates = Vec::new();
+    let mut kept: Vec<(MetricKey, Vec<Option<f64>>)> = Vec::new();
+    for k in order {
+        let v = per_run(&k);
+        if let Some((orig, _)) = kept.iter().find(|(o, ov)| o.1 == k.1 && *ov == v) {
+            duplicates.push((k.0.clone(), orig.0.clone()));
+            continue;
+        }
+        kept.push((k, v));
+    }
+    let mut run_ids: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for r in rs {
+        run_ids.entry(r.label.clone()).or_default().push(r.id);
+    }
+    let mut metrics = Vec::new();
+    for ((name, unit, better), _) in kept {
+        let mut dropped = 0usize;
+        let mut values_of = |label: &str| -> Vec<f64> {
+            let all: Vec<f64> = rs
+                .iter()
+                .filter(|r| r.label == label)
+                .filter_map(|r| {
+                    r.metrics
+                        .iter()
+                        .find(|m| m.name == name && m.unit == unit && m.better == better)
+                        .map(|m| m.value)
+                })
+                .collect();
+            let finite: Vec<f64> = all.iter().copied().filter(|v| v.is_finite()).collect();
+            dropped += all.len() - finite.len();
+            finite
+        };
+        let base_vals = values_of(baseline);
+        let mut per = Vec::new();
+        for l in labels {
+            let vals = values_of(l);
+            if vals.is_empty() {
+                continue;
+            }
+            let versus = (l != baseline && !base_vals.is_empty())
+                .then(|| verdict::versus(&base_vals, &vals, better, o));
+            per.push(LabelStats {
+                label: l.clone(),
+                summary: summary(&vals),
+                bootstrap_ci: bootstrap::mean_ci(&vals, 0.95, 2000, 0x6b62_656e_6368),
+                versus,
+                values: vals,
+            });
+        }
+        if dropped > 0 {
+            warnings.push(format!(
+                "{benchmark} {name}: {dropped} value(s) that are not finite numbers left out"
+            ));
+        }
+        if per.len() >= 2 || labels.len() == 1 {
+            metrics.push(MetricComparison {
+                metric: name,
+                unit,
+                better,
+                labels: per,
+            });
+        }
+    }
+    if metrics.is_empty() {
+        return None;
+    }
+    Some(Group {
+        benchmark: benchmark.to_string(),
+        params: serde_json::from_str(params).unwrap_or_default(),
+        metrics,
+        duplicates,
+        run_ids,
+    })
+}
+
+/// Summary with a 95 % interval that respects positive metrics.
+fn summary(vals: &[f64]) -> Summary {
+    let mut s = Summary::of(vals, 0.95);
+    if let Some((lo, hi)) = crate::stats::interval::cox_mean(vals, 0.95) {
+        s.ci_low = lo;
+        s.ci_high = hi;
+    }
+    s
+}
+
+/// Every pair of the report is one family.
+fn decide_all(groups: &mut [Group], o: &Options) {
+    let mut all = Vec::new();
+    for g in groups.iter_mut() {
+        for m in g.metrics.iter_mut() {
+            let base = m
+                .labels
+                .iter()
+                .find(|l| l.versus.is_none())
+                .map(|l| l.values.clone())
+                .unwrap_or_default();
+            for l in m.labels.iter_mut() {
+                if let Some(v) = l.versus.as_mut() {
+                    all.push((v, base.clone(), l.values.clone()));
+                }
+            }
+        }
+    }
+    let mut refs: Vec<(&mut Versus, &[f64], &[f64])> = all
+        .iter_mut()
+        .map(|(v, b, x)| (&mut **v, b.as_slice(), x.as_slice()))
+        .collect();
+    verdict::decide(&mut refs, o);
+}
+
+/// Verdict counts in a fixed order, zero counts left out.
+fn tally(groups: &[Group]) -> Vec<(Verdict, usize)> {
+    let order = [
+        Verdict::Better,
+        Verdict::Worse,
+        Verdict::Different,
+        Verdict::Equivalent,
+        Verdict::Inconclusive,
+        Verdict::TooFewRuns,
+    ];
+    order
+        .iter()
+        .map(|v| {
+            let n = groups
+                .iter()
+                .flat_map(|g| &g.metrics)
+                .flat_map(|m| &m.labels)
+                .filter(|l| l.versus.as_ref().is_some_and(|x| x.verdict == *v))
+                .count();
+            (*v, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }

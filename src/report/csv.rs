@@ -18,7 +18,7 @@ fn f(v: Option<f64>) -> String {
 
 pub fn render(c: &Comparison) -> String {
     let mut out = String::from(
-        "benchmark,params,metric,unit,better,label,baseline,n,mean,median,sd,ci_low,ci_high,min,max,change_pct,welch_p_value,mann_whitney_p_value,effect_size,cohens_d,significant,verdict\n",
+        "benchmark,params,metric,unit,better,label,baseline,n,mean,median,sd,ci_low,ci_high,min,max,change_pct,change_ci_low_pct,change_ci_high_pct,welch_p_value,mann_whitney_p_value,p_adjusted,tost_p_adjusted,effect_size,cohens_d,significant,verdict,detectable_change_pct\n",
     );
     for g in &c.groups {
         for m in &g.metrics {
@@ -41,14 +41,19 @@ pub fn render(c: &Comparison) -> String {
                     f(Some(s.ci_high)),
                     f(Some(s.min)),
                     f(Some(s.max)),
-                    f(v.map(|v| v.change_pct)),
+                    f(v.and_then(|v| v.change_pct)),
+                    f(v.and_then(|v| v.change_ci_pct).map(|c| c.0)),
+                    f(v.and_then(|v| v.change_ci_pct).map(|c| c.1)),
                     f(v.and_then(|v| v.welch_p_value)),
                     f(v.and_then(|v| v.mann_whitney_p_value)),
+                    f(v.and_then(|v| v.p_adjusted)),
+                    f(v.and_then(|v| v.tost_p_adjusted)),
                     f(v.map(|v| v.effect_size)),
                     f(v.map(|v| v.cohens_d)),
                     v.and_then(|v| v.significant)
                         .map_or(String::new(), |b| b.to_string()),
                     field(v.map_or("baseline", |v| v.verdict.as_str())),
+                    f(v.and_then(|v| v.detectable_change_pct)),
                 ];
                 out.push_str(&cols.join(","));
                 out.push('\n');

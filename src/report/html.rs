@@ -1,7 +1,8 @@
 //! The comparison as one self-contained HTML file: inline CSS and SVG, no
-//! scripts, nothing fetched from the network.
+//! scripts, nothing fetched from the network.  The scoreboard comes
+//! first; every metric's chart and detail table follow.
 
-use super::sections::{footnotes, sections, Section};
+use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
 use super::svg::{escape, latency_cdf, strip_plot};
 use crate::compare::{params_text, Comparison};
 use hdrhistogram::Histogram;
@@ -13,10 +14,11 @@ table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}\
 th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}\
 .better{color:#1a7f37;font-weight:600}.worse{color:#cf222e;font-weight:600}\
+.equivalent{color:#0969da}.inconclusive{color:#9a6700}p.tally{font-weight:600}\
 .warn{color:#9a6700}h2{border-bottom:2px solid #ddd;padding-bottom:.2em}";
 
-fn table(s: &Section) -> String {
-    let mut t = String::from("<table><thead><tr>");
+fn table(s: &Section, class: &str) -> String {
+    let mut t = format!("<table class=\"{class}\"><thead><tr>");
     for h in &s.header {
         let _ = write!(t, "<th>{}</th>", escape(h));
     }
@@ -25,10 +27,11 @@ fn table(s: &Section) -> String {
         t.push_str("<tr>");
         for (i, c) in r.iter().enumerate() {
             let class = match c.as_str() {
-                "better" => " class=\"better\"",
-                "worse" => " class=\"worse\"",
-                _ if i >= s.numeric_from => " class=\"n\"",
-                _ => "",
+                "better" | "worse" | "equivalent" | "inconclusive" if Some(i) == s.verdict_col => {
+                    format!(" class=\"{c}\"")
+                }
+                _ if i >= s.numeric_from => " class=\"n\"".to_string(),
+                _ => String::new(),
             };
             let _ = write!(t, "<td{class}>{}</td>", escape(c));
         }
@@ -47,8 +50,18 @@ pub fn render(c: &Comparison, latency: &[Vec<(String, Histogram<u64>)>]) -> Stri
         escape(&title),
         escape(&title)
     );
-    let secs = sections(c);
-    let _ = write!(out, "<h2>Systems compared</h2>{}", table(&secs[0]));
+    let _ = write!(
+        out,
+        "<h2>Scoreboard</h2>{}<p class=\"tally\">{}</p>",
+        table(&scoreboard(c), "scoreboard"),
+        escape(&tally_line(c))
+    );
+    let secs = details(c);
+    let _ = write!(
+        out,
+        "<h2>Systems compared</h2>{}",
+        table(&systems(c), "systems")
+    );
     if !c.warnings.is_empty() {
         out.push_str("<ul class=\"warn\">");
         for w in &c.warnings {
@@ -56,7 +69,7 @@ pub fn render(c: &Comparison, latency: &[Vec<(String, Histogram<u64>)>]) -> Stri
         }
         out.push_str("</ul>");
     }
-    let mut k = 1;
+    let mut k = 0;
     for (gi, g) in c.groups.iter().enumerate() {
         let _ = write!(
             out,
@@ -79,13 +92,13 @@ pub fn render(c: &Comparison, latency: &[Vec<(String, Histogram<u64>)>]) -> Stri
                 "<h3>{}</h3>{}{}",
                 escape(&s.title),
                 strip_plot(m),
-                table(s)
+                table(s, "details")
             );
         }
     }
     out.push_str("<p>");
-    for f in footnotes(c) {
-        let _ = write!(out, "{}<br>", escape(&f));
+    for f in footnotes(c).iter().skip(1) {
+        let _ = write!(out, "{}<br>", escape(f));
     }
     out.push_str("</p></body></html>\n");
     out

@@ -1,38 +1,53 @@
 //! The comparison as Markdown, fit to paste into a mailing-list post or an
-//! issue.
+//! issue: the scoreboard first, details with `--details`.
 
-use super::sections::{footnotes, sections};
+use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
 use crate::compare::Comparison;
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-pub fn render(c: &Comparison) -> String {
-    let mut out = format!("## kbench comparison: {}\n\n", c.labels.join(" vs "));
-    for s in sections(c) {
-        out.push_str(&format!("### {}\n\n", s.title));
+fn section(out: &mut String, s: &Section) {
+    out.push_str(&format!("### {}\n\n", s.title));
+    out.push_str(&format!(
+        "| {} |\n",
+        s.header
+            .iter()
+            .map(|h| cell(h))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    ));
+    let align: Vec<&str> = (0..s.header.len())
+        .map(|i| {
+            if i >= s.numeric_from && Some(i) != s.verdict_col {
+                "---:"
+            } else {
+                "---"
+            }
+        })
+        .collect();
+    out.push_str(&format!("| {} |\n", align.join(" | ")));
+    for r in &s.rows {
         out.push_str(&format!(
             "| {} |\n",
-            s.header
-                .iter()
-                .map(|h| cell(h))
-                .collect::<Vec<_>>()
-                .join(" | ")
+            r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
         ));
-        let align: Vec<&str> = (0..s.header.len())
-            .map(|i| if i >= s.numeric_from { "---:" } else { "---" })
-            .collect();
-        out.push_str(&format!("| {} |\n", align.join(" | ")));
-        for r in &s.rows {
-            out.push_str(&format!(
-                "| {} |\n",
-                r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-            ));
-        }
-        out.push('\n');
     }
-    for f in footnotes(c) {
+    out.push('\n');
+}
+
+pub fn render(c: &Comparison, with_details: bool) -> String {
+    let mut out = format!("## kbench comparison: {}\n\n", c.labels.join(" vs "));
+    section(&mut out, &scoreboard(c));
+    out.push_str(&format!("**{}**\n\n", tally_line(c)));
+    section(&mut out, &systems(c));
+    if with_details {
+        for s in details(c) {
+            section(&mut out, &s);
+        }
+    }
+    for f in footnotes(c).iter().skip(1) {
         out.push_str(&format!("- {f}\n"));
     }
     out

@@ -1,8 +1,10 @@
 //! A comparison as format-neutral sections (a title, a header, rows),
-//! shared by the terminal and Markdown renderers.
+//! shared by the terminal, Markdown and HTML renderers: the scoreboard
+//! first (one row per metric and label, the answer), then the systems
+//! compared, then per-metric detail tables.
 
 use super::table::num;
-use crate::compare::{params_text, Comparison, LabelStats, MetricComparison};
+use crate::compare::{params_text, Comparison, Group, LabelStats, MetricComparison, Verdict};
 
 /// One titled table.
 #[derive(Clone, Debug, PartialEq)]
@@ -12,6 +14,8 @@ pub struct Section {
     pub rows: Vec<Vec<String>>,
     /// Columns from this one on hold numbers.
     pub numeric_from: usize,
+    /// The column holding verdicts (coloured by renderers that can).
+    pub verdict_col: Option<usize>,
 }
 
 /// A p-value for people: four decimals, or "<0.0001".
@@ -23,11 +27,150 @@ pub fn p_text(p: Option<f64>) -> String {
     }
 }
 
+/// A value with its unit (`15.76 s`, `51 us`, `3.2e4 msg/s`).
+pub fn with_unit(v: f64, unit: &str) -> String {
+    if unit.is_empty() || unit == "count" {
+        num(v)
+    } else {
+        format!("{} {unit}", num(v))
+    }
+}
+
+/// `+7.7% [+4.1, +11.4]`, `n/a` when the baseline is 0.
+pub fn change_text(change: Option<f64>, ci: Option<(f64, f64)>) -> String {
+    let Some(c) = change else {
+        return "n/a".into();
+    };
+    match ci {
+        Some((lo, hi)) => format!("{c:+.1}% [{lo:+.1}, {hi:+.1}]"),
+        None => format!("{c:+.1}% [-]"),
+    }
+}
+
 fn direction(m: &MetricComparison) -> &'static str {
     match m.better {
         crate::bench::Better::Lower => "lower is better",
         crate::bench::Better::Higher => "higher is better",
         crate::bench::Better::Neither => "no direction",
+    }
+}
+
+/// What a group's metric is called in one line: `hackbench time [groups=4 …]`.
+fn metric_name(g: &Group, m: &MetricComparison) -> String {
+    let p = params_text(&g.params);
+    if p.is_empty() {
+        format!("{} {}", g.benchmark, m.metric)
+    } else {
+        format!("{} {} [{p}]", g.benchmark, m.metric)
+    }
+}
+
+/// What an inconclusive verdict would need, in words.
+fn needs(l: &LabelStats) -> String {
+    let Some(v) = &l.versus else {
+        return String::new();
+    };
+    let mut s = v.note.clone().unwrap_or_default();
+    if let Some(d) = v.detectable_change_pct {
+        s = format!("detects >= {d:.1}%");
+    }
+    if let Some(n) = v.runs_needed {
+        s = format!("{s}; {n} runs/side for the --detect change");
+    }
+    s
+}
+
+/// The scoreboard: a row per metric and compared label.
+pub fn scoreboard(c: &Comparison) -> Section {
+    let mut rows = Vec::new();
+    for g in &c.groups {
+        for m in &g.metrics {
+            let Some(base) = m.labels.iter().find(|l| l.versus.is_none()) else {
+                continue;
+            };
+            for l in m.labels.iter().filter(|l| l.versus.is_some()) {
+                let v = l.versus.as_ref().expect("filtered");
+                rows.push(vec![
+                    metric_name(g, m),
+                    with_unit(base.summary.median, &m.unit),
+                    l.label.clone(),
+                    with_unit(l.summary.median, &m.unit),
+                    change_text(v.change_pct, v.change_ci_pct),
+                    p_text(v.p_adjusted),
+                    v.verdict.as_str().to_string(),
+                    needs(l),
+                ]);
+            }
+        }
+    }
+    let any_needs = rows.iter().any(|r| !r[7].is_empty());
+    let mut header: Vec<String> = [
+        "metric",
+        &format!("{} (median)", c.baseline),
+        "label",
+        "median",
+        "change [95% CI]",
+        "p adj",
+        "verdict",
+        "to decide",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if !any_needs {
+        header.pop();
+        for r in &mut rows {
+            r.pop();
+        }
+    }
+    Section {
+        title: "Scoreboard".into(),
+        header,
+        rows,
+        numeric_from: usize::MAX,
+        verdict_col: Some(6),
+    }
+}
+
+/// "3 better, 1 worse, 9 equivalent, 2 inconclusive (Holm, alpha 0.05,
+/// threshold 2 %)".
+pub fn tally_line(c: &Comparison) -> String {
+    let counts: Vec<String> = c
+        .tally
+        .iter()
+        .map(|(v, n)| format!("{n} {}", v.as_str()))
+        .collect();
+    format!(
+        "{} ({}, alpha {}, threshold {} %)",
+        if counts.is_empty() {
+            "nothing compared".to_string()
+        } else {
+            counts.join(", ")
+        },
+        c.correction.as_str(),
+        c.alpha,
+        c.threshold_pct
+    )
+}
+
+/// The systems compared: what differs between the labels' fingerprints.
+pub fn systems(c: &Comparison) -> Section {
+    let mut header = vec!["".to_string()];
+    header.extend(c.labels.iter().cloned());
+    Section {
+        title: "Systems compared".into(),
+        header,
+        rows: c
+            .config_diff
+            .iter()
+            .map(|r| {
+                std::iter::once(r.field.clone())
+                    .chain(r.values.iter().cloned())
+                    .collect()
+            })
+            .collect(),
+        numeric_from: usize::MAX,
+        verdict_col: None,
     }
 }
 
@@ -55,14 +198,10 @@ fn row(l: &LabelStats) -> Vec<String> {
             "".into(),
             "".into(),
             "".into(),
+            "".into(),
         ]),
         Some(v) => {
-            let star = if v.significant == Some(true) {
-                " *"
-            } else {
-                ""
-            };
-            r.push(format!("{:+.1}%{star}", v.change_pct));
+            r.push(change_text(v.change_pct, v.change_ci_pct));
             r.push(p_text(v.welch_p_value));
             let approx = if v.mann_whitney_exact == Some(false) {
                 "≈"
@@ -70,6 +209,7 @@ fn row(l: &LabelStats) -> Vec<String> {
                 ""
             };
             r.push(format!("{approx}{}", p_text(v.mann_whitney_p_value)));
+            r.push(p_text(v.p_adjusted));
             r.push(if v.effect_size.is_nan() {
                 "-".into()
             } else if v.effect_size > 0.0 {
@@ -77,56 +217,41 @@ fn row(l: &LabelStats) -> Vec<String> {
             } else {
                 num(v.effect_size)
             });
-            r.push(v.verdict.clone());
+            r.push(v.verdict.as_str().to_string());
         }
     }
     r
 }
 
-/// The sections of a comparison: systems, then one per metric per group.
-pub fn sections(c: &Comparison) -> Vec<Section> {
+/// Per-metric detail tables, one per metric per group.
+pub fn details(c: &Comparison) -> Vec<Section> {
     let mut out = Vec::new();
-    let mut header = vec!["".to_string()];
-    header.extend(c.labels.iter().cloned());
-    out.push(Section {
-        title: "Systems compared".into(),
-        header,
-        rows: c
-            .config_diff
-            .iter()
-            .map(|r| {
-                std::iter::once(r.field.clone())
-                    .chain(r.values.iter().cloned())
-                    .collect()
-            })
-            .collect(),
-        numeric_from: usize::MAX,
-    });
     for g in &c.groups {
         for m in &g.metrics {
-            let p = params_text(&g.params);
             out.push(Section {
-                title: format!(
-                    "{} {}{} ({}, {})",
-                    g.benchmark,
-                    m.metric,
-                    if p.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" [{p}]")
-                    },
-                    m.unit,
-                    direction(m)
-                ),
+                title: format!("{} ({}, {})", metric_name(g, m), m.unit, direction(m)),
                 header: [
-                    "label", "n", "mean", "median", "sd", "95% CI", "min", "max", "change",
-                    "p Welch", "p MW", "HL shift", "verdict",
+                    "label",
+                    "n",
+                    "mean",
+                    "median",
+                    "sd",
+                    "95% CI",
+                    "min",
+                    "max",
+                    "change [95% CI]",
+                    "p Welch",
+                    "p MW",
+                    "p adj",
+                    "HL shift",
+                    "verdict",
                 ]
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
                 rows: m.labels.iter().map(row).collect(),
                 numeric_from: 1,
+                verdict_col: Some(13),
             });
         }
     }
@@ -136,17 +261,37 @@ pub fn sections(c: &Comparison) -> Vec<Section> {
 /// The lines under the tables: how to read them, and warnings.
 pub fn footnotes(c: &Comparison) -> Vec<String> {
     let test = match c.decider {
-        crate::compare::Decider::Welch => "Welch's t-test",
-        crate::compare::Decider::MannWhitney => "the Mann-Whitney U test",
+        crate::compare::Decider::Welch => {
+            "Welch's t-test; change = ratio of means, its interval on the log scale for positive metrics (Fieller's otherwise)"
+        }
+        crate::compare::Decider::MannWhitney => {
+            "the Mann-Whitney U test; change = Hodges-Lehmann shift over the baseline median, with its exact interval"
+        }
     };
     let mut v = vec![
+        format!("verdicts: {}", tally_line(c)),
         format!(
-            "baseline {}; * = significant at alpha = {} by {test}; p MW is exact below 20 runs a side (≈ marks the normal approximation); HL shift = Hodges-Lehmann estimate of label − baseline; no verdict below {} runs a side",
+            "baseline {}; decided by {test}; p adj = adjusted over all {} tests of this report ({}); \
+             better/worse = p adj < {} and the change at least {} %; equivalent = the change's interval within ±{} % (TOST, adjusted the same way); \
+             inconclusive = neither, with the smallest change these runs could detect (80 % power); no verdict below {} runs a side",
             c.baseline,
+            c.tally.iter().filter(|(v, _)| *v != Verdict::TooFewRuns).map(|(_, n)| n).sum::<usize>(),
+            c.correction.as_str(),
             c.alpha,
+            c.threshold_pct,
+            c.threshold_pct,
             crate::compare::MIN_RUNS
         ),
+        "95% CI of a label's mean: log-normal (Cox) for positive metrics, so it never goes below zero; Student t otherwise".into(),
     ];
+    for g in &c.groups {
+        for (dup, of) in &g.duplicates {
+            v.push(format!(
+                "{} {dup} equals {of} in every run and is not shown again",
+                g.benchmark
+            ));
+        }
+    }
     v.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
     v
 }

@@ -1,36 +1,53 @@
 //! The comparison as aligned text tables for a terminal (colour only on a
-//! TTY).
+//! TTY): the scoreboard and its verdict counts first, then the systems,
+//! then (with `--details`) a table per metric.
 
-use super::sections::{footnotes, sections};
+use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
 use super::table;
 use crate::compare::Comparison;
 
-pub fn render(c: &Comparison, colour: bool) -> String {
-    let mut out = String::new();
-    for s in sections(c) {
-        let head: Vec<&str> = s.header.iter().map(String::as_str).collect();
-        let mut t = table::new(&head);
-        table::right_align_from(&mut t, s.numeric_from);
-        for r in &s.rows {
-            let mut r = r.clone();
-            if colour {
-                if let Some(last) = r.last_mut() {
-                    match last.as_str() {
-                        "better" => *last = format!("\x1b[32m{last}\x1b[0m"),
-                        "worse" => *last = format!("\x1b[31m{last}\x1b[0m"),
-                        _ => {}
-                    }
-                }
-            }
-            t.add_row(r);
-        }
-        out.push_str(&s.title);
-        out.push('\n');
-        out.push_str(&t.to_string());
-        out.push_str("\n\n");
+fn paint(verdict: &str) -> Option<&'static str> {
+    match verdict {
+        "better" => Some("32"),
+        "worse" => Some("31"),
+        "equivalent" => Some("36"),
+        "inconclusive" | "too few runs" => Some("33"),
+        _ => None,
     }
-    for f in footnotes(c) {
-        out.push_str(&f);
+}
+
+fn section(out: &mut String, s: &Section, colour: bool) {
+    let head: Vec<&str> = s.header.iter().map(String::as_str).collect();
+    let mut t = table::new(&head);
+    table::right_align_from(&mut t, s.numeric_from);
+    for r in &s.rows {
+        let mut r = r.clone();
+        if let (true, Some(i)) = (colour, s.verdict_col) {
+            if let Some(code) = r.get(i).and_then(|v| paint(v)) {
+                r[i] = format!("\x1b[{code}m{}\x1b[0m", r[i]);
+            }
+        }
+        t.add_row(r);
+    }
+    out.push_str(&s.title);
+    out.push('\n');
+    out.push_str(&t.to_string());
+    out.push_str("\n\n");
+}
+
+pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
+    let mut out = String::new();
+    section(&mut out, &scoreboard(c), colour);
+    out.push_str(&tally_line(c));
+    out.push_str("\n\n");
+    section(&mut out, &systems(c), colour);
+    if with_details {
+        for s in details(c) {
+            section(&mut out, &s, colour);
+        }
+    }
+    for f in footnotes(c).iter().skip(1) {
+        out.push_str(f);
         out.push('\n');
     }
     out

@@ -74,6 +74,7 @@ pub fn runs_needed(base: &[f64], x: &[f64], change_pct: f64, alpha: f64) -> Opti
 
 /// The same rule for an effect size d = Δ/σ with equal variances, for
 /// checking against published power tables.
+#[cfg(test)]
 pub fn runs_needed_for_d(d: f64, alpha: f64) -> usize {
     (2..=100_000usize)
         .find(|&n| {

@@ -1,0 +1,213 @@
+//! Verdict logic on synthetic runs: error rates by simulation, and the
+//! inputs that misled earlier versions, each as a regression test.
+
+use super::*;
+use crate::bench::Metric;
+use crate::stats::bootstrap::SplitMix;
+
+fn opts(decider: Decider, correction: Correction) -> Options {
+    Options {
+        labels: vec!["a".into(), "b".into()],
+        baseline: None,
+        metrics: Vec::new(),
+        alpha: 0.05,
+        decider,
+        correction,
+        threshold_pct: DEFAULT_THRESHOLD_PCT,
+        detect_pct: None,
+    }
+}
+
+/// Runs of labels a and b, one metric per column of `values`.
+fn runs(a: &[Vec<f64>], b: &[Vec<f64>], unit: &str) -> Vec<RunRecord> {
+    let mut out = Vec::new();
+    for (label, rows) in [("a", a), ("b", b)] {
+        for (i, row) in rows.iter().enumerate() {
+            let mut r = RunRecord::new(label, "bench", serde_json::json!({}), None);
+            r.id = out.len() as i64 + i as i64;
+            for (k, v) in row.iter().enumerate() {
+                r.metrics
+                    .push(Metric::new(format!("m{k}"), unit, *v, Better::Lower));
+            }
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn verdicts(c: &Comparison) -> Vec<Verdict> {
+    c.groups
+        .iter()
+        .flat_map(|g| &g.metrics)
+        .flat_map(|m| &m.labels)
+        .filter_map(|l| l.versus.as_ref().map(|v| v.verdict))
+        .collect()
+}
+
+/// 50 compares of 40 metrics, 5 runs a side, no true difference: the
+/// share of compares with any better/worse verdict.
+fn null_false_rate(correction: Correction) -> f64 {
+    let mut rng = SplitMix(0x6b62);
+    let mut bad = 0;
+    for _ in 0..50 {
+        let sample = |rng: &mut SplitMix| -> Vec<Vec<f64>> {
+            (0..5)
+                .map(|_| (0..40).map(|_| 100.0 + 5.0 * rng.normal()).collect())
+                .collect()
+        };
+        let (a, b) = (sample(&mut rng), sample(&mut rng));
+        let c = build(&runs(&a, &b, "s"), &opts(Decider::Welch, correction)).unwrap();
+        if verdicts(&c)
+            .iter()
+            .any(|v| matches!(v, Verdict::Better | Verdict::Worse))
+        {
+            bad += 1;
+        }
+    }
+    bad as f64 / 50.0
+}
+
+#[test]
+fn a_report_of_many_metrics_keeps_its_error_rate() {
+    let holm = null_false_rate(Correction::Holm);
+    assert!(
+        holm <= 0.10,
+        "Holm: {holm} of compares with a false verdict"
+    );
+    let none = null_false_rate(Correction::None);
+    let bh = null_false_rate(Correction::Bh);
+    eprintln!("compares with a false better/worse: Holm {holm}, BH {bh}, none {none}");
+    assert!(
+        none >= 0.5,
+        "without correction most compares mislead: {none}"
+    );
+}
+
+#[test]
+fn a_real_difference_beyond_the_threshold_is_rarely_called_equivalent() {
+    let mut rng = SplitMix(99);
+    let mut bad = 0;
+    for _ in 0..50 {
+        let a: Vec<Vec<f64>> = (0..5)
+            .map(|_| (0..40).map(|_| 100.0 + 1.0 * rng.normal()).collect())
+            .collect();
+        let b: Vec<Vec<f64>> = (0..5)
+            .map(|_| (0..40).map(|_| 105.0 + 1.0 * rng.normal()).collect())
+            .collect();
+        let c = build(&runs(&a, &b, "s"), &opts(Decider::Welch, Correction::Holm)).unwrap();
+        if verdicts(&c).contains(&Verdict::Equivalent) {
+            bad += 1;
+        }
+    }
+    eprintln!("compares calling a 5 % change equivalent: {bad} of 50");
+    assert!(
+        bad <= 5,
+        "{bad} of 50 compares called a 5 % change equivalent"
+    );
+}
+
+#[test]
+fn mann_whitney_takes_its_direction_from_the_shift() {
+    // 7 of 8 runs of b are a full second faster; one is a 60 s outlier,
+    // which drags b's mean above a's.
+    let a: Vec<Vec<f64>> = (0..8).map(|i| vec![10.0 + 0.1 * f64::from(i)]).collect();
+    let mut b: Vec<Vec<f64>> = (0..7).map(|i| vec![9.0 + 0.1 * f64::from(i)]).collect();
+    b.push(vec![60.0]);
+    let c = build(
+        &runs(&a, &b, "s"),
+        &opts(Decider::MannWhitney, Correction::Holm),
+    )
+    .unwrap();
+    let v = c.groups[0].metrics[0].labels[1].versus.as_ref().unwrap();
+    assert!((v.mann_whitney_p_value.unwrap() - 0.010_411_810_411_810_413).abs() < 1e-12);
+    assert!((v.effect_size + 1.0).abs() < 1e-9, "{}", v.effect_size);
+    assert_eq!(v.verdict, Verdict::Better, "{v:?}");
+    let (lo, hi) = v.change_ci_pct.unwrap();
+    assert!(hi < 0.0 && lo > -100.0, "{lo} {hi}");
+}
+
+#[test]
+fn constant_samples_are_decided_by_the_threshold_not_by_p_zero() {
+    let a = vec![vec![10.0]; 3];
+    let b = vec![vec![10.001]; 3];
+    let c = build(&runs(&a, &b, "s"), &opts(Decider::Welch, Correction::Holm)).unwrap();
+    assert_eq!(verdicts(&c), vec![Verdict::Equivalent]);
+    let b = vec![vec![12.0]; 3];
+    let c = build(&runs(&a, &b, "s"), &opts(Decider::Welch, Correction::Holm)).unwrap();
+    assert_eq!(verdicts(&c), vec![Verdict::Worse]);
+}
+
+#[test]
+fn a_zero_baseline_has_no_percentage() {
+    let a = vec![vec![0.0], vec![0.0], vec![0.0]];
+    let b = vec![vec![1.0], vec![1.1], vec![0.9]];
+    let c = build(
+        &runs(&a, &b, "count"),
+        &opts(Decider::Welch, Correction::Holm),
+    )
+    .unwrap();
+    let v = c.groups[0].metrics[0].labels[1].versus.as_ref().unwrap();
+    assert_eq!(v.change_pct, None);
+    assert_eq!(
+        crate::report::sections::change_text(v.change_pct, v.change_ci_pct),
+        "n/a"
+    );
+}
+
+#[test]
+fn one_metric_in_two_units_is_never_pooled() {
+    let mut rs = runs(&[vec![1.0], vec![1.1], vec![0.9]], &[], "s");
+    let mut more = runs(&[], &[vec![1000.0], vec![1100.0], vec![900.0]], "ms");
+    for (i, r) in more.iter_mut().enumerate() {
+        r.id = 100 + i as i64;
+    }
+    rs.extend(more);
+    let c = build(&rs, &opts(Decider::Welch, Correction::Holm)).unwrap();
+    assert!(verdicts(&c).is_empty(), "no pair across units");
+    assert!(
+        c.warnings.iter().any(|w| w.contains("never pooled")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn a_metric_equal_to_another_in_every_run_is_shown_once() {
+    let a: Vec<Vec<f64>> = (0..3)
+        .map(|i| vec![50.0 + f64::from(i), 50.0 + f64::from(i), 9.0])
+        .collect();
+    let b: Vec<Vec<f64>> = (0..3)
+        .map(|i| vec![60.0 + f64::from(i), 60.0 + f64::from(i), 9.5])
+        .collect();
+    let c = build(&runs(&a, &b, "us"), &opts(Decider::Welch, Correction::Holm)).unwrap();
+    let names: Vec<&str> = c.groups[0]
+        .metrics
+        .iter()
+        .map(|m| m.metric.as_str())
+        .collect();
+    assert_eq!(names, vec!["m0", "m2"]);
+    assert_eq!(
+        c.groups[0].duplicates,
+        vec![("m1".to_string(), "m0".to_string())]
+    );
+}
+
+#[test]
+fn the_smallest_attainable_mann_whitney_p() {
+    assert!((verdict::mann_whitney_floor(3, 3) - 0.1).abs() < 1e-12);
+    assert!((verdict::mann_whitney_floor(4, 4) - 2.0 / 70.0).abs() < 1e-12);
+}
+
+#[test]
+fn inconclusive_verdicts_say_what_would_decide_them() {
+    let mut rng = SplitMix(3);
+    let a: Vec<Vec<f64>> = (0..4).map(|_| vec![100.0 + 10.0 * rng.normal()]).collect();
+    let b: Vec<Vec<f64>> = (0..4).map(|_| vec![101.0 + 10.0 * rng.normal()]).collect();
+    let mut o = opts(Decider::Welch, Correction::Holm);
+    o.detect_pct = Some(1.0);
+    let c = build(&runs(&a, &b, "s"), &o).unwrap();
+    let v = c.groups[0].metrics[0].labels[1].versus.as_ref().unwrap();
+    assert_eq!(v.verdict, Verdict::Inconclusive);
+    assert!(v.detectable_change_pct.unwrap() > 2.0);
+    assert!(v.runs_needed.unwrap() > 4);
+}

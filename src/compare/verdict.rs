@@ -1,0 +1,286 @@
+//! One label against the baseline for one metric: the effect with its
+//! interval from the deciding test, the raw and family-adjusted p-values,
+//! equivalence, power, and the verdict.
+//!
+//! The verdict is made in two steps.  [`versus`] computes everything that
+//! depends on this pair alone; [`decide`] runs after every pair of the
+//! report is known, because the p-values are adjusted as one family.
+//!
+//! Rules (α = `--alpha`, T = `--threshold` %, p̃ = adjusted):
+//! - fewer than [`MIN_RUNS`] runs a side: *too few runs*;
+//! - TOST p̃ < α (the change's interval lies within ±T): *equivalent*;
+//! - test p̃ < α, the interval of the change excludes 0 and the estimated
+//!   change is at least T: *better* or *worse*, by the direction of the
+//!   deciding estimator (mean ratio for Welch, Hodges–Lehmann shift for
+//!   Mann–Whitney);
+//! - otherwise *inconclusive*, with the smallest change these runs could
+//!   detect.
+//!
+//! Zero-variance samples get p = 0 from the t-test; the threshold then
+//! decides (a 0.01 % change of constant samples is *equivalent*).
+
+use super::{Decider, Options, MIN_RUNS};
+use crate::bench::Better;
+use crate::stats::describe::{mean, median};
+use crate::stats::interval::{self, LogRatio};
+use crate::stats::multiple::Correction;
+use crate::stats::{effect, mann_whitney, power, student_t, welch};
+use serde::Serialize;
+
+/// What the comparison says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    #[serde(rename = "better")]
+    Better,
+    #[serde(rename = "worse")]
+    Worse,
+    /// Significant, for a metric with no direction.
+    #[serde(rename = "different")]
+    Different,
+    #[serde(rename = "equivalent")]
+    Equivalent,
+    #[serde(rename = "inconclusive")]
+    Inconclusive,
+    #[serde(rename = "too few runs")]
+    TooFewRuns,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Better => "better",
+            Verdict::Worse => "worse",
+            Verdict::Different => "different",
+            Verdict::Equivalent => "equivalent",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::TooFewRuns => "too few runs",
+        }
+    }
+}
+
+/// A label against the baseline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Versus {
+    /// Estimated change in % of the baseline, from the deciding estimator
+    /// (ratio of means for Welch, Hodges–Lehmann shift over the baseline
+    /// median for Mann–Whitney); `None` when the baseline is 0.
+    pub change_pct: Option<f64>,
+    /// (1 − α) interval of `change_pct`; `None` when it cannot be had.
+    pub change_ci_pct: Option<(f64, f64)>,
+    /// The change in the metric's unit (difference of means or HL shift).
+    pub difference: f64,
+    /// (1 − α) interval of `difference` (Welch's, or HL's exact one).
+    pub difference_ci: Option<(f64, f64)>,
+    /// Whether the change is an improvement given the metric's direction.
+    pub improved: Option<bool>,
+    pub welch_p_value: Option<f64>,
+    pub welch_df: Option<f64>,
+    pub mann_whitney_p_value: Option<f64>,
+    pub mann_whitney_exact: Option<bool>,
+    /// The deciding test's p, raw and adjusted over the report's family.
+    pub p_value: Option<f64>,
+    pub p_adjusted: Option<f64>,
+    /// Equivalence (TOST within ±threshold), raw and adjusted.
+    pub tost_p_value: Option<f64>,
+    pub tost_p_adjusted: Option<f64>,
+    /// Hodges–Lehmann shift (label − baseline), in the metric's unit.
+    pub effect_size: f64,
+    pub cohens_d: f64,
+    /// None when there are too few runs to say.
+    pub significant: Option<bool>,
+    /// Smallest change (%) these runs could detect with 80 % power.
+    pub detectable_change_pct: Option<f64>,
+    /// Runs per side needed to detect `--detect` % (when asked).
+    pub runs_needed: Option<usize>,
+    /// Why no change could be detected at all, when that is so.
+    pub note: Option<String>,
+    pub verdict: Verdict,
+}
+
+/// Everything about one pair that does not depend on the rest of the report.
+pub fn versus(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus {
+    let w = welch::test(base, x);
+    let mw = mann_whitney::test(base, x);
+    let level = 1.0 - o.alpha;
+    let margin = o.threshold_pct / 100.0;
+    let (change_pct, change_ci_pct, difference, difference_ci, tost) = match o.decider {
+        Decider::Welch => welch_effect(base, x, level, margin),
+        Decider::MannWhitney => shift_effect(base, x, level, margin),
+    };
+    let sign = change_pct.unwrap_or(difference);
+    let improved = match better {
+        Better::Lower => Some(sign < 0.0),
+        Better::Higher => Some(sign > 0.0),
+        Better::Neither => None,
+    };
+    let enough = base.len() >= MIN_RUNS && x.len() >= MIN_RUNS;
+    let p_value = match o.decider {
+        Decider::Welch => w.map(|w| w.p),
+        Decider::MannWhitney => mw.map(|m| m.p),
+    };
+    Versus {
+        change_pct,
+        change_ci_pct,
+        difference,
+        difference_ci,
+        improved,
+        welch_p_value: w.map(|w| w.p),
+        welch_df: w.map(|w| w.df),
+        mann_whitney_p_value: mw.map(|m| m.p),
+        mann_whitney_exact: mw.map(|m| m.exact),
+        p_value: if enough { p_value } else { None },
+        p_adjusted: None,
+        tost_p_value: if enough { tost } else { None },
+        tost_p_adjusted: None,
+        effect_size: effect::hodges_lehmann(base, x),
+        cohens_d: effect::cohens_d(base, x),
+        significant: None,
+        detectable_change_pct: None,
+        runs_needed: None,
+        note: None,
+        verdict: Verdict::TooFewRuns,
+    }
+}
+
+/// The smallest two-sided p the exact Mann–Whitney test can reach with
+/// m and n runs: 2 / C(m + n, m).
+pub(super) fn mann_whitney_floor(m: usize, n: usize) -> f64 {
+    let mut c = 1.0f64;
+    for i in 0..m.min(n) {
+        c = c * (m + n - i) as f64 / (i + 1) as f64;
+    }
+    (2.0 / c).min(1.0)
+}
+
+type Effect = (
+    Option<f64>,
+    Option<(f64, f64)>,
+    f64,
+    Option<(f64, f64)>,
+    Option<f64>,
+);
+
+/// Welch: ratio of means (log scale for positive data, Fieller otherwise).
+fn welch_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
+    let (bm, xm) = (mean(base), mean(x));
+    let diff = xm - bm;
+    let diff_ci = interval::welch_diff(base, x, level);
+    let pct = (bm != 0.0).then(|| diff / bm.abs() * 100.0);
+    if let Some(lr) = LogRatio::of(base, x) {
+        let (lo, hi) = lr.ratio_ci(level);
+        return (
+            pct,
+            Some(((lo - 1.0) * 100.0, (hi - 1.0) * 100.0)),
+            diff,
+            diff_ci,
+            Some(lr.tost_p(margin)),
+        );
+    }
+    let ci = interval::fieller(base, x, level).map(|(lo, hi)| {
+        let (a, b) = if bm > 0.0 {
+            (lo - 1.0, hi - 1.0)
+        } else {
+            (1.0 - hi, 1.0 - lo)
+        };
+        (a * 100.0, b * 100.0)
+    });
+    (
+        pct,
+        ci,
+        diff,
+        diff_ci,
+        diff_tost_p(base, x, margin * bm.abs()),
+    )
+}
+
+/// Two one-sided Welch tests of |x̄ − b̄| < `m` (Schuirmann 1987), for
+/// metrics that are not all positive; `m` treats the baseline mean as
+/// known.
+fn diff_tost_p(base: &[f64], x: &[f64], m: f64) -> Option<f64> {
+    if base.len() < 2 || x.len() < 2 {
+        return None;
+    }
+    let w = welch::test(x, base)?;
+    let d = mean(x) - mean(base);
+    if !w.t.is_finite() || w.t == 0.0 && d == 0.0 {
+        return Some(if d.abs() < m { 0.0 } else { 1.0 });
+    }
+    let se = d / w.t;
+    let p_lo = 1.0 - student_t::cdf((d + m) / se, w.df);
+    let p_hi = student_t::cdf((d - m) / se, w.df);
+    Some(p_lo.max(p_hi))
+}
+
+/// Mann–Whitney: the Hodges–Lehmann shift over the baseline's median.
+fn shift_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
+    let shift = effect::hodges_lehmann(base, x);
+    let ci = effect::hodges_lehmann_ci(base, x, level);
+    let bmed = median(base).abs();
+    let pct = (bmed != 0.0).then(|| shift / bmed * 100.0);
+    let ci_pct = ci.filter(|_| bmed != 0.0).map(|(lo, hi)| {
+        let (lo, hi) = (lo / bmed * 100.0, hi / bmed * 100.0);
+        // A positive metric cannot fall by more than all of it.
+        if interval::all_positive(x) {
+            (lo.max(-100.0), hi)
+        } else {
+            (lo, hi)
+        }
+    });
+    let tost = effect::hodges_lehmann_tost_p(base, x, margin * bmed);
+    (pct, ci_pct, shift, ci, tost)
+}
+
+/// The verdicts of a whole report: adjust every test of the family (and
+/// every equivalence test, as a second family), then decide each pair.
+/// Power figures use α/m, the strictest step of Holm's and BH's ladders.
+pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], o: &Options) {
+    let raw: Vec<Option<f64>> = all.iter().map(|(v, _, _)| v.p_value).collect();
+    let tost: Vec<Option<f64>> = all.iter().map(|(v, _, _)| v.tost_p_value).collect();
+    let adj = crate::stats::multiple::adjust(&raw, o.correction);
+    let tadj = crate::stats::multiple::adjust(&tost, o.correction);
+    let m = raw.iter().filter(|p| p.is_some()).count().max(1) as f64;
+    let alpha_each = match o.correction {
+        Correction::None => o.alpha,
+        _ => o.alpha / m,
+    };
+    for (((v, base, x), p), tp) in all.iter_mut().zip(adj).zip(tadj) {
+        v.p_adjusted = p;
+        v.tost_p_adjusted = tp;
+        if v.p_value.is_none() {
+            v.verdict = Verdict::TooFewRuns;
+            continue;
+        }
+        let significant = p.is_some_and(|p| p < o.alpha)
+            && v.change_ci_pct
+                .or(v.difference_ci)
+                .is_some_and(|(lo, hi)| lo > 0.0 || hi < 0.0);
+        v.significant = Some(significant);
+        let big_enough = v.change_pct.map_or(true, |c| c.abs() >= o.threshold_pct);
+        v.verdict = if tp.is_some_and(|p| p < o.alpha) && o.threshold_pct > 0.0 {
+            Verdict::Equivalent
+        } else if significant && big_enough {
+            match v.improved {
+                Some(true) => Verdict::Better,
+                Some(false) => Verdict::Worse,
+                None => Verdict::Different,
+            }
+        } else {
+            Verdict::Inconclusive
+        };
+        if v.verdict == Verdict::Inconclusive {
+            let floor = mann_whitney_floor(base.len(), x.len());
+            if o.decider == Decider::MannWhitney && floor >= alpha_each {
+                v.note = Some(format!(
+                    "Mann-Whitney cannot go below p = {floor:.3} with {}+{} runs",
+                    base.len(),
+                    x.len()
+                ));
+                continue;
+            }
+            v.detectable_change_pct = power::detectable_change_pct(base, x, alpha_each);
+            v.runs_needed = o
+                .detect_pct
+                .and_then(|d| power::runs_needed(base, x, d, alpha_each));
+        }
+    }
+}

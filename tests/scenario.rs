@@ -83,6 +83,19 @@ fn background_restarts_and_everything_stops() {
     let v = env.json(&["run", &f, "--label", "sc"]);
     assert_eq!(v["rows"][0]["row"], "bg");
     assert_eq!(v["rows"][1]["row"], "latency");
+    // The report says what each row means, with units on every figure.
+    let cell = v["rows"][1]["repetitions"][0].as_str().unwrap();
+    assert!(cell.ends_with(" us"), "{cell}");
+    assert_eq!(
+        v["rows"][1]["meaning"],
+        "worst timer wake-up delay seen; lower is better"
+    );
+    let hb = v["rows"][0]["repetitions"][0].as_str().unwrap();
+    assert!(hb.ends_with(" s") || hb.ends_with(" ms"), "{hb}");
+    assert!(v["rows"][0]["meaning"]
+        .as_str()
+        .unwrap()
+        .starts_with("time to pass every message"));
     let runs = env.json(&["runs", "list", "--benchmark", "hackbench"]);
     let n = runs["runs"].as_array().unwrap().len();
     assert!(n >= 2, "the background hackbench was restarted: {n} runs");

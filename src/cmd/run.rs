@@ -245,7 +245,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
     if ctx.global.json {
         let rows: Vec<_> = report::rows(&sc, &complete)
             .into_iter()
-            .map(|(t, cells)| serde_json::json!({ "row": t, "repetitions": cells }))
+            .map(|(t, cells, what)| serde_json::json!({ "row": t, "repetitions": cells, "meaning": what }))
             .collect();
         print_json(
             "run",

@@ -1,6 +1,10 @@
 //! contest's table: one block per load (`noload:`, `process_load:`, …),
 //! a row per label with means over its runs, and Ratio = Time / the mean
-//! noload Time of the reference label.
+//! noload Time of the reference label.  As in contest's own mails
+//! (`1.31*`), a `*` marks a Time that differs significantly from the
+//! reference kernel's under the same load: Welch's t-test, Holm-adjusted
+//! over every such test in the table, at alpha 0.05, with at least 3 runs
+//! a side.
 
 use crate::report::table::{self, Table};
 use std::collections::BTreeMap;
@@ -28,11 +32,48 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
+type ByLoad<'a> = BTreeMap<(&'a str, &'a str), Vec<&'a Row>>;
+
+/// Which (load, label) Times differ from the reference's, Holm-adjusted;
+/// only pairs with 3+ runs a side are tested (and present in the map).
+fn significant<'a>(
+    by: &ByLoad<'a>,
+    labels: &'a [String],
+    load_order: &'a [String],
+    reference: &str,
+) -> BTreeMap<(&'a str, &'a str), bool> {
+    let times = |rs: &Vec<&Row>| rs.iter().map(|r| r.time_s).collect::<Vec<f64>>();
+    let mut keys = Vec::new();
+    let mut ps = Vec::new();
+    for load in load_order {
+        let Some(base) = by.get(&(load.as_str(), reference)) else {
+            continue;
+        };
+        for label in labels.iter().filter(|l| l.as_str() != reference) {
+            let Some(rs) = by.get(&(load.as_str(), label.as_str())) else {
+                continue;
+            };
+            if base.len() < crate::compare::MIN_RUNS || rs.len() < crate::compare::MIN_RUNS {
+                continue;
+            }
+            if let Some(w) = crate::stats::welch::test(&times(base), &times(rs)) {
+                keys.push((load.as_str(), label.as_str()));
+                ps.push(Some(w.p));
+            }
+        }
+    }
+    let adj = crate::stats::multiple::adjust(&ps, crate::stats::multiple::Correction::Holm);
+    keys.into_iter()
+        .zip(adj)
+        .map(|(k, p)| (k, p.is_some_and(|p| p < 0.05)))
+        .collect()
+}
+
 /// Render the table.  `labels` gives the row order; `load_order` the
 /// block order; the reference label's mean noload time is the Ratio's
 /// denominator (no Ratio when it has no noload run).
 pub fn render(rows: &[Row], labels: &[String], load_order: &[String], reference: &str) -> String {
-    let mut by: BTreeMap<(&str, &str), Vec<&Row>> = BTreeMap::new();
+    let mut by: ByLoad = BTreeMap::new();
     for r in rows {
         by.entry((r.load.as_str(), r.label.as_str()))
             .or_default()
@@ -41,6 +82,7 @@ pub fn render(rows: &[Row], labels: &[String], load_order: &[String], reference:
     let ref_noload = by
         .get(&("noload", reference))
         .map(|rs| mean(&rs.iter().map(|r| r.time_s).collect::<Vec<_>>()));
+    let marks = significant(&by, labels, load_order, reference);
     let mut out = String::new();
     for load in load_order {
         if !labels
@@ -75,13 +117,26 @@ pub fn render(rows: &[Row], labels: &[String], load_order: &[String], reference:
                 } else {
                     "0%".into()
                 },
-                ref_noload.map_or("-".into(), |n| format!("{:.2}", time / n)),
+                ref_noload.map_or("-".into(), |n| {
+                    let star = if marks.get(&(load.as_str(), label.as_str())) == Some(&true) {
+                        "*"
+                    } else {
+                        ""
+                    };
+                    format!("{:.2}{star}", time / n)
+                }),
             ]);
         }
         out.push_str(&heading(load));
         out.push('\n');
         out.push_str(&t.to_string());
         out.push_str("\n\n");
+    }
+    if !marks.is_empty() {
+        out.push_str(&format!(
+            "* Time differs from {reference}'s under the same load (Welch, Holm-adjusted over the {} tests of this table, alpha 0.05)\n",
+            marks.len()
+        ));
     }
     if ref_noload.is_none() {
         out.push_str(&format!(
@@ -134,6 +189,39 @@ Kernel [runs]    Time  CPU%  Loads  LCPU%  Ratio
 2.5.39 [2]      91.00   76%     12    32%   1.34
 ";
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn marks_significant_differences_from_the_reference_as_contest_did() {
+        // Five runs each, like the mail's "average of 5 runs": process_load
+        // differs (91.0 vs 83.6 s), mem_load does not (103.72 vs 103.95 s).
+        let mut rows = Vec::new();
+        for (k, d) in [-0.4, -0.2, 0.0, 0.2, 0.4].iter().enumerate() {
+            let j = if k % 2 == 0 { 0.3 } else { -0.3 };
+            rows.push(row("2.5.39", "noload", 73.17 + d, 93.0, 0.0, 0.0));
+            rows.push(row("2.5.39-pe", "noload", 73.03 + d, 94.0, 0.0, 0.0));
+            rows.push(row("2.5.39", "process", 91.0 + d, 76.0, 10.0, 30.0));
+            rows.push(row("2.5.39-pe", "process", 83.6 + d, 82.0, 10.0, 30.0));
+            rows.push(row("2.5.39", "mem", 103.72 + d + j, 72.0, 10.0, 30.0));
+            rows.push(row("2.5.39-pe", "mem", 103.95 + d - j, 73.0, 10.0, 30.0));
+        }
+        let labels = vec!["2.5.39-pe".to_string(), "2.5.39".to_string()];
+        let order: Vec<String> = ["noload", "process", "mem"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let text = render(&rows, &labels, &order, "2.5.39-pe");
+        assert!(
+            text.contains("2.5.39 [5]     91.00   76%     10    30%  1.25*\n"),
+            "{text}"
+        );
+        let mem = text.split("mem_load:").nth(1).unwrap();
+        assert!(!mem.lines().take(3).any(|l| l.contains('*')), "{text}");
+        assert!(
+            !text.split("process_load:").next().unwrap().contains('*'),
+            "{text}"
+        );
+        assert!(text.contains("* Time differs from 2.5.39-pe's"), "{text}");
     }
 
     #[test]

@@ -72,7 +72,9 @@ fn needs(l: &LabelStats) -> String {
     };
     let mut s = v.note.clone().unwrap_or_default();
     if let Some(d) = v.detectable_change_pct {
-        s = format!("detects >= {d:.1}%");
+        // The same distance on the log scale, both ways: ×r or ÷r.
+        let down = (1.0 - 1.0 / (1.0 + d / 100.0)) * 100.0;
+        s = format!("detects >= +{d:.1}% or <= -{down:.1}%");
     }
     if let Some(n) = v.runs_needed {
         s = format!("{s}; {n} runs/side for the --detect change");

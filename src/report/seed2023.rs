@@ -1,6 +1,8 @@
 //! The 2023 seed's layout: a block per label, a row per metric, the runs'
-//! values side by side (`hackbench1  15.758s, 15.630s, 16.127s`).
+//! values side by side (`hackbench1  15.758s, 15.630s, 16.127s`), and
+//! under each row of a compared label its verdict against the baseline.
 
+use super::sections::{change_text, p_text, tally_line};
 use crate::compare::{params_text, Comparison};
 
 fn value(v: f64, unit: &str) -> String {
@@ -42,9 +44,23 @@ pub fn render(c: &Comparison) -> String {
                 if let Some(l) = m.labels.iter().find(|l| &l.label == label) {
                     let vals: Vec<String> = l.values.iter().map(|v| value(*v, &m.unit)).collect();
                     out.push_str(&format!("   {name:width$}  {}\n", vals.join(", ")));
+                    if let Some(v) = &l.versus {
+                        out.push_str(&format!(
+                            "   {:width$}  vs {}: {}, p adj {}, {}\n",
+                            "",
+                            c.baseline,
+                            change_text(v.change_pct, v.change_ci_pct),
+                            p_text(v.p_adjusted),
+                            v.verdict.as_str()
+                        ));
+                    }
                 }
             }
         }
+        out.push('\n');
+    }
+    if c.labels.len() > 1 {
+        out.push_str(&tally_line(c));
         out.push('\n');
     }
     out

@@ -46,7 +46,16 @@ pub fn strip_plot(m: &MetricComparison) -> String {
         hi += 0.5 * hi.abs().max(1.0) * 0.01;
     }
     let pad = (hi - lo) * 0.05;
-    let (lo, hi) = (lo - pad, hi + pad);
+    // A positive metric's axis never shows values below zero.
+    let positive = m.labels.iter().all(|l| l.values.iter().all(|v| *v > 0.0));
+    let (lo, hi) = (
+        if positive {
+            (lo - pad).max(0.0)
+        } else {
+            lo - pad
+        },
+        hi + pad,
+    );
     let x = |v: f64| left + (v - lo) / (hi - lo) * (w - left - right);
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\">");
     let axis_y = top + row_h * m.labels.len() as f64 + 5.0;

@@ -1,23 +1,58 @@
 //! The report printed after a scenario: the 2023 seed's layout, a block
 //! per label with a row per reported metric and one column per
-//! repetition (the mean of the task's complete runs in it).
+//! repetition (the mean of the task's complete runs in it).  Every figure
+//! carries its unit and every row says in a few words what it measures
+//! and which way is better, so the main job's output reads on its own.
 
 use super::Scenario;
+use crate::bench::Better;
 use crate::store::RunRecord;
 
 fn fmt(v: f64, unit: &str) -> String {
     match unit {
-        "s" if v.abs() < 1.0 => format!("{v:.6}"),
-        "s" => format!("{v:.3}s"),
-        "us" => format!("{v:.0}"),
+        "s" if v.abs() < 1.0 => format!("{:.3} ms", v * 1000.0),
+        "s" => format!("{v:.3} s"),
+        "us" => format!("{v:.0} us"),
         "%" => format!("{v:.0}%"),
         "count" | "" => crate::report::table::num(v),
         u => format!("{} {u}", crate::report::table::num(v)),
     }
 }
 
-/// Rows: (title, cells per repetition).
-pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>)> {
+/// What a reported metric of a task kind measures, in a few words.
+pub fn meaning(kind: &str, metric: &str) -> Option<&'static str> {
+    Some(match (kind, metric) {
+        ("hackbench", "time") => "time to pass every message between the tasks",
+        ("cyclictest", "max_us") => "worst timer wake-up delay seen",
+        ("cyclictest", "p99_us") => "wake-up delay 99 % of wake-ups beat",
+        ("cyclictest", "p999_us") => "wake-up delay 99.9 % of wake-ups beat",
+        ("cyclictest", "avg_us") => "mean timer wake-up delay",
+        ("responsiveness", "avg_response") => {
+            "mean delay of an interactive task's iteration beyond its sleep"
+        }
+        ("responsiveness", "p99_response") => "interactive delay 99 % of iterations beat",
+        ("responsiveness", "total_response") => {
+            "interactive delay summed over the run (the seed's figure)"
+        }
+        ("coldwalk", "wall") => "time to list the tree with cold caches",
+        ("job", "time") => "wall time of the build",
+        ("job", "user") => "CPU time the build spent in user mode",
+        ("job", "sys") => "CPU time the build spent in the kernel",
+        ("load", "work") => "work the background load got done",
+        _ => return None,
+    })
+}
+
+fn direction(b: Better) -> &'static str {
+    match b {
+        Better::Lower => "lower is better",
+        Better::Higher => "higher is better",
+        Better::Neither => "for information",
+    }
+}
+
+/// Rows: (title, cells per repetition, what the row means).
+pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>, String)> {
     let mut out = Vec::new();
     for ph in &sc.phases {
         for task in &ph.tasks {
@@ -28,6 +63,7 @@ pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>)> {
                     format!("{} {metric}", task.row)
                 };
                 let mut cells = Vec::new();
+                let mut better = None;
                 for rep in 0..sc.runs {
                     let vals: Vec<(f64, String)> = runs
                         .iter()
@@ -40,10 +76,10 @@ pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>)> {
                                 == Some(task.name.as_str())
                         })
                         .filter_map(|r| {
-                            r.metrics
-                                .iter()
-                                .find(|m| &m.name == metric)
-                                .map(|m| (m.value, m.unit.clone()))
+                            r.metrics.iter().find(|m| &m.name == metric).map(|m| {
+                                better = Some(m.better);
+                                (m.value, m.unit.clone())
+                            })
                         })
                         .collect();
                     cells.push(if vals.is_empty() {
@@ -53,7 +89,13 @@ pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>)> {
                         fmt(mean, &vals[0].1)
                     });
                 }
-                out.push((title, cells));
+                let what = match (meaning(&task.kind, metric), better) {
+                    (Some(m), Some(b)) => format!("{m}; {}", direction(b)),
+                    (Some(m), None) => m.to_string(),
+                    (None, Some(b)) => format!("{metric}; {}", direction(b)),
+                    (None, None) => String::new(),
+                };
+                out.push((title, cells, what));
             }
         }
     }
@@ -63,9 +105,17 @@ pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>)> {
 pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
     let rows = rows(sc, runs);
     let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    let cells: Vec<String> = rows.iter().map(|r| r.1.join(", ")).collect();
+    let cw = cells.iter().map(|c| c.chars().count()).max().unwrap_or(0);
     let mut out = format!("{label}\n\n");
-    for (title, cells) in rows {
-        out.push_str(&format!("   {title:w$}  {}\n", cells.join(", ")));
+    for ((title, _, what), c) in rows.iter().zip(&cells) {
+        let line = if what.is_empty() {
+            format!("   {title:w$}  {c}")
+        } else {
+            format!("   {title:w$}  {c:cw$}  ({what})")
+        };
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
 }

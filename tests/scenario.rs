@@ -172,3 +172,65 @@ fn presets_list_and_show() {
         "{plan}"
     );
 }
+
+/// Each task runs in its own session, so with autogroup on it is its own
+/// scheduling group, as the seed's separate terminals were; `session =
+/// "shared"` keeps kbench's.
+#[test]
+fn tasks_get_their_own_autogroup_unless_shared() {
+    if !std::path::Path::new("/proc/self/autogroup").exists() {
+        eprintln!("skipped: this kernel has no autogroup (CONFIG_SCHED_AUTOGROUP)");
+        return;
+    }
+    let env = Env::new();
+    let d = env.dir.path().display().to_string();
+    let task = |n: &str, extra: &str| {
+        format!(
+            "[[phase.task]]\nname = \"{n}\"\nkind = \"job\"\n{extra}args = {{ job_cmd = \"sh -c 'cat /proc/self/autogroup > {d}/{n}; sleep 0.5'\" }}\n"
+        )
+    };
+    let f = write(
+        &env,
+        "ag.toml",
+        &format!(
+            "{HEAD}[[phase]]\nname = \"p\"\n{}{}{}",
+            task("a", ""),
+            task("b", ""),
+            task("c", "session = \"shared\"\n")
+        ),
+    );
+    let v = env.json(&["run", &f, "--label", "ag"]);
+    assert_eq!(v["failures"].as_array().map_or(0, |a| a.len()), 0, "{v}");
+    let group = |n: &str| {
+        let s = std::fs::read_to_string(format!("{d}/{n}")).unwrap();
+        s.split_whitespace().next().unwrap().to_string()
+    };
+    let mine = std::fs::read_to_string("/proc/self/autogroup").unwrap();
+    let mine = mine.split_whitespace().next().unwrap();
+    assert_ne!(group("a"), group("b"), "two tasks, two autogroups");
+    assert_ne!(group("a"), mine);
+    assert_eq!(group("c"), mine, "a shared task keeps kbench's session");
+    let runs = env.json(&["runs", "list", "--benchmark", "job"]);
+    let sessions: Vec<String> = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let id = r["id"].as_i64().unwrap().to_string();
+            env.json(&["runs", "show", &id])["settings"]["placement"]["session"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        sessions.iter().filter(|s| *s == "own").count(),
+        2,
+        "{sessions:?}"
+    );
+    assert_eq!(
+        sessions.iter().filter(|s| *s == "shared").count(),
+        1,
+        "{sessions:?}"
+    );
+}

@@ -109,6 +109,9 @@ fn plan_text(sc: &Scenario) -> String {
             if let Some(n) = t.nice {
                 place.push(format!("nice {n}"));
             }
+            if !t.own_session {
+                place.push("kbench's session".into());
+            }
             s.push_str(&format!(
                 "  {:10} {:18} kbench {} {}{}\n",
                 role,

@@ -41,6 +41,9 @@ pub struct Task {
     pub cpus: Option<Vec<usize>>,
     pub policy: Option<(Policy, i32)>,
     pub nice: Option<i32>,
+    /// Run in a session of its own (setsid), so with autogroup it is a
+    /// scheduling group of its own, as the seed's separate terminals were.
+    pub own_session: bool,
     /// Report rows: a title and the metrics to show.
     pub row: String,
     pub show: Vec<String>,

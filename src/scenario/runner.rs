@@ -92,6 +92,7 @@ fn spawn<'a>(
         "cpus": task.cpus.as_ref().map(|c| crate::sys::cpus::format_list(c)),
         "policy": task.policy.map(|p| p.0.name()), "priority": task.policy.map(|p| p.1),
         "nice": task.nice, "role": task.role,
+        "session": if task.own_session { "own" } else { "shared" },
     });
     c.env(ENV_SCENARIO, &t.id)
         .env(ENV_PHASE, phase)
@@ -108,9 +109,14 @@ fn spawn<'a>(
     let has_cpus = task.cpus.is_some();
     let policy = task.policy;
     let nice = task.nice;
+    let own_session = task.own_session;
     // SAFETY: see above.
     unsafe {
         c.pre_exec(move || {
+            // A forked child is not a group leader, so setsid succeeds.
+            if own_session && libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             libc::prctl(
                 libc::PR_SET_PDEATHSIG,
                 libc::SIGKILL as libc::c_ulong,
@@ -158,10 +164,15 @@ fn spawn<'a>(
     })
 }
 
-/// Stop children: SIGINT, then SIGKILL after a grace period.
+/// Stop children: SIGINT, then SIGKILL after a grace period.  A child
+/// already reaped is never signalled: its PID may belong to another
+/// process by now.  An unreaped child (running or a zombie) still holds
+/// its PID, so signalling it reaches only it.
 fn stop_all(children: &mut [Running]) {
-    for r in children.iter() {
-        proc::kill(r.child.id() as i32, libc::SIGINT);
+    for r in children.iter_mut() {
+        if matches!(r.child.try_wait(), Ok(None)) {
+            proc::kill(r.child.id() as i32, libc::SIGINT);
+        }
     }
     let end = Instant::now() + Duration::from_secs(10);
     for r in children.iter_mut() {

@@ -60,6 +60,9 @@ struct TaskSpec {
     policy: Option<String>,
     priority: Option<toml::Value>,
     nice: Option<toml::Value>,
+    /// "own" (default: its own session and so its own autogroup, as a
+    /// separate terminal gives) or "shared" (kbench's).
+    session: Option<Spanned<String>>,
     row: Option<String>,
     show: Option<Vec<String>>,
     args: Option<Spanned<toml::Table>>,
@@ -420,11 +423,25 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
             return Err(cx.err(st.span(), format!("nice {n} is out of range -20..19")));
         }
     }
+    let own_session = match &t.session {
+        None => true,
+        Some(v) => match v.get_ref().as_str() {
+            "own" => true,
+            "shared" => false,
+            other => {
+                return Err(cx.err(
+                    v.span(),
+                    format!("session '{other}' must be \"own\" or \"shared\""),
+                ))
+            }
+        },
+    };
     let name = t
         .name
         .clone()
         .unwrap_or_else(|| format!("{kind}{}", index + 1));
     Ok(Task {
+        own_session,
         row: t.row.clone().unwrap_or_else(|| name.clone()),
         show: t
             .show

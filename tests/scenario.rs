@@ -168,8 +168,20 @@ fn presets_list_and_show() {
     assert!(err.contains("no preset 'nope'"), "{err}");
     let plan = env.ok(&["run", "xanmod-clear-2023", "--scale", "0.05", "--dry-run"]);
     assert!(
-        plan.contains("kbench cyclictest --duration 15s --mlockall --priority 98 --smp"),
-        "{plan}"
+        plan.contains(
+            "kbench cyclictest --distance 500 --duration 15s --mlockall --priority 98 --smp"
+        ),
+        "the seed's rt-tests --smp ran thread N at 1000 + 500*N us: {plan}"
+    );
+    assert!(
+        plan.contains("phase 1 ls-alone")
+            && plan.contains("probe      ls-R-alone         kbench coldwalk /usr"),
+        "the seed's \"no bg_jobs\" baseline: {plan}"
+    );
+    let toml = env.ok(&["presets", "show", "xanmod-clear-2023"]);
+    assert!(
+        toml.contains("show = [\"total_response\""),
+        "os latency is the total: {toml}"
     );
 }
 

@@ -92,7 +92,8 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             let latency = latency_series(&c, &runs)?;
             report::html::render(&c, &latency)
         }
-        (ReportFormat::Table, Layout::Seed2023) => report::seed2023::render(&c),
+        (ReportFormat::Table, Layout::Seed2023) => report::seed2023::render_article(&c, &runs)
+            .unwrap_or_else(|| report::seed2023::render(&c)),
         (ReportFormat::Table, _) => report::terminal::render(
             &c,
             a.output.is_none() && std::io::stdout().is_terminal(),

@@ -151,7 +151,9 @@ fn every_format() {
     );
     let seed = env.ok(&["compare", "--layout", "seed2023"]);
     assert!(
-        seed.starts_with("clear-6.1.53\n\n   hackbench1 time            15.758s, 15.630s, 16.127s\n"),
+        seed.starts_with(
+            "clear-6.1.53\n\n   hackbench1 time            15.758s, 15.630s, 16.127s\n"
+        ),
         "{seed}"
     );
     assert!(

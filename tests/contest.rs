@@ -269,3 +269,59 @@ fn ctrl_c_stops_job_and_load_and_keeps_what_finished() {
     assert_eq!(list["runs"][0]["status"], "interrupted");
     assert_eq!(std::fs::read_dir(&files).unwrap().count(), 0);
 }
+
+/// The contest preset runs through the contest engine, so its runs are
+/// contest's table, with Ratio, in contest's order and headings.
+#[test]
+fn the_contest_preset_runs_through_the_contest_engine() {
+    let env = Env::new();
+    let files = env.dir.path().join("files");
+    std::fs::create_dir(&files).unwrap();
+    let plan = env.ok(&["run", "contest", "--dry-run"]);
+    assert!(
+        plan.contains("kbench contest --job-size small --runs 3"),
+        "{plan}"
+    );
+    let out = env.ok(&[
+        "run",
+        "contest",
+        "--var",
+        "rounds=1",
+        "--var",
+        "loads=io_other,process",
+        "--var",
+        "job_size=tiny",
+        "--var",
+        "load_size=32M",
+        "--label",
+        "pre",
+    ]);
+    assert!(out.contains("noload:\nKernel [runs]"), "{out}");
+    let table = env.ok(&["compare", "--layout", "contest"]);
+    let process = table.find("process_load:").expect("process block");
+    let io_other = table
+        .find("io_other:")
+        .expect("io_other: as contest named it");
+    assert!(process < io_other, "contest's order: {table}");
+    assert!(!table.contains("io_other_load"), "{table}");
+    assert!(
+        table.contains("pre [1]") && table.contains("Ratio"),
+        "{table}"
+    );
+    assert!(
+        table.contains("1.00"),
+        "noload is its own reference: {table}"
+    );
+    assert!(
+        table.contains("Loads counts: process_load in laps"),
+        "{table}"
+    );
+    let runs = env.json(&["runs", "list", "--benchmark", "contest"]);
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 4);
+    let id = runs["runs"][0]["id"].as_i64().unwrap().to_string();
+    let show = env.json(&["runs", "show", &id]);
+    assert_eq!(
+        show["settings"]["settle_s"], 3.0,
+        "the load settles before the job"
+    );
+}

@@ -203,3 +203,60 @@ fn ctrl_c_stops_the_load_and_keeps_the_report() {
     assert!(v["report"]["work"].as_f64().unwrap() > 0.0);
     assert!(wait_for(10, || kids.iter().all(|&p| !alive(p))));
 }
+
+/// The io load truncates and rewrites its file, as contest's `dd` loop
+/// did: watching the file, its size falls back to zero between passes.
+#[test]
+fn the_io_load_truncates_its_file_each_pass() {
+    let env = Env::new();
+    let dir = env.dir.path().join("io-files");
+    std::fs::create_dir(&dir).unwrap();
+    let kb = env.spawn(&[
+        "load",
+        "io",
+        "--size",
+        "4M",
+        "--duration",
+        "3s",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--no-store",
+        "-q",
+    ]);
+    let (mut max, mut fell) = (0u64, false);
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while std::time::Instant::now() < end && !fell {
+        let Some(sub) = std::fs::read_dir(&dir).ok().and_then(|mut d| d.next()) else {
+            continue;
+        };
+        let f = sub.unwrap().path().join("io.dat");
+        if let Ok(m) = std::fs::metadata(&f) {
+            let n = m.len();
+            if n + (1 << 20) < max {
+                fell = true;
+            }
+            max = max.max(n);
+        }
+    }
+    let out = kb.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        fell,
+        "the file never shrank (largest seen {max} bytes): overwritten in place?"
+    );
+}
+
+/// The read load's default file is small enough to set up in seconds: its
+/// pages are dropped after every pass, so a RAM-sized file buys nothing.
+#[test]
+fn the_read_load_states_its_modest_default_size() {
+    let env = Env::new();
+    let v = run_load(&env, "read", &[]);
+    let d = v["description"].as_str().unwrap_or_default().to_string();
+    assert!(d.contains("512 MiB") || d.contains("size of RAM"), "{v}");
+    assert!(d.contains("dropped after every pass"), "{d}");
+}

@@ -26,26 +26,8 @@ pub fn job_options(a: &JobArgs) -> JobOptions {
     }
 }
 
-/// Block order for tables: noload, cacherun, then contest's load order.
-fn load_order() -> Vec<String> {
-    [NOLOAD, CACHERUN]
-        .iter()
-        .chain(crate::load::NAMES.iter())
-        .map(|s| s.to_string())
-        .collect()
-}
-
-fn row_of(r: &RunRecord) -> Option<Row> {
-    let m = |n: &str| r.metrics.iter().find(|x| x.name == n).map(|x| x.value);
-    Some(Row {
-        label: r.label.clone(),
-        load: r.params.get("load")?.as_str()?.to_string(),
-        time_s: m("time")?,
-        cpu_percent: m("cpu_percent")?,
-        loads: m("loads").unwrap_or(0.0),
-        lcpu_percent: m("lcpu_percent").unwrap_or(0.0),
-    })
-}
+/// What the table's footer says about a mem run on a machine without swap.
+const NO_SWAP: &str = "mem_load: no swap here, so the mem load stays within free memory and cannot push pages out to swap as contest's did";
 
 pub fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
     let store = ctx.store_for_reading()?;
@@ -100,7 +82,7 @@ pub fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
         let rows: Vec<Row> = runs
             .iter()
             .filter(|r| r.params.get("job").and_then(|x| x.as_str()) == Some(j.as_str()))
-            .filter_map(row_of)
+            .filter_map(Row::from_run)
             .collect();
         if ctx.global.json {
             out.insert(j.clone(), rows_json(&rows));
@@ -110,7 +92,7 @@ pub fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
             }
             println!(
                 "{}",
-                table::render(&rows, &labels, &load_order(), &reference)
+                table::render(&rows, &labels, &contest::block_order(), &reference)
             );
         }
     }
@@ -184,9 +166,12 @@ impl Observer for Recorder<'_> {
             Metric::new("user", "s", r.times.user_s, Better::Lower),
             Metric::new("sys", "s", r.times.sys_s, Better::Lower),
         ];
-        rec.set_settings(
-            serde_json::json!({ "caches_dropped": r.caches_dropped, "load": r.load_description }),
-        );
+        let note = (r.load == "mem" && crate::load::size::Memory::read().swap_free == 0)
+            .then_some(NO_SWAP);
+        rec.set_settings(serde_json::json!({
+            "caches_dropped": r.caches_dropped, "load": r.load_description,
+            "note": note, "settle_s": contest::SETTLE.as_secs_f64(),
+        }));
         save(&mut self.store, &rec)?;
         self.rows.push(Row {
             label: rec.label.clone(),
@@ -195,6 +180,8 @@ impl Observer for Recorder<'_> {
             cpu_percent: r.times.cpu_percent(),
             loads,
             lcpu_percent: lcpu,
+            loads_unit: lr.map_or(String::new(), |l| l.unit.clone()),
+            note: note.map(str::to_string),
         });
         self.bar.inc(1);
         Ok(())
@@ -225,7 +212,7 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
         return show(ctx, a);
     }
     let load_opts = super::load::options(&a.place)?;
-    let loads: Vec<String> = match &a.loads {
+    let loads: Vec<String> = match a.loads.as_deref().filter(|l| *l != "all") {
         Some(list) => {
             let v: Vec<String> = list
                 .split(',')
@@ -247,12 +234,24 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
             ok
         }
     };
-    let spec = Spec::from_options(&job_options(&a.job))?;
-    let mut job = Job::new(spec, a.job.jobs.map(|j| j as usize))?;
+    let jobs = a
+        .job
+        .jobs
+        .map_or_else(contest::default_jobs, |j| j as usize);
+    let mut jopts = job_options(&a.job);
+    jopts.jobs = Some(jobs);
+    let spec = Spec::from_options(&jopts)?;
+    let mut job = Job::new(spec, Some(jobs))?;
     let store = ctx.store_for_writing()?;
     ctx.info(&format!(
-        "kbench contest: job {}; preparing (untimed)",
-        job.identity()
+        "kbench contest: job {}{}; each load runs {} s before the job starts, as contest's did; preparing (untimed)",
+        job.identity(),
+        if a.job.jobs.is_none() {
+            " (contest's make -j 4 x CPUs)"
+        } else {
+            ""
+        },
+        contest::SETTLE.as_secs()
     ));
     job.prepare()?;
     let per_round = 2 + loads
@@ -307,7 +306,7 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
                         r.params.get("job").and_then(|j| j.as_str())
                             == Some(job.identity().as_str())
                     })
-                    .filter_map(row_of),
+                    .filter_map(Row::from_run),
             );
         }
     }
@@ -325,7 +324,7 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
     } else if !rows.is_empty() {
         print!(
             "{}",
-            table::render(&rows, &labels, &load_order(), &reference)
+            table::render(&rows, &labels, &contest::block_order(), &reference)
         );
     }
     result?;

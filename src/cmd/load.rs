@@ -41,7 +41,8 @@ pub fn run(ctx: &Ctx, a: &LoadArgs) -> Result<()> {
     let opts = options(&a.place)?;
     let mut store = ctx.store_for_writing()?;
     let l = load::build(&a.name, &opts)?;
-    ctx.info(&format!("{} load: {}", l.name(), l.describe()));
+    let description = l.describe();
+    ctx.info(&format!("{} load: {description}", l.name()));
     let mut rec = ctx.new_run(
         "load",
         serde_json::json!({
@@ -114,7 +115,8 @@ pub fn run(ctx: &Ctx, a: &LoadArgs) -> Result<()> {
     if ctx.global.json {
         print_json(
             "load",
-            serde_json::json!({ "label": ctx.label(), "report": report, "rate": report.rate(), "cpu_percent": report.cpu_percent() }),
+            serde_json::json!({ "label": ctx.label(), "report": report, "rate": report.rate(),
+                                "cpu_percent": report.cpu_percent(), "description": description }),
         )?;
     } else {
         println!(

@@ -19,6 +19,29 @@ use std::time::Duration;
 pub const NOLOAD: &str = "noload";
 pub const CACHERUN: &str = "cacherun";
 
+/// contest's load order, as its result mails list them.
+pub const LOAD_ORDER: &[&str] = &[
+    "process", "ctar", "xtar", "io", "io_other", "read", "list", "mem", "dbench",
+];
+
+/// Block order for tables: noload, cacherun, then contest's load order.
+pub fn block_order() -> Vec<String> {
+    [NOLOAD, CACHERUN]
+        .iter()
+        .chain(LOAD_ORDER.iter())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// How long a load runs before the job starts: contest let each load get
+/// going for a few seconds before the compile.
+pub const SETTLE: Duration = Duration::from_secs(3);
+
+/// contest compiled with `make -j(4 x CPUs)`.
+pub fn default_jobs() -> usize {
+    4 * crate::sys::cpus::online_here().len().max(1)
+}
+
 /// One timed job run.
 #[derive(Clone, Debug)]
 pub struct RunResult {
@@ -88,6 +111,19 @@ fn time_job(
     }
 }
 
+/// Let the load run [`SETTLE`] before the job, watching it and Ctrl-C.
+fn settle(running: &mut Running) -> Result<()> {
+    let end = std::time::Instant::now() + SETTLE;
+    while std::time::Instant::now() < end {
+        if crate::sys::signals::stop_requested() {
+            return Err(Interrupted.into());
+        }
+        running.check()?;
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
 /// One step of the suite.
 fn one(
     job: &Job,
@@ -116,6 +152,7 @@ fn one(
             res.load_description = Some(l.describe());
             let mut running = Running::start(l, opts)?;
             running.wait_working(Duration::from_secs(120))?;
+            settle(&mut running)?;
             let mark = running.mark();
             let t = time_job(job, Some(&mut running), obs);
             let during = running.since(mark);
@@ -162,7 +199,7 @@ pub fn run(
 pub fn available(opts: &LoadOptions) -> (Vec<String>, Vec<(String, String)>) {
     let mut ok = Vec::new();
     let mut skipped = Vec::new();
-    for name in load::NAMES.iter().filter(|n| **n != "cpu") {
+    for name in LOAD_ORDER {
         match load::build(name, opts) {
             Ok(_) => ok.push(name.to_string()),
             Err(e) => skipped.push((name.to_string(), format!("{e:#}"))),

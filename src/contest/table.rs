@@ -18,12 +18,37 @@ pub struct Row {
     pub cpu_percent: f64,
     pub loads: f64,
     pub lcpu_percent: f64,
+    /// What the Loads column counts (`MiB` written, ring `laps`, …).
+    pub loads_unit: String,
+    /// Something the reader must know about this run (mem without swap).
+    pub note: Option<String>,
 }
 
-/// Block heading as contest names it.
+impl Row {
+    /// A stored contest run as a row (`None` if it is not one).
+    pub fn from_run(r: &crate::store::RunRecord) -> Option<Row> {
+        let m = |n: &str| r.metrics.iter().find(|x| x.name == n);
+        Some(Row {
+            label: r.label.clone(),
+            load: r.params.get("load")?.as_str()?.to_string(),
+            time_s: m("time")?.value,
+            cpu_percent: m("cpu_percent")?.value,
+            loads: m("loads").map_or(0.0, |x| x.value),
+            lcpu_percent: m("lcpu_percent").map_or(0.0, |x| x.value),
+            loads_unit: m("loads").map_or(String::new(), |x| x.unit.clone()),
+            note: r
+                .settings
+                .get("note")
+                .and_then(|n| n.as_str())
+                .map(str::to_string),
+        })
+    }
+}
+
+/// Block heading as contest printed it (`io_other:`, not `io_other_load:`).
 pub fn heading(load: &str) -> String {
     match load {
-        "noload" | "cacherun" => format!("{load}:"),
+        "noload" | "cacherun" | "io_other" => format!("{load}:"),
         l => format!("{l}_load:"),
     }
 }
@@ -132,6 +157,33 @@ pub fn render(rows: &[Row], labels: &[String], load_order: &[String], reference:
         out.push_str(&t.to_string());
         out.push_str("\n\n");
     }
+    let mut units: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    for load in load_order {
+        if let Some(r) = rows
+            .iter()
+            .find(|r| &r.load == load && !r.loads_unit.is_empty())
+        {
+            units.push(format!(
+                "{} in {}",
+                heading(load).trim_end_matches(':'),
+                r.loads_unit
+            ));
+        }
+        for r in rows.iter().filter(|r| &r.load == load) {
+            if let Some(n) = &r.note {
+                if !notes.contains(n) {
+                    notes.push(n.clone());
+                }
+            }
+        }
+    }
+    if !units.is_empty() {
+        out.push_str(&format!("Loads counts: {}\n", units.join("; ")));
+    }
+    for n in &notes {
+        out.push_str(&format!("{n}\n"));
+    }
     if !marks.is_empty() {
         out.push_str(&format!(
             "* Time differs from {reference}'s under the same load (Welch, Holm-adjusted over the {} tests of this table, alpha 0.05)\n",
@@ -158,6 +210,8 @@ mod tests {
             cpu_percent: cpu,
             loads,
             lcpu_percent: lcpu,
+            loads_unit: String::new(),
+            note: None,
         }
     }
 
@@ -222,6 +276,40 @@ Kernel [runs]    Time  CPU%  Loads  LCPU%  Ratio
             "{text}"
         );
         assert!(text.contains("* Time differs from 2.5.39-pe's"), "{text}");
+    }
+
+    #[test]
+    fn headings_order_and_units_as_contest() {
+        assert_eq!(heading("io_other"), "io_other:");
+        assert_eq!(heading("io"), "io_load:");
+        assert_eq!(heading("noload"), "noload:");
+        assert_eq!(
+            crate::contest::block_order(),
+            [
+                "noload", "cacherun", "process", "ctar", "xtar", "io", "io_other", "read", "list",
+                "mem", "dbench"
+            ]
+        );
+        let mut mem = row("a", "mem", 10.0, 90.0, 5.0, 5.0);
+        mem.loads_unit = "MiB".into();
+        mem.note = Some("mem_load: no swap here".into());
+        let mut io = row("a", "io_other", 10.0, 90.0, 5.0, 5.0);
+        io.loads_unit = "MiB".into();
+        let text = render(
+            &[mem, io],
+            &["a".into()],
+            &crate::contest::block_order(),
+            "a",
+        );
+        assert!(
+            text.find("io_other:").unwrap() < text.find("mem_load:").unwrap(),
+            "{text}"
+        );
+        assert!(
+            text.contains("Loads counts: io_other in MiB; mem_load in MiB"),
+            "{text}"
+        );
+        assert!(text.contains("mem_load: no swap here"), "{text}");
     }
 
     #[test]

@@ -25,7 +25,7 @@ impl Load for Cpu {
     fn describe(&self) -> String {
         format!("{} busy processes", self.n)
     }
-    fn prepare(&mut self, _dir: &Path) -> anyhow::Result<()> {
+    fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> anyhow::Result<()> {
         Ok(())
     }
     fn workers(&self) -> usize {

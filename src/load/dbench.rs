@@ -73,7 +73,7 @@ impl Load for Dbench {
     fn describe(&self) -> String {
         format!("dbench with {} clients, repeatedly", self.clients)
     }
-    fn prepare(&mut self, _dir: &Path) -> Result<()> {
+    fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         Ok(())
     }
     fn workers(&self) -> usize {

@@ -1,12 +1,14 @@
 //! io and io_other: contest's I/O loads, streaming zeros into a file the
-//! size of RAM (as the disk allows), starting again from the beginning
-//! when it is full, like `dd if=/dev/zero of=F bs=1M` in a loop.  io_other
-//! does the same in a second location.  Work: MiB written.
+//! size of RAM (as the disk allows); when it is full the file is truncated
+//! and written again, as contest's `dd if=/dev/zero of=F bs=1M` in a loop
+//! did (each dd opens with O_TRUNC, so the kernel frees and reallocates
+//! the blocks, which an overwrite in place would not do).  io_other does
+//! the same in a second location.  Work: MiB written.
 
 use super::size::{file_size, statvfs, Memory};
 use super::{Load, LoadOptions};
 use anyhow::Result;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -60,29 +62,27 @@ impl Load for Io {
     fn location(&self) -> Option<PathBuf> {
         Some(self.dir.clone())
     }
-    fn prepare(&mut self, _dir: &Path) -> Result<()> {
+    fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         Ok(())
     }
     fn workers(&self) -> usize {
         1
     }
     fn run_worker(&self, _i: usize, dir: &Path, work: &AtomicU64) -> i32 {
-        let Ok(mut f) = std::fs::File::create(dir.join(format!("{}.dat", self.name))) else {
-            return 13;
-        };
+        let path = dir.join(format!("{}.dat", self.name));
         let buf = vec![0u8; BLOCK];
-        let mut written = 0u64;
         loop {
-            if f.write_all(&buf).is_err() {
-                return 14;
-            }
-            work.fetch_add(1, Relaxed);
-            written += BLOCK as u64;
-            if written >= self.size {
-                if f.seek(SeekFrom::Start(0)).is_err() {
+            // One pass of `dd`: open with truncation, write the size, close.
+            let Ok(mut f) = std::fs::File::create(&path) else {
+                return 13;
+            };
+            let mut written = 0u64;
+            while written < self.size {
+                if f.write_all(&buf).is_err() {
                     return 14;
                 }
-                written = 0;
+                work.fetch_add(1, Relaxed);
+                written += BLOCK as u64;
             }
         }
     }

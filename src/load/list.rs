@@ -31,7 +31,7 @@ impl Load for List {
             self.root.display()
         )
     }
-    fn prepare(&mut self, _dir: &Path) -> Result<()> {
+    fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         crate::bench::coldwalk::check_root(&self.root).map_err(crate::error::input)
     }
     fn workers(&self) -> usize {

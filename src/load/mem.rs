@@ -35,7 +35,7 @@ impl Load for Mem {
     fn describe(&self) -> String {
         format!("touching {}", self.why)
     }
-    fn prepare(&mut self, _dir: &Path) -> Result<()> {
+    fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         Ok(())
     }
     fn workers(&self) -> usize {

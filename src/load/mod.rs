@@ -51,7 +51,8 @@ pub trait Load: Send {
     }
     /// Check prerequisites and create what the workers need in `dir`
     /// (untimed).  Fails with a clear message when the load cannot run.
-    fn prepare(&mut self, dir: &Path) -> Result<()>;
+    /// Long set-up reports `progress(done, total)` (in bytes or steps).
+    fn prepare(&mut self, dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<()>;
     /// How many worker processes.
     fn workers(&self) -> usize;
     /// Worker `i`'s body, in the forked child: run until killed, adding

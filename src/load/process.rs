@@ -41,7 +41,7 @@ impl Load for Ring {
             self.n, self.chunks
         )
     }
-    fn prepare(&mut self, _dir: &Path) -> Result<()> {
+    fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         self.pipes = (0..self.n)
             .map(|_| crate::sys::fd::pipe())
             .collect::<std::io::Result<_>>()?;

@@ -1,7 +1,12 @@
-//! read: contest's read load.  A file the size of RAM (as the disk
-//! allows) is written once, untimed; then it is read again and again, its
-//! pages dropped from the cache after every pass so each read reaches the
-//! disk.  Work: MiB read.
+//! read: contest's read load.  A file is written once, untimed; then it
+//! is read again and again, its pages dropped from the cache after every
+//! pass so each read reaches the disk.  Work: MiB read.
+//!
+//! contest read a file the size of RAM, so that it could not stay cached.
+//! kbench drops the file's pages after every pass (`posix_fadvise`
+//! DONTNEED), which keeps every read on the disk whatever the size, so the
+//! file defaults to [`DEFAULT_SIZE`] (or RAM, if smaller): set-up takes
+//! seconds instead of minutes.  `--size` still chooses any size.
 
 use super::size::{file_size, statvfs, Memory};
 use super::{Load, LoadOptions};
@@ -13,6 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 const BLOCK: usize = 1 << 20;
 
+/// The read file's default size.
+pub const DEFAULT_SIZE: u64 = 512 << 20;
+
 pub struct Read {
     size: u64,
     why: String,
@@ -22,7 +30,17 @@ impl Read {
     pub fn new(o: &LoadOptions) -> Result<Read> {
         let dir = o.base_dir();
         let (free, fs) = statvfs(&dir)?;
-        let (size, why) = file_size(Memory::read().total, free, fs, o.size, "read")?;
+        let ram = Memory::read().total;
+        let wanted = o.size.unwrap_or(ram.min(DEFAULT_SIZE));
+        let (size, why) = file_size(ram, free, fs, Some(wanted), "read")?;
+        let why = if o.size.is_some() {
+            why
+        } else {
+            format!(
+                "{} (its pages are dropped after every pass, so every read reaches the disk; contest used the size of RAM)",
+                crate::sys::size::human(size)
+            )
+        };
         Ok(Read { size, why })
     }
 }
@@ -42,7 +60,7 @@ impl Load for Read {
     fn describe(&self) -> String {
         format!("reading a file of {} over and over, uncached", self.why)
     }
-    fn prepare(&mut self, dir: &Path) -> Result<()> {
+    fn prepare(&mut self, dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         let path = dir.join("read.dat");
         let mut f =
             std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
@@ -56,6 +74,7 @@ impl Load for Read {
             f.write_all(&block[..n])
                 .with_context(|| format!("writing {}", path.display()))?;
             left -= n as u64;
+            progress(self.size - left, self.size);
         }
         f.sync_all()?;
         drop_pages(&f);

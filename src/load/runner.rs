@@ -90,6 +90,38 @@ fn janitor(dir: &std::path::Path, parent: libc::pid_t) -> i32 {
     0
 }
 
+/// Run the load's set-up; past a second, show how far it is (on a
+/// terminal only: indicatif draws nothing elsewhere).
+fn prepare_with_progress(load: &mut dyn Load, dir: &std::path::Path) -> Result<()> {
+    let start = std::time::Instant::now();
+    let name = load.name();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut report = |done: u64, total: u64| {
+        if start.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            b.set_style(
+                indicatif::ProgressStyle::with_template(&format!(
+                    "preparing the {name} load {{bar:30}} {{bytes}}/{{total_bytes}}"
+                ))
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b
+        });
+        b.set_position(done);
+    };
+    let r = load.prepare(dir, &mut report);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    r
+}
+
 impl Running {
     /// Prepare the load, fork its workers and its janitor.
     pub fn start(mut load: Box<dyn Load>, opts: &LoadOptions) -> Result<Running> {
@@ -101,7 +133,7 @@ impl Running {
                 base.display()
             ))
         })?;
-        load.prepare(dir.path())?;
+        prepare_with_progress(load.as_mut(), dir.path())?;
         let n = load.workers();
         let counters = SharedCounters::new(n).context("mapping load counters")?;
         let mut group = WorkerGroup::new()?;

@@ -71,7 +71,7 @@ impl Load for Tar {
             ),
         }
     }
-    fn prepare(&mut self, dir: &Path) -> Result<()> {
+    fn prepare(&mut self, dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         if self.mode == Mode::Extract {
             self.create(&dir.join("tree.tar"))
                 .map_err(|e| crate::error::input(format!("xtar load: {e:#}")))?;

@@ -55,7 +55,8 @@ fn direction(b: Better) -> &'static str {
 pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>, String)> {
     let mut out = Vec::new();
     for ph in &sc.phases {
-        for task in &ph.tasks {
+        // A contest task's runs are shown as contest's table (render).
+        for task in ph.tasks.iter().filter(|t| t.kind != "contest") {
             for (k, metric) in task.show.iter().enumerate() {
                 let title = if task.show.len() == 1 || k == 0 && task.show.len() == 1 {
                     task.row.clone()
@@ -116,6 +117,22 @@ pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
         };
         out.push_str(line.trim_end());
         out.push('\n');
+    }
+    let contest: Vec<crate::contest::table::Row> = runs
+        .iter()
+        .filter(|r| r.benchmark == "contest")
+        .filter_map(crate::contest::table::Row::from_run)
+        .collect();
+    if !contest.is_empty() {
+        if !rows.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&crate::contest::table::render(
+            &contest,
+            &[label.to_string()],
+            &crate::contest::block_order(),
+            label,
+        ));
     }
     out
 }

@@ -19,6 +19,7 @@ pub const KINDS: &[&str] = &[
     "coldwalk",
     "job",
     "load",
+    "contest",
 ];
 
 #[derive(Deserialize)]
@@ -247,7 +248,7 @@ fn headline(kind: &str) -> &'static str {
         "cyclictest" => "max_us",
         "responsiveness" => "avg_response",
         "coldwalk" => "wall",
-        "job" => "time",
+        "job" | "contest" => "time",
         _ => "work",
     }
 }

@@ -11,4 +11,5 @@ mod loads;
 mod postgres;
 mod responsiveness;
 mod scenario;
+mod schbench;
 mod store;

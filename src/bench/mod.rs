@@ -8,6 +8,7 @@ pub mod coldwalk;
 pub mod cyclictest;
 pub mod hackbench;
 pub mod responsiveness;
+pub mod schbench;
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};

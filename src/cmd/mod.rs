@@ -15,6 +15,7 @@ mod push;
 mod responsiveness;
 mod run;
 mod runs;
+mod schbench;
 mod sysinfo;
 
 use crate::cli::{Cli, Command, GlobalArgs};
@@ -144,6 +145,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Hackbench(a) => hackbench::run(&ctx, &a),
         Command::Cyclictest(a) => cyclictest::run(&ctx, &a),
         Command::Responsiveness(a) => responsiveness::run(&ctx, &a),
+        Command::Schbench(a) => schbench::run(&ctx, &a),
         Command::Coldwalk(a) => coldwalk::run(&ctx, &a),
         Command::Compare(a) => compare::run(&ctx, &a),
         Command::Contest(a) => contest::run(&ctx, &a),

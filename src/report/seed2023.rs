@@ -229,17 +229,21 @@ mod tests {
     /// Runs as the preset stores them, with the article's figures for Clear
     /// 6.1.53 ltscurrent and XanMod 6.1.54 (the build once per repetition,
     /// as the article's single build figure repeated).
+    /// label, hackbench1, hackbench2, cyclictest, ls -R, no bg_jobs, os
+    /// latency, build real/user/sys (s).
+    type Figures = (
+        &'static str,
+        [f64; 3],
+        [f64; 3],
+        [f64; 3],
+        [f64; 3],
+        f64,
+        [f64; 3],
+        [f64; 3],
+    );
+
     fn article_runs() -> Vec<RunRecord> {
-        let figures: [(
-            &str,
-            [f64; 3],
-            [f64; 3],
-            [f64; 3],
-            [f64; 3],
-            f64,
-            [f64; 3],
-            [f64; 3],
-        ); 2] = [
+        let figures: [Figures; 2] = [
             (
                 "clear",
                 [15.758, 15.630, 16.127],

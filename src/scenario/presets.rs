@@ -8,6 +8,7 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("presets/xanmod-clear-2023.toml"),
     ),
     ("contest", include_str!("presets/contest.toml")),
+    ("fair-latency", include_str!("presets/fair-latency.toml")),
 ];
 
 /// The TOML of preset `name`.

@@ -39,6 +39,10 @@ pub fn meaning(kind: &str, metric: &str) -> Option<&'static str> {
         ("job", "user") => "CPU time the build spent in user mode",
         ("job", "sys") => "CPU time the build spent in the kernel",
         ("load", "work") => "work the background load got done",
+        ("schbench", "wakeup_p99_us") => "fair-class thread wake-up delay 99 % of wake-ups beat",
+        ("schbench", "wakeup_p50_us") => "median fair-class thread wake-up delay",
+        ("schbench", "request_p99_us") => "request time 99 % of requests beat",
+        ("schbench", "avg_rps") => "requests completed per second",
         _ => return None,
     })
 }

@@ -20,6 +20,7 @@ pub const KINDS: &[&str] = &[
     "job",
     "load",
     "contest",
+    "schbench",
 ];
 
 #[derive(Deserialize)]
@@ -249,6 +250,7 @@ fn headline(kind: &str) -> &'static str {
         "responsiveness" => "avg_response",
         "coldwalk" => "wall",
         "job" | "contest" => "time",
+        "schbench" => "wakeup_p99_us",
         _ => "work",
     }
 }
@@ -475,6 +477,9 @@ fn estimate(kind: &str, argv: &[String]) -> Option<f64> {
         "cyclictest" => val("--duration").and_then(dur),
         "responsiveness" => val("--time-limit").and_then(dur),
         "load" => val("--duration").and_then(dur).or(Some(30.0)),
+        "schbench" => val("--runtime")
+            .and_then(|s| s.parse::<f64>().ok())
+            .or(Some(30.0)),
         "job" if val("--kernel-tree").is_none() && val("--job-cmd").is_none() => {
             Some(match val("--job-size").map(String::as_str) {
                 Some("tiny") => 2.0,

@@ -102,6 +102,20 @@ pub fn set_affinity(tid: libc::pid_t, cpus: &[usize]) -> std::io::Result<()> {
     super::check(ret).map(|_| ())
 }
 
+/// The CPUs thread `tid` (0 = calling thread) may run on.
+pub fn get_affinity(tid: libc::pid_t) -> std::io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: set is a valid out-buffer of the size passed.
+    let ret =
+        unsafe { libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    super::check(ret)?;
+    Ok((0..libc::CPU_SETSIZE as usize)
+        // SAFETY: CPU_ISSET reads within the set's size.
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .collect())
+}
+
 /// Lock current and future memory (`mlockall`), as cyclictest `-m` does.
 pub fn mlockall() -> anyhow::Result<()> {
     // SAFETY: plain syscall with flag arguments.

@@ -1,0 +1,109 @@
+//! schbench's percentile blocks, from full-resolution histograms:
+//!
+//! ```text
+//! (tab-indented in the output)
+//! Wakeup Latencies percentiles (usec) runtime 10 (s) (30212 total samples)
+//!       50.0th: 7          (7806 samples)
+//!     * 99.0th: 175        (2590 samples)
+//!       min=1, max=10224
+//! ```
+//!
+//! Each line's value is the smallest value at or below which that share
+//! of the samples lie; its sample count is how many samples lie between
+//! the previous line's value and this one (the first line counts from the
+//! bottom), as schbench counts them.
+
+use hdrhistogram::Histogram;
+
+/// Percentiles of the latency blocks; the starred one is the 99th.
+pub const LAT_PERCENTILES: &[f64] = &[50.0, 90.0, 99.0, 99.9];
+/// Percentiles of the RPS block; the starred one is the 50th.
+pub const RPS_PERCENTILES: &[f64] = &[20.0, 50.0, 90.0];
+
+/// One block.  `scale` divides recorded values into the printed unit
+/// (1000 for ns → usec, 1 for RPS).
+pub fn percentile_block(
+    label: &str,
+    unit: &str,
+    runtime_s: u64,
+    h: &Histogram<u64>,
+    percentiles: &[f64],
+    star: f64,
+    scale: u64,
+) -> String {
+    let mut s = format!(
+        "{label} percentiles ({unit}) runtime {runtime_s} (s) ({} total samples)\n",
+        h.len()
+    );
+    let mut prev_cum = 0u64;
+    for &p in percentiles {
+        let (v, cum) = if h.is_empty() {
+            (0, 0)
+        } else {
+            let v = h.value_at_quantile(p / 100.0);
+            (v, h.count_between(0, v))
+        };
+        s.push_str(&format!(
+            "\t{}{:2.1}th: {:<10} ({} samples)\n",
+            if p == star { "* " } else { "  " },
+            p,
+            v / scale,
+            cum.saturating_sub(prev_cum)
+        ));
+        prev_cum = cum;
+    }
+    let (min, max) = if h.is_empty() {
+        (0, 0)
+    } else {
+        (h.min() / scale, h.max() / scale)
+    };
+    s.push_str(&format!("\t  min={min}, max={max}\n"));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_and_counts_by_hand() {
+        // 100 samples of 1..=100 us: p50 = 50, p90 = 90, p99 = 99,
+        // p99.9 = 100; counts 50, 40, 9, 1.
+        let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+        for us in 1..=100u64 {
+            h.record(us * 1000).unwrap();
+        }
+        let text = percentile_block(
+            "Wakeup Latencies",
+            "usec",
+            10,
+            &h,
+            LAT_PERCENTILES,
+            99.0,
+            1000,
+        );
+        assert_eq!(
+            text,
+            "Wakeup Latencies percentiles (usec) runtime 10 (s) (100 total samples)\n\
+             \t  50.0th: 50         (50 samples)\n\
+             \t  90.0th: 90         (40 samples)\n\
+             \t* 99.0th: 99         (9 samples)\n\
+             \t  99.9th: 100        (1 samples)\n\
+             \t  min=1, max=100\n"
+        );
+        let mut r = Histogram::<u64>::new_with_bounds(1, u32::MAX as u64, 3).unwrap();
+        for v in [2982, 2996, 3004, 3010, 3021] {
+            r.record(v).unwrap();
+        }
+        let text = percentile_block("RPS", "requests", 5, &r, RPS_PERCENTILES, 50.0, 1);
+        assert!(
+            text.contains("\t* 50.0th: 2996       (1 samples)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\t  20.0th: 2982       (1 samples)\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("\t  min=2982, max=3021\n"), "{text}");
+    }
+}

@@ -1,0 +1,650 @@
+//! schbench's threads: message threads, their workers, and the main
+//! thread's once-a-second bookkeeping (RPS, warm-up, intervals, auto-RPS).
+
+use super::sync::{CpuLocks, Futex, WaitList};
+use super::{busy_percent, nap, new_hist, spawn_named, Observer, Options, Shared, Snapshot};
+use super::{ThreadReport, HIST_MAX_NS};
+use crate::sys::time::mono_ns;
+use anyhow::{anyhow, Result};
+use hdrhistogram::Histogram;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// In RPS mode a worker with more than this many requests queued gets no
+/// more until it catches up (schbench's batch).
+const MAX_PENDING: u64 = 128;
+
+/// A page both ends of a pipe-mode hand-off write in turn.
+struct Page(UnsafeCell<Vec<u8>>);
+
+// SAFETY: the page is written by its worker before it posts itself to its
+// message thread (a SeqCst push), and by the message thread after it took
+// the worker off the list and before it posts the worker's futex (SeqCst);
+// the futex hand-off orders the two writers, so they never overlap.
+unsafe impl Sync for Page {}
+
+impl Page {
+    fn fill(&self, n: usize, byte: u8) {
+        // SAFETY: see the Sync impl: only one side writes at a time, and
+        // n is at most the page's length (checked by the caller's options).
+        unsafe {
+            let v = &mut *self.0.get();
+            v[..n].fill(byte);
+        }
+    }
+}
+
+/// What a worker shares with its message thread and the main thread.
+struct Worker {
+    futex: Futex,
+    wake_ns: AtomicU64,
+    /// RPS mode: requests queued for it, not yet taken.
+    queued: AtomicU64,
+    pending: AtomicU64,
+    requests: AtomicU64,
+    locks: AtomicU64,
+    tid: AtomicI32,
+    /// Published on request (interval printing).
+    snapshot: Mutex<Option<(Histogram<u64>, Histogram<u64>)>>,
+    page: Page,
+}
+
+/// One message thread's shared state.
+struct Message {
+    futex: Futex,
+    list: WaitList,
+    workers: Vec<Arc<Worker>>,
+    tid: AtomicI32,
+}
+
+/// A worker's result at its end.
+pub struct WorkerEnd {
+    pub report: ThreadReport,
+    pub running_s: f64,
+    wakeup: Histogram<u64>,
+    request: Histogram<u64>,
+}
+
+/// A message thread's result at its end.
+pub struct MessageEnd {
+    pub report: ThreadReport,
+    pub queued: u64,
+}
+
+/// What a message thread hands back: itself and its workers.
+type MessageResult = Result<(MessageEnd, Vec<WorkerEnd>)>;
+
+/// Everything a run's threads hand back, with the merged histograms.
+pub type Ends = (
+    Vec<MessageEnd>,
+    Vec<WorkerEnd>,
+    Histogram<u64>,
+    Histogram<u64>,
+);
+
+/// Every thread of a run.
+pub struct Group {
+    messages: Vec<Arc<Message>>,
+    handles: Vec<std::thread::JoinHandle<MessageResult>>,
+}
+
+/// Mean run-queue delay per time slice of the calling thread (ns), from
+/// /proc/thread-self/schedstat: "run_ns wait_ns slices".
+fn own_sched_delay() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let f: Vec<u64> = s
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let (wait, slices) = (*f.get(1)?, *f.get(2)?);
+    Some(wait.checked_div(slices).unwrap_or(0))
+}
+
+/// The same for another thread of this process, while it runs.
+fn sched_delay_of(tid: i32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    let f: Vec<u64> = s
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    Some(f.get(1)?.checked_div(*f.get(2)?).unwrap_or(0))
+}
+
+fn affinity() -> Vec<usize> {
+    crate::sys::sched::get_affinity(0).unwrap_or_default()
+}
+
+/// Naive multiplication of two `n`×`n` matrices into a third, in wrapping
+/// u64 arithmetic, to give the request a cache footprint.
+fn multiply(data: &mut [u64], n: usize) {
+    let (a, rest) = data.split_at_mut(n * n);
+    let (b, c) = rest.split_at_mut(n * n);
+    for i in 0..n {
+        for j in 0..n {
+            let mut acc = 0u64;
+            for k in 0..n {
+                acc = acc.wrapping_add(a[i * n + k].wrapping_mul(b[k * n + j]));
+            }
+            c[i * n + j] = acc;
+        }
+    }
+    std::hint::black_box(&c);
+}
+
+/// The shared matrices of `--split`, written by several workers at once
+/// (as schbench's are), so every element is an atomic.
+fn multiply_shared(data: &[AtomicU64], n: usize) {
+    for i in 0..n {
+        for j in 0..n {
+            let mut acc = 0u64;
+            for k in 0..n {
+                let a = data[i * n + k].load(Relaxed);
+                let b = data[n * n + k * n + j].load(Relaxed);
+                acc = acc.wrapping_add(a.wrapping_mul(b));
+            }
+            data[2 * n * n + i * n + j].store(acc, Relaxed);
+        }
+    }
+}
+
+struct Ctx {
+    o: Options,
+    shared: Arc<Shared>,
+    locks: Arc<CpuLocks>,
+    shared_matrix: Arc<Vec<AtomicU64>>,
+}
+
+impl Group {
+    pub fn start(o: &Options, shared: Arc<Shared>) -> Result<Group> {
+        let ncpu = crate::sys::cpus::online_here()
+            .iter()
+            .max()
+            .map_or(1, |m| m + 1);
+        let (_, side_shared) = o.matrix_sides();
+        let ctx = Arc::new(Ctx {
+            o: o.clone(),
+            shared,
+            locks: Arc::new(CpuLocks::new(ncpu)),
+            shared_matrix: Arc::new(
+                (0..3 * side_shared * side_shared)
+                    .map(|_| AtomicU64::new(0))
+                    .collect(),
+            ),
+        });
+        let page_len = o.pipe_bytes.max(1);
+        let mut messages = Vec::new();
+        let mut handles = Vec::new();
+        for m in 0..o.message_threads {
+            let msg = Arc::new(Message {
+                futex: Futex::new(),
+                list: WaitList::new(o.workers),
+                workers: (0..o.workers)
+                    .map(|_| {
+                        Arc::new(Worker {
+                            futex: Futex::new(),
+                            wake_ns: AtomicU64::new(0),
+                            queued: AtomicU64::new(0),
+                            pending: AtomicU64::new(0),
+                            requests: AtomicU64::new(0),
+                            locks: AtomicU64::new(0),
+                            tid: AtomicI32::new(0),
+                            snapshot: Mutex::new(None),
+                            page: Page(UnsafeCell::new(vec![0u8; page_len])),
+                        })
+                    })
+                    .collect(),
+                tid: AtomicI32::new(0),
+            });
+            messages.push(msg.clone());
+            let ctx = ctx.clone();
+            handles.push(spawn_named("schbench-msg", move || {
+                message_thread(m, &msg, &ctx)
+            })?);
+        }
+        Ok(Group { messages, handles })
+    }
+
+    /// Join every thread; merge the workers' histograms.
+    pub fn finish(self) -> Result<Ends> {
+        for m in &self.messages {
+            m.futex.post();
+        }
+        let mut messages = Vec::new();
+        let mut workers = Vec::new();
+        let mut first_err = None;
+        for h in self.handles {
+            match h.join() {
+                Ok(Ok((m, w))) => {
+                    messages.push(m);
+                    workers.extend(w);
+                }
+                Ok(Err(e)) => {
+                    first_err.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_err.get_or_insert(anyhow!("a schbench thread panicked"));
+                }
+            }
+        }
+        if let Some(e) = first_err {
+            return Err(e);
+        }
+        let (mut wakeup, mut request) = (new_hist(HIST_MAX_NS), new_hist(HIST_MAX_NS));
+        for w in &workers {
+            wakeup
+                .add(&w.wakeup)
+                .map_err(|e| anyhow!("merging histograms: {e:?}"))?;
+            request
+                .add(&w.request)
+                .map_err(|e| anyhow!("merging histograms: {e:?}"))?;
+        }
+        Ok((messages, workers, wakeup, request))
+    }
+
+    fn requests(&self) -> u64 {
+        self.messages
+            .iter()
+            .flat_map(|m| &m.workers)
+            .map(|w| w.requests.load(Relaxed))
+            .sum()
+    }
+
+    /// Ask every worker for a snapshot and merge what they give within
+    /// 200 ms (a worker that answers late is represented by its previous
+    /// snapshot).
+    fn snapshot(&self, shared: &Shared) -> (Histogram<u64>, Histogram<u64>) {
+        // Workers are never woken for this: a wake-up without a stamp
+        // would be recorded as latency.  Busy workers answer within a
+        // request; one asleep in RPS mode answers at its next request.
+        shared.snap_epoch.fetch_add(1, SeqCst);
+        std::thread::sleep(Duration::from_millis(200));
+        let (mut wk, mut rq) = (new_hist(HIST_MAX_NS), new_hist(HIST_MAX_NS));
+        for w in self.messages.iter().flat_map(|m| &m.workers) {
+            if let Some((a, b)) = &*w.snapshot.lock().unwrap_or_else(|e| e.into_inner()) {
+                let _ = wk.add(a);
+                let _ = rq.add(b);
+            }
+        }
+        (wk, rq)
+    }
+
+    fn sched_delays(&self) -> (u64, u64) {
+        let mean = |v: Vec<u64>| {
+            if v.is_empty() {
+                0
+            } else {
+                v.iter().sum::<u64>() / v.len() as u64
+            }
+        };
+        let msgs = self
+            .messages
+            .iter()
+            .filter_map(|m| sched_delay_of(m.tid.load(Relaxed)))
+            .collect();
+        let wks = self
+            .messages
+            .iter()
+            .flat_map(|m| &m.workers)
+            .filter_map(|w| sched_delay_of(w.tid.load(Relaxed)))
+            .collect();
+        (mean(msgs), mean(wks))
+    }
+}
+
+fn message_thread(index: usize, msg: &Arc<Message>, ctx: &Arc<Ctx>) -> MessageResult {
+    msg.tid.store(crate::sys::sched::gettid(), Relaxed);
+    let o = &ctx.o;
+    if let Some(w) = &o.worker_cpus {
+        // Workers inherit this before the message thread pins itself.
+        crate::sys::sched::set_affinity(0, w)
+            .map_err(|e| anyhow!("pinning workers to {w:?}: {e}"))?;
+    }
+    let (side, _) = o.matrix_sides();
+    let mut handles = Vec::new();
+    for (i, w) in msg.workers.iter().enumerate() {
+        let (w, msg, ctx) = (w.clone(), msg.clone(), ctx.clone());
+        handles.push(spawn_named("schbench-worker", move || {
+            worker(i, &w, &msg, &ctx, side)
+        })?);
+    }
+    if let Some(cpus) = &o.message_cpus {
+        let cpu = cpus[index % cpus.len()];
+        crate::sys::sched::set_affinity(0, &[cpu])
+            .map_err(|e| anyhow!("pinning message thread {index} to CPU {cpu}: {e}"))?;
+    }
+    let cpus = affinity();
+    let queued = if o.rps > 0 || o.auto_rps.is_some() {
+        rps_loop(msg, &ctx.shared)
+    } else {
+        message_loop(msg, o, &ctx.shared);
+        0
+    };
+    let delay = own_sched_delay();
+    let mut ends = Vec::new();
+    for w in &msg.workers {
+        w.futex.post();
+    }
+    for h in handles {
+        ends.push(
+            h.join()
+                .map_err(|_| anyhow!("a schbench worker panicked"))?,
+        );
+    }
+    Ok((
+        MessageEnd {
+            report: ThreadReport {
+                tid: msg.tid.load(Relaxed),
+                cpus,
+                requests: 0,
+                sched_delay_ns: delay,
+                locks_taken: 0,
+            },
+            queued,
+        },
+        ends,
+    ))
+}
+
+/// Wake every waiting worker, stamping the time first (once for the whole
+/// list, so a waker that gives its slice away shows up as latency; per
+/// worker in pipe mode, after its copy).
+fn wake_all(msg: &Message, o: &Options) {
+    let now = mono_ns();
+    msg.list.drain(|i| {
+        let w = &msg.workers[i];
+        if o.pipe_bytes > 0 {
+            w.page.fill(o.pipe_bytes, 1);
+            w.wake_ns.store(mono_ns(), SeqCst);
+        } else {
+            w.wake_ns.store(now, SeqCst);
+        }
+        w.futex.post();
+    });
+}
+
+fn message_loop(msg: &Message, o: &Options, shared: &Shared) {
+    loop {
+        msg.futex.block();
+        wake_all(msg, o);
+        if shared.stopping.load(SeqCst) {
+            wake_all(msg, o);
+            break;
+        }
+        msg.futex.wait();
+    }
+}
+
+/// RPS mode: queue the goal's requests each second, round-robin.
+fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
+    let mut next = 0usize;
+    let mut queued = 0u64;
+    while !shared.stopping.load(SeqCst) {
+        let start = mono_ns();
+        let goal = shared.rps_per_msg.load(Relaxed);
+        for _ in 0..goal {
+            if shared.stopping.load(Relaxed) {
+                break;
+            }
+            let now = mono_ns();
+            let w = &msg.workers[next % msg.workers.len()];
+            next += 1;
+            if w.pending.load(SeqCst) > MAX_PENDING {
+                std::thread::sleep(Duration::from_micros(100));
+                continue;
+            }
+            w.pending.fetch_add(1, Relaxed);
+            w.queued.fetch_add(1, SeqCst);
+            queued += 1;
+            w.wake_ns.store(now, SeqCst);
+            w.futex.post();
+        }
+        let elapsed = Duration::from_nanos(mono_ns().saturating_sub(start));
+        if elapsed < Duration::from_secs(1) {
+            nap(shared, Duration::from_secs(1) - elapsed);
+        }
+    }
+    queued
+}
+
+fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> WorkerEnd {
+    w.tid.store(crate::sys::sched::gettid(), Relaxed);
+    let o = &ctx.o;
+    let shared = &ctx.shared;
+    let rps_mode = o.rps > 0 || o.auto_rps.is_some();
+    let (mut wakeup, mut request) = (new_hist(HIST_MAX_NS), new_hist(HIST_MAX_NS));
+    let mut data = vec![0u64; 3 * side * side];
+    // Touch the private matrices once so page faults stay out of requests.
+    for (i, v) in data.iter_mut().enumerate() {
+        *v = i as u64;
+    }
+    let (ops_private, ops_shared) = match o.split {
+        Some(p) => {
+            let private = o.operations * p as u64 / 100;
+            (private, o.operations - private)
+        }
+        None => (o.operations, 0),
+    };
+    let (_, side_shared) = o.matrix_sides();
+    let (mut reset_seen, mut snap_seen) = (0u64, 0u64);
+    let start = mono_ns();
+    while !shared.stopping.load(Relaxed) {
+        // msg_and_wait: post ourselves, sleep until woken.
+        let mut batch = 1u64;
+        if o.pipe_bytes > 0 {
+            w.page.fill(o.pipe_bytes, 2);
+        }
+        w.futex.block();
+        w.wake_ns.store(mono_ns(), SeqCst);
+        let mut woken = true;
+        if rps_mode {
+            w.pending.store(0, Relaxed);
+            let n = w.queued.swap(0, SeqCst);
+            if n > 0 {
+                w.futex.set_running();
+                batch = n;
+                woken = false;
+            }
+        } else {
+            msg.list.push(index);
+        }
+        if woken {
+            msg.futex.post();
+            if !shared.stopping.load(SeqCst) {
+                w.futex.wait();
+            }
+            let delta = mono_ns().saturating_sub(w.wake_ns.load(SeqCst));
+            // The last wake-up, at shutdown, is not a measurement.
+            if delta > 0 && !shared.stopping.load(Relaxed) {
+                wakeup.saturating_record(delta);
+            }
+            if rps_mode {
+                housekeeping(
+                    w,
+                    shared,
+                    &mut wakeup,
+                    &mut request,
+                    &mut reset_seen,
+                    &mut snap_seen,
+                );
+                continue;
+            }
+        }
+        for _ in 0..batch {
+            let work_start;
+            if o.pipe_bytes > 0 {
+                work_start = mono_ns();
+            } else {
+                if o.calibrate {
+                    if o.sleep_us > 0 {
+                        std::thread::sleep(Duration::from_micros(o.sleep_us));
+                    }
+                    work_start = mono_ns();
+                } else {
+                    work_start = mono_ns();
+                    if o.sleep_us > 0 {
+                        std::thread::sleep(Duration::from_micros(o.sleep_us));
+                    }
+                }
+                let lock = o.locking().then(|| ctx.locks.lock_this_cpu());
+                for _ in 0..ops_shared {
+                    if side_shared > 0 {
+                        multiply_shared(&ctx.shared_matrix, side_shared);
+                    }
+                }
+                for _ in 0..ops_private {
+                    multiply(&mut data, side);
+                }
+                if let Some(c) = lock {
+                    ctx.locks.unlock(c);
+                    w.locks.fetch_add(1, Relaxed);
+                }
+            }
+            let now = mono_ns();
+            w.requests.fetch_add(1, Relaxed);
+            let delta = now.saturating_sub(work_start);
+            if delta > 0 {
+                request.saturating_record(delta);
+            }
+        }
+        housekeeping(
+            w,
+            shared,
+            &mut wakeup,
+            &mut request,
+            &mut reset_seen,
+            &mut snap_seen,
+        );
+    }
+    let running_s = mono_ns().saturating_sub(start) as f64 / 1e9;
+    WorkerEnd {
+        report: ThreadReport {
+            tid: w.tid.load(Relaxed),
+            cpus: affinity(),
+            requests: w.requests.load(Relaxed),
+            sched_delay_ns: own_sched_delay(),
+            locks_taken: w.locks.load(Relaxed),
+        },
+        running_s,
+        wakeup,
+        request,
+    }
+}
+
+/// Between requests (never inside one): zero the statistics or publish a
+/// snapshot when the main thread asked.
+fn housekeeping(
+    w: &Worker,
+    shared: &Shared,
+    wakeup: &mut Histogram<u64>,
+    request: &mut Histogram<u64>,
+    reset_seen: &mut u64,
+    snap_seen: &mut u64,
+) {
+    let r = shared.reset_epoch.load(Relaxed);
+    if r != *reset_seen {
+        *reset_seen = r;
+        wakeup.reset();
+        request.reset();
+    }
+    let s = shared.snap_epoch.load(Relaxed);
+    if s != *snap_seen {
+        *snap_seen = s;
+        *w.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((wakeup.clone(), request.clone()));
+    }
+}
+
+/// The main thread's loop: once a second, count RPS, end the warm-up,
+/// print intervals, zero statistics, steer auto-RPS; stop at the runtime or
+/// on Ctrl-C.  Returns (RPS histogram, elapsed s, interrupted, final goal).
+pub fn drive(
+    o: &Options,
+    shared: &Shared,
+    group: &Group,
+    obs: &mut dyn Observer,
+) -> Result<(Histogram<u64>, f64, bool, Option<u64>)> {
+    let mut rps = new_hist(u32::MAX as u64);
+    let start = mono_ns();
+    let (mut last_rps_at, mut last_interval, mut zero_at) = (start, start, start);
+    let mut last_requests = 0u64;
+    let mut warmup_done = o.warmup_s == 0;
+    let mut target_hit = false;
+    let mut stat_prev = None;
+    let mut interrupted = false;
+    let mut first = true;
+    loop {
+        let now = mono_ns();
+        let elapsed = now - start;
+        let done = elapsed >= o.runtime_s * 1_000_000_000;
+        if !warmup_done && o.rps == 0 && o.pipe_bytes == 0 && elapsed > o.warmup_s * 1_000_000_000 {
+            warmup_done = true;
+            zero_at = now;
+            shared.reset_epoch.fetch_add(1, SeqCst);
+            rps.reset();
+            obs.warmup_done();
+        } else if o.pipe_bytes == 0 {
+            let requests = group.requests();
+            let dt = now.saturating_sub(last_rps_at).max(1) as f64 / 1e9;
+            let current = (requests - last_requests) as f64 / dt;
+            last_requests = requests;
+            last_rps_at = now;
+            // The first round, at the start, has no second behind it.
+            if !first && (o.auto_rps.is_none() || target_hit) {
+                rps.saturating_record(current as u64);
+            }
+            if o.interval_s > 0 && now - last_interval >= o.interval_s * 1_000_000_000 {
+                last_interval = now;
+                let (wakeup, request) = group.snapshot(shared);
+                let (m, w) = group.sched_delays();
+                obs.interval(&Snapshot {
+                    elapsed_s: elapsed / 1_000_000_000,
+                    wakeup,
+                    request,
+                    rps: rps.clone(),
+                    current_rps: current,
+                    msg_delay_ns: m,
+                    worker_delay_ns: w,
+                });
+            }
+        }
+        if o.zero_s > 0 && now - zero_at > o.zero_s * 1_000_000_000 {
+            zero_at = now;
+            shared.reset_epoch.fetch_add(1, SeqCst);
+        }
+        if let Some(target) = o.auto_rps {
+            if let Some(busy) = busy_percent(&mut stat_prev) {
+                let goal = shared.rps_per_msg.load(Relaxed);
+                let (next, hit) = super::auto_rps_step(goal, busy, target as f64);
+                if hit && !target_hit {
+                    target_hit = true;
+                    rps.reset();
+                }
+                shared.rps_per_msg.store(next, Relaxed);
+            }
+        }
+        first = false;
+        obs.tick(elapsed / 1_000_000_000);
+        if done {
+            break;
+        }
+        if crate::sys::signals::stop_requested() {
+            interrupted = true;
+            break;
+        }
+        // Sleep to the next whole second of the run, waking for Ctrl-C.
+        let next = start + (elapsed / 1_000_000_000 + 1) * 1_000_000_000;
+        while mono_ns() < next && !crate::sys::signals::stop_requested() {
+            std::thread::sleep(
+                Duration::from_millis(20)
+                    .min(Duration::from_nanos(next.saturating_sub(mono_ns()).max(1))),
+            );
+        }
+    }
+    let elapsed_s = mono_ns().saturating_sub(start) as f64 / 1e9;
+    let goal = o
+        .auto_rps
+        .map(|_| shared.rps_per_msg.load(Relaxed) * o.message_threads as u64);
+    Ok((rps, elapsed_s, interrupted, goal))
+}

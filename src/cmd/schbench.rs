@@ -1,0 +1,356 @@
+//! `kbench schbench`: schbench's flags and output blocks, then kbench's
+//! percentiles from full histograms and the threads' scheduling delay;
+//! every run stored.
+
+use super::{print_json, save, Ctx};
+use crate::bench::schbench::{
+    self, percentile_block, Observer, Options, Outcome, Snapshot, LAT_PERCENTILES, RPS_PERCENTILES,
+};
+use crate::cli::SchbenchArgs;
+use crate::error::{input, resource, Interrupted};
+use crate::store::RunStatus;
+use crate::sys::cpus;
+use anyhow::Result;
+
+/// Most threads one run may start.
+const MAX_THREADS: usize = 8192;
+
+/// A `-M`/`-W` value: a CPU list of online CPUs, or `auto`.
+fn cpu_list(flag: &str, v: &str) -> Result<Option<Vec<usize>>> {
+    if v == "auto" {
+        return Ok(None);
+    }
+    cpus::parse_online(v)
+        .map(Some)
+        .map_err(|e| input(format!("{flag} {v}: {e}")))
+}
+
+pub fn options(a: &SchbenchArgs) -> Result<Options> {
+    let online = cpus::online_here();
+    let m = a.message_threads as usize;
+    let workers = match a.threads {
+        Some(t) => t as usize,
+        None => online.len().max(1).div_ceil(m),
+    };
+    if m * (workers + 1) > MAX_THREADS {
+        return Err(input(format!(
+            "{m} message threads with {workers} workers each is {} threads; at most {MAX_THREADS}",
+            m * (workers + 1)
+        )));
+    }
+    let auto =
+        a.message_cpus.as_deref() == Some("auto") || a.worker_cpus.as_deref() == Some("auto");
+    let mut message_cpus = match &a.message_cpus {
+        Some(v) => cpu_list("-M/--message-cpus", v)?,
+        None => None,
+    };
+    let mut worker_cpus = match &a.worker_cpus {
+        Some(v) => cpu_list("-W/--worker-cpus", v)?,
+        None => None,
+    };
+    if auto {
+        // schbench's auto: message thread N on CPU N, workers on the rest.
+        if m >= online.len() {
+            return Err(input(format!(
+                "auto pinning gives each of the {m} message threads its own CPU and the workers the rest, but there are {} CPUs",
+                online.len()
+            )));
+        }
+        let mine: Vec<usize> = online[..m].to_vec();
+        message_cpus = Some(mine.clone());
+        worker_cpus = Some(
+            online
+                .iter()
+                .copied()
+                .filter(|c| !mine.contains(c))
+                .collect(),
+        );
+    }
+    let pipe = a.pipe.unwrap_or(0) as usize;
+    let o = Options {
+        message_threads: m,
+        workers,
+        runtime_s: a.runtime,
+        // As schbench: auto-RPS and pipe mode run without warm-up.
+        warmup_s: if a.auto_rps.is_some() || pipe > 0 {
+            0
+        } else {
+            a.warmuptime
+        },
+        interval_s: a.intervaltime,
+        zero_s: a.zerotime,
+        footprint_kb: a.cache_footprint,
+        operations: a.operations,
+        sleep_us: a.sleep_usec,
+        rps: match (a.rps, a.auto_rps) {
+            (Some(r), _) => r,
+            (None, Some(_)) => 10 * m as u64,
+            (None, None) => 0,
+        },
+        auto_rps: a.auto_rps,
+        pipe_bytes: pipe,
+        calibrate: a.calibrate,
+        no_locking: a.no_locking || a.calibrate,
+        message_cpus,
+        worker_cpus,
+        split: a.split,
+    };
+    if o.rps > 0 && o.rps < m as u64 {
+        return Err(input(format!(
+            "-R {} is fewer requests per second than the {m} message threads that share it",
+            o.rps
+        )));
+    }
+    let need = o.matrix_bytes();
+    let avail = crate::load::size::Memory::read().available;
+    if avail > 0 && need > avail / 2 {
+        return Err(resource(format!(
+            "the workers' matrices need {} ({} workers x -F {} KiB), more than half of the {} available",
+            crate::sys::size::human(need),
+            m * workers,
+            a.cache_footprint,
+            crate::sys::size::human(avail)
+        )));
+    }
+    Ok(o)
+}
+
+/// Interval blocks on stderr, as schbench prints them.
+struct Printer {
+    quiet: bool,
+}
+
+impl Observer for Printer {
+    fn warmup_done(&mut self) {
+        if !self.quiet {
+            eprintln!("warmup done, zeroing stats");
+        }
+    }
+
+    fn interval(&mut self, s: &Snapshot) {
+        if self.quiet {
+            return;
+        }
+        let mut t = String::new();
+        t += &percentile_block(
+            "Wakeup Latencies",
+            "usec",
+            s.elapsed_s,
+            &s.wakeup,
+            LAT_PERCENTILES,
+            99.0,
+            1000,
+        );
+        t += &percentile_block(
+            "Request Latencies",
+            "usec",
+            s.elapsed_s,
+            &s.request,
+            LAT_PERCENTILES,
+            99.0,
+            1000,
+        );
+        t += &percentile_block(
+            "RPS",
+            "requests",
+            s.elapsed_s,
+            &s.rps,
+            RPS_PERCENTILES,
+            50.0,
+            1,
+        );
+        t += &format!(
+            "sched delay: message {} (usec) worker {} (usec)\ncurrent rps: {:.2}\n",
+            s.msg_delay_ns / 1000,
+            s.worker_delay_ns / 1000,
+            s.current_rps
+        );
+        eprint!("{t}");
+    }
+}
+
+/// schbench's closing blocks, then kbench's lines.
+fn text(o: &Options, out: &Outcome) -> String {
+    let runtime = if out.interrupted {
+        out.elapsed_s.round() as u64
+    } else {
+        o.runtime_s
+    };
+    let mut t = String::new();
+    if o.pipe_bytes > 0 {
+        let pct: Vec<f64> = [20.0].iter().chain(LAT_PERCENTILES).copied().collect();
+        t += &percentile_block(
+            "Wakeup Latencies",
+            "usec",
+            runtime,
+            &out.wakeup,
+            &pct,
+            99.0,
+            1000,
+        );
+        // As schbench: hand-offs over the workers' summed running time.
+        let per_worker_ops = out.requests as f64 / out.worker_time_s.max(1e-9);
+        let bytes = per_worker_ops * o.pipe_bytes as f64;
+        let (v, unit) = pretty(bytes);
+        t += &format!("avg worker transfer: {per_worker_ops:.2} ops/sec {v:.2}{unit}/s\n");
+    } else {
+        t += &percentile_block(
+            "Wakeup Latencies",
+            "usec",
+            runtime,
+            &out.wakeup,
+            LAT_PERCENTILES,
+            99.0,
+            1000,
+        );
+        t += &percentile_block(
+            "Request Latencies",
+            "usec",
+            runtime,
+            &out.request,
+            LAT_PERCENTILES,
+            99.0,
+            1000,
+        );
+        t += &percentile_block(
+            "RPS",
+            "requests",
+            runtime,
+            &out.rps,
+            RPS_PERCENTILES,
+            50.0,
+            1,
+        );
+        match out.final_rps_goal {
+            Some(g) => t += &format!("final rps goal was {g}\n"),
+            None => t += &format!("average rps: {:.2}\n", out.average_rps(runtime as f64)),
+        }
+        t += &format!(
+            "sched delay: message {} (usec) worker {} (usec)\n",
+            out.msg_delay_ns() / 1000,
+            out.worker_delay_ns() / 1000
+        );
+    }
+    let q = |h: &hdrhistogram::Histogram<u64>| {
+        if h.is_empty() {
+            "no samples".to_string()
+        } else {
+            let us = |v: u64| format!("{:.1}", v as f64 / 1000.0);
+            format!(
+                "p50 {} p90 {} p99 {} p99.9 {} max {} us",
+                us(h.value_at_quantile(0.5)),
+                us(h.value_at_quantile(0.9)),
+                us(h.value_at_quantile(0.99)),
+                us(h.value_at_quantile(0.999)),
+                us(h.max())
+            )
+        }
+    };
+    t += &format!(
+        "kbench: wakeup {} ({} samples)\n",
+        q(&out.wakeup),
+        out.wakeup.len()
+    );
+    if o.pipe_bytes == 0 {
+        t += &format!(
+            "kbench: request {} ({} samples)\n",
+            q(&out.request),
+            out.request.len()
+        );
+    }
+    t += &format!(
+        "kbench: {} requests, average {:.2} rps; scheduling delay per time slice: message threads {:.1} us, workers {:.1} us\n",
+        out.requests,
+        out.average_rps(runtime as f64),
+        out.msg_delay_ns() as f64 / 1000.0,
+        out.worker_delay_ns() as f64 / 1000.0
+    );
+    t
+}
+
+/// Bytes per second in schbench's units (B, KB, MB, … of 1024).
+fn pretty(mut v: f64) -> (f64, &'static str) {
+    const UNITS: [&str; 7] = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    (v, UNITS[i])
+}
+
+pub fn run(ctx: &Ctx, a: &SchbenchArgs) -> Result<()> {
+    let o = options(a)?;
+    let mut store = ctx.store_for_writing()?;
+    let params = serde_json::json!({
+        "message_threads": o.message_threads, "workers": o.workers, "runtime_s": o.runtime_s,
+        "warmup_s": o.warmup_s, "footprint_kb": o.footprint_kb, "operations": o.operations,
+        "sleep_us": o.sleep_us, "rps": o.rps, "auto_rps": o.auto_rps, "pipe": o.pipe_bytes,
+        "calibrate": o.calibrate, "no_locking": o.no_locking, "split": o.split,
+        "message_cpus": o.message_cpus.as_ref().map(|c| cpus::format_list(c)),
+        "worker_cpus": o.worker_cpus.as_ref().map(|c| cpus::format_list(c)),
+    });
+    let json = ctx.global.json;
+    let mut docs = Vec::new();
+    let mut ids = Vec::new();
+    let mut interrupted = false;
+    for run_no in 0..a.runs {
+        let mut rec = ctx.new_run("schbench", params.clone());
+        let mut printer = Printer {
+            quiet: json || ctx.global.quiet,
+        };
+        let out = schbench::run(&o, &mut printer)?;
+        rec.ended = crate::sys::time::unix_now();
+        rec.absorb(&out.measurement(&o))?;
+        rec.set_settings(serde_json::json!({
+            "message_threads": out.messages, "workers": out.workers,
+        }));
+        if out.interrupted {
+            rec.status = RunStatus::Interrupted;
+            interrupted = true;
+        }
+        if let Some(id) = save(&mut store, &rec)? {
+            ids.push(id);
+        }
+        if json {
+            docs.push(serde_json::json!({
+                "requests": out.requests, "queued": out.queued,
+                "request_samples": out.request.len(), "wakeup_samples": out.wakeup.len(), "elapsed_s": out.elapsed_s,
+                "average_rps": out.average_rps(if out.interrupted { out.elapsed_s } else { o.runtime_s as f64 }),
+                "interrupted": out.interrupted, "final_rps_goal": out.final_rps_goal,
+                "message_threads": out.messages, "workers": out.workers,
+                "metrics": rec.metrics,
+            }));
+        } else {
+            if a.runs > 1 {
+                println!("# run {}", run_no + 1);
+            }
+            print!("{}", text(&o, &out));
+        }
+        if interrupted {
+            break;
+        }
+    }
+    if json {
+        print_json(
+            "schbench",
+            serde_json::json!({ "label": ctx.label(), "parameters": o, "runs": docs, "stored_ids": ids }),
+        )?;
+    } else if let Some(s) = &store {
+        if !ids.is_empty() {
+            ctx.info(&format!(
+                "stored as run {} in {} (label {})",
+                ids.iter()
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                s.describe(),
+                ctx.label()
+            ));
+        }
+    }
+    if interrupted {
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Paired A/B runs of two commands, several figures each.
+
+Runs A and B alternately (the first of each pair swaps every pair, so
+neither always runs on a fresher machine), takes each named figure from the
+last match of its regex in a run's stdout+stderr, and prints for each
+figure the median of the per-pair ratios A/B with their range.  Pairing
+cancels the drift a shared machine shows between batches: quote ratios,
+never absolute figures.
+
+While a run goes, its threads' CPU time is sampled from
+/proc/PID/task/*/stat every 0.2 s; --outside NAME adds the figure "cpu
+outside NAME": CPU seconds of every thread whose name is not NAME (for
+schbench: everything but its workers).
+
+  pairs.py --pairs 7 --a 'kbench schbench -r 10' --b 'schbench -r 10' \
+      --figure 'rps=average rps: ([0-9.]+)' --outside schbench-worker
+"""
+import argparse
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu(pid):
+    """{tid: (name, cpu seconds)} of a live process."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue
+        name = s[s.index("(") + 1:s.rindex(")")]
+        rest = s[s.rindex(")") + 2:].split()
+        out[tid] = (name, (int(rest[11]) + int(rest[12])) / TICK)
+    return out
+
+
+def run_once(cmd, patterns, outside, timeout):
+    proc = subprocess.Popen(shlex.split(cmd), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    seen = {}
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            seen.update(thread_cpu(proc.pid))
+            time.sleep(0.2)
+
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        done.set()
+        return None, f"timed out after {timeout}s"
+    done.set()
+    t.join()
+    if proc.returncode != 0:
+        tail = (err or out).strip().splitlines()[-1:] or [""]
+        return None, f"exit {proc.returncode}: {tail[0][:200]}"
+    text = out + err
+    figs = {}
+    for name, pat in patterns:
+        found = re.findall(pat, text, re.MULTILINE)
+        if not found:
+            return None, f"no match for {name}"
+        figs[name] = float(found[-1])
+    if outside:
+        figs[f"cpu outside {outside}"] = sum(c for n, c in seen.values() if n != outside)
+    return figs, None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--a", required=True)
+    ap.add_argument("--b", required=True)
+    ap.add_argument("--figure", action="append", default=[],
+                    help="NAME=REGEX with one group; the last match counts")
+    ap.add_argument("--outside", help="thread name whose CPU is not counted")
+    ap.add_argument("--pairs", type=int, default=7)
+    ap.add_argument("--timeout", type=float, default=300.0)
+    a = ap.parse_args()
+    patterns = []
+    for f in a.figure:
+        name, _, pat = f.partition("=")
+        if not pat:
+            ap.error(f"--figure {f!r}: expected NAME=REGEX")
+        patterns.append((name, pat))
+    ratios = {}
+    for i in range(a.pairs):
+        order = [("a", a.a), ("b", a.b)] if i % 2 == 0 else [("b", a.b), ("a", a.a)]
+        got = {}
+        for side, cmd in order:
+            figs, err = run_once(cmd, patterns, a.outside, a.timeout)
+            if err:
+                print(f"pair {i + 1} {side}: {err}", file=sys.stderr)
+                sys.exit(1)
+            got[side] = figs
+        line = []
+        for name in got["a"]:
+            va, vb = got["a"][name], got["b"][name]
+            r = va / vb if vb else float("nan")
+            ratios.setdefault(name, []).append(r)
+            line.append(f"{name} {va:g}/{vb:g}")
+        print(f"pair {i + 1}: " + ", ".join(line), file=sys.stderr)
+    for name, rs in ratios.items():
+        ok = [r for r in rs if r == r]
+        if not ok:
+            print(f"{name:28} no ratio (B was 0)")
+            continue
+        print(f"{name:28} median A/B {statistics.median(ok):.3f} "
+              f"(min {min(ok):.3f}, max {max(ok):.3f}, {len(ok)} pairs)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Fidelity of `kbench schbench` against schbench itself.
+#
+# Builds schbench from its source (default ../shared/peers/schbench beside
+# the clone, or the folder given) in a temporary copy, then runs both
+# alternately in pairs (bench/lib/pairs.py) on three shapes, 10 s each
+# with a 2 s warm-up asked of both (schbench ignores -w below -r 30; kbench
+# keeps it): -m 1 -t 2, -m 2 -t 4, and RPS mode at about half of what
+# -m 1 -t 2 sustains here.  Prints median paired ratios kbench/schbench.
+# Goals: average RPS 0.95-1.05; request latency p50 and p99 0.9-1.1;
+# wake-up latency p50 and p99 0.8-1.25; kbench's CPU time outside its
+# workers no more than schbench's.
+#
+# Usage: bench/schbench-vs-schbench.sh [PAIRS] [SCHBENCH_SOURCE_DIR]   (default 7)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+pairs=${1:-7}
+src=${2:-$here/../shared/peers/schbench}
+[ -f "$src/schbench.c" ] || { echo "schbench source not found in $src (give its folder)" >&2; exit 1; }
+command -v gcc >/dev/null || { echo "gcc not found: apt-get install gcc" >&2; exit 1; }
+. "$here/bench/lib/kbench.sh"
+kb=$(kbench_release "$here")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$src" "$tmp/schbench"
+make -s -C "$tmp/schbench" >/dev/null 2>&1 || { echo "building schbench failed" >&2; exit 1; }
+sb=$tmp/schbench/schbench
+
+lat() { # NAME BLOCK PERCENTILE-REGEX
+    echo "$1=$2 Latencies percentiles[^\n]*\n(?:[^\n]*\n)*?\s*\*? ?$3th: (\d+)"
+}
+run() {
+    local name=$1; shift
+    local args="$*"
+    echo "== $name ($pairs pairs)"
+    python3 "$here/bench/lib/pairs.py" --pairs "$pairs" --outside schbench-worker \
+        --a "$kb --no-store schbench $args" --b "$sb $args" \
+        --figure 'average rps=average rps: ([0-9.]+)' \
+        --figure "$(lat 'request p50' Request '50\.0')" \
+        --figure "$(lat 'request p99' Request '99\.0')" \
+        --figure "$(lat 'wakeup p50' Wakeup '50\.0')" \
+        --figure "$(lat 'wakeup p99' Wakeup '99\.0')" 2>/dev/null
+}
+
+common="-r 10 -w 2 -i 100"
+run "-m 1 -t 2" -m 1 -t 2 $common
+run "-m 2 -t 4" -m 2 -t 4 $common
+cap=$("$sb" -m 1 -t 2 -r 5 -i 100 2>&1 | sed -n 's/^average rps: \([0-9]*\).*/\1/p')
+half=$(( cap / 2 ))
+run "-m 1 -t 2 -R $half (half of $cap)" -m 1 -t 2 -R "$half" $common

@@ -148,6 +148,12 @@ pub struct Outcome {
     pub worker_time_s: f64,
 }
 
+/// Requests per second, exact to 5 significant digits (every count up to
+/// 100,000 a second exactly, as schbench prints them).
+pub fn rps_hist() -> Histogram<u64> {
+    Histogram::<u64>::new_with_bounds(1, u32::MAX as u64, 5).expect("valid histogram bounds")
+}
+
 fn new_hist(max: u64) -> Histogram<u64> {
     Histogram::<u64>::new_with_bounds(1, max, 3).expect("valid histogram bounds")
 }

@@ -576,7 +576,7 @@ pub fn drive(
     group: &Group,
     obs: &mut dyn Observer,
 ) -> Result<(Histogram<u64>, f64, bool, Option<u64>)> {
-    let mut rps = new_hist(u32::MAX as u64);
+    let mut rps = super::rps_hist();
     let start = mono_ns();
     let (mut last_rps_at, mut last_interval, mut zero_at) = (start, start, start);
     let mut last_requests = 0u64;

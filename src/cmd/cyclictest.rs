@@ -202,18 +202,8 @@ pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {
             "cyclictest",
             serde_json::json!({ "label": ctx.label(), "parameters": opts, "runs": docs, "stored_ids": ids }),
         )?;
-    } else if let Some(s) = &store {
-        if !ids.is_empty() {
-            ctx.info(&format!(
-                "stored as run {} in {} (label {})",
-                ids.iter()
-                    .map(|i| i.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-                s.describe(),
-                ctx.label()
-            ));
-        }
+    } else {
+        super::say_stored(ctx, &store, &ids);
     }
     if crate::sys::signals::stop_requested() {
         return Err(Interrupted.into());

@@ -147,23 +147,6 @@ pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {
             t.len()
         );
     }
-    if let Some(s) = &store {
-        if !ids.is_empty() {
-            ctx.info(&format!(
-                "stored as run {} in {} (label {})",
-                fmt_ids(&ids),
-                s.describe(),
-                ctx.label()
-            ));
-        }
-    }
+    super::say_stored(ctx, &store, &ids);
     Ok(())
-}
-
-fn fmt_ids(ids: &[i64]) -> String {
-    match ids {
-        [one] => one.to_string(),
-        [first, .., last] => format!("{first}-{last}"),
-        [] => String::new(),
-    }
 }

@@ -116,6 +116,21 @@ pub fn save(store: &mut Option<Box<dyn Store>>, run: &RunRecord) -> Result<Optio
 }
 
 /// Print a JSON document with its schema version.
+/// The closing line of a measuring command: which runs were stored where.
+pub fn say_stored(ctx: &Ctx, store: &Option<Box<dyn Store>>, ids: &[i64]) {
+    if let (Some(s), false) = (store, ids.is_empty()) {
+        ctx.info(&format!(
+            "stored as run {} in {} (label {})",
+            ids.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            s.describe(),
+            ctx.label()
+        ));
+    }
+}
+
 pub fn print_json(kind: &str, body: serde_json::Value) -> Result<()> {
     let mut doc = serde_json::json!({ "schema_version": JSON_SCHEMA_VERSION, "kind": kind });
     if let (Some(d), serde_json::Value::Object(b)) = (doc.as_object_mut(), body) {

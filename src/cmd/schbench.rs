@@ -4,7 +4,8 @@
 
 use super::{print_json, save, Ctx};
 use crate::bench::schbench::{
-    self, percentile_block, Observer, Options, Outcome, Snapshot, LAT_PERCENTILES, RPS_PERCENTILES,
+    self, latency_and_rps_blocks, percentile_block, Observer, Options, Outcome, Snapshot,
+    LAT_PERCENTILES,
 };
 use crate::cli::SchbenchArgs;
 use crate::error::{input, resource, Interrupted};
@@ -131,34 +132,7 @@ impl Observer for Printer {
         if self.quiet {
             return;
         }
-        let mut t = String::new();
-        t += &percentile_block(
-            "Wakeup Latencies",
-            "usec",
-            s.elapsed_s,
-            &s.wakeup,
-            LAT_PERCENTILES,
-            99.0,
-            1000,
-        );
-        t += &percentile_block(
-            "Request Latencies",
-            "usec",
-            s.elapsed_s,
-            &s.request,
-            LAT_PERCENTILES,
-            99.0,
-            1000,
-        );
-        t += &percentile_block(
-            "RPS",
-            "requests",
-            s.elapsed_s,
-            &s.rps,
-            RPS_PERCENTILES,
-            50.0,
-            1,
-        );
+        let mut t = latency_and_rps_blocks(s.elapsed_s, &s.wakeup, &s.request, &s.rps);
         t += &format!(
             "sched delay: message {} (usec) worker {} (usec)\ncurrent rps: {:.2}\n",
             s.msg_delay_ns / 1000,
@@ -194,33 +168,7 @@ fn text(o: &Options, out: &Outcome) -> String {
         let (v, unit) = pretty(bytes);
         t += &format!("avg worker transfer: {per_worker_ops:.2} ops/sec {v:.2}{unit}/s\n");
     } else {
-        t += &percentile_block(
-            "Wakeup Latencies",
-            "usec",
-            runtime,
-            &out.wakeup,
-            LAT_PERCENTILES,
-            99.0,
-            1000,
-        );
-        t += &percentile_block(
-            "Request Latencies",
-            "usec",
-            runtime,
-            &out.request,
-            LAT_PERCENTILES,
-            99.0,
-            1000,
-        );
-        t += &percentile_block(
-            "RPS",
-            "requests",
-            runtime,
-            &out.rps,
-            RPS_PERCENTILES,
-            50.0,
-            1,
-        );
+        t += &latency_and_rps_blocks(runtime, &out.wakeup, &out.request, &out.rps);
         match out.final_rps_goal {
             Some(g) => t += &format!("final rps goal was {g}\n"),
             None => t += &format!("average rps: {:.2}\n", out.average_rps(runtime as f64)),
@@ -336,18 +284,8 @@ pub fn run(ctx: &Ctx, a: &SchbenchArgs) -> Result<()> {
             "schbench",
             serde_json::json!({ "label": ctx.label(), "parameters": o, "runs": docs, "stored_ids": ids }),
         )?;
-    } else if let Some(s) = &store {
-        if !ids.is_empty() {
-            ctx.info(&format!(
-                "stored as run {} in {} (label {})",
-                ids.iter()
-                    .map(|i| i.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-                s.describe(),
-                ctx.label()
-            ));
-        }
+    } else {
+        super::say_stored(ctx, &store, &ids);
     }
     if interrupted {
         return Err(Interrupted.into());

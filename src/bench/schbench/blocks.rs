@@ -61,6 +61,21 @@ pub fn percentile_block(
     s
 }
 
+/// The three blocks schbench prints together: wake-up and request
+/// latency (ns histograms, printed in usec) and requests per second.
+pub fn latency_and_rps_blocks(
+    runtime_s: u64,
+    wakeup: &Histogram<u64>,
+    request: &Histogram<u64>,
+    rps: &Histogram<u64>,
+) -> String {
+    let lat = |label, h| percentile_block(label, "usec", runtime_s, h, LAT_PERCENTILES, 99.0, 1000);
+    let mut t = lat("Wakeup Latencies", wakeup);
+    t += &lat("Request Latencies", request);
+    t += &percentile_block("RPS", "requests", runtime_s, rps, RPS_PERCENTILES, 50.0, 1);
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,7 @@ mod blocks;
 mod sync;
 mod threads;
 
-pub use blocks::{percentile_block, LAT_PERCENTILES, RPS_PERCENTILES};
+pub use blocks::{latency_and_rps_blocks, percentile_block, LAT_PERCENTILES};
 
 use crate::bench::{Better, Measurement, NamedHistogram};
 use anyhow::{anyhow, Result};

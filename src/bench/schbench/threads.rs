@@ -425,7 +425,12 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
     let o = &ctx.o;
     let shared = &ctx.shared;
     let rps_mode = o.rps > 0 || o.auto_rps.is_some();
-    let (mut wakeup, mut request) = (new_hist(HIST_MAX_NS), new_hist(HIST_MAX_NS));
+    let mut st = Stats {
+        wakeup: new_hist(HIST_MAX_NS),
+        request: new_hist(HIST_MAX_NS),
+        reset_seen: 0,
+        snap_seen: 0,
+    };
     // Zeroed and never written but for the result, as schbench's freshly
     // mapped matrices are (its reads hit the kernel's zero page), so a
     // request costs here what it costs there.
@@ -438,7 +443,6 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
         None => (o.operations, 0),
     };
     let (_, side_shared) = o.matrix_sides();
-    let (mut reset_seen, mut snap_seen) = (0u64, 0u64);
     let start = mono_ns();
     while !shared.stopping.load(Relaxed) {
         // msg_and_wait: post ourselves, sleep until woken.
@@ -468,17 +472,10 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
             let delta = mono_ns().saturating_sub(w.wake_ns.load(SeqCst));
             // The last wake-up, at shutdown, is not a measurement.
             if delta > 0 && !shared.stopping.load(Relaxed) {
-                wakeup.saturating_record(delta);
+                st.wakeup.saturating_record(delta);
             }
             if rps_mode {
-                housekeeping(
-                    w,
-                    shared,
-                    &mut wakeup,
-                    &mut request,
-                    &mut reset_seen,
-                    &mut snap_seen,
-                );
+                st.housekeeping(w, shared);
                 continue;
             }
         }
@@ -516,17 +513,10 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
             w.requests.fetch_add(1, Relaxed);
             let delta = now.saturating_sub(work_start);
             if delta > 0 {
-                request.saturating_record(delta);
+                st.request.saturating_record(delta);
             }
         }
-        housekeeping(
-            w,
-            shared,
-            &mut wakeup,
-            &mut request,
-            &mut reset_seen,
-            &mut snap_seen,
-        );
+        st.housekeeping(w, shared);
     }
     let running_s = mono_ns().saturating_sub(start) as f64 / 1e9;
     WorkerEnd {
@@ -538,32 +528,36 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
             locks_taken: w.locks.load(Relaxed),
         },
         running_s,
-        wakeup,
-        request,
+        wakeup: st.wakeup,
+        request: st.request,
     }
 }
 
-/// Between requests (never inside one): zero the statistics or publish a
-/// snapshot when the main thread asked.
-fn housekeeping(
-    w: &Worker,
-    shared: &Shared,
-    wakeup: &mut Histogram<u64>,
-    request: &mut Histogram<u64>,
-    reset_seen: &mut u64,
-    snap_seen: &mut u64,
-) {
-    let r = shared.reset_epoch.load(Relaxed);
-    if r != *reset_seen {
-        *reset_seen = r;
-        wakeup.reset();
-        request.reset();
-    }
-    let s = shared.snap_epoch.load(Relaxed);
-    if s != *snap_seen {
-        *snap_seen = s;
-        *w.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((wakeup.clone(), request.clone()));
+/// A worker's own statistics, and the epochs of the last reset and
+/// snapshot it acted on.
+struct Stats {
+    wakeup: Histogram<u64>,
+    request: Histogram<u64>,
+    reset_seen: u64,
+    snap_seen: u64,
+}
+
+impl Stats {
+    /// Between requests (never inside one): zero the statistics or publish
+    /// a snapshot when the main thread asked.
+    fn housekeeping(&mut self, w: &Worker, shared: &Shared) {
+        let r = shared.reset_epoch.load(Relaxed);
+        if r != self.reset_seen {
+            self.reset_seen = r;
+            self.wakeup.reset();
+            self.request.reset();
+        }
+        let s = shared.snap_epoch.load(Relaxed);
+        if s != self.snap_seen {
+            self.snap_seen = s;
+            *w.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((self.wakeup.clone(), self.request.clone()));
+        }
     }
 }
 

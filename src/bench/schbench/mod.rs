@@ -32,9 +32,8 @@ use crate::bench::{Better, Measurement, NamedHistogram};
 use anyhow::{anyhow, Result};
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Histograms cover 1 ns to 60 s at 3 significant digits.
 pub const HIST_MAX_NS: u64 = 60_000_000_000;
@@ -390,18 +389,6 @@ pub(crate) fn spawn_named<T: Send + 'static>(
         .stack_size(256 * 1024)
         .spawn(f)
         .map_err(|e| anyhow!("starting a schbench thread: {e}"))
-}
-
-/// Sleep up to `d`, returning early when the run is stopping.
-pub(crate) fn nap(shared: &Shared, d: Duration) {
-    let end = std::time::Instant::now() + d;
-    while !shared.stopping.load(Relaxed) {
-        let now = std::time::Instant::now();
-        if now >= end {
-            break;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(50)));
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! thread's once-a-second bookkeeping (RPS, warm-up, intervals, auto-RPS).
 
 use super::sync::{CpuLocks, Futex, WaitList};
-use super::{busy_percent, nap, new_hist, spawn_named, Observer, Options, Shared, Snapshot};
+use super::{busy_percent, new_hist, spawn_named, Observer, Options, Shared, Snapshot};
 use super::{ThreadReport, HIST_MAX_NS};
 use crate::sys::time::mono_ns;
 use anyhow::{anyhow, Result};
@@ -412,10 +412,8 @@ fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
             w.wake_ns.store(now, SeqCst);
             w.futex.post();
         }
-        let elapsed = Duration::from_nanos(mono_ns().saturating_sub(start));
-        if elapsed < Duration::from_secs(1) {
-            nap(shared, Duration::from_secs(1) - elapsed);
-        }
+        // The rest of the second in one sleep, as schbench's usleep.
+        crate::sys::time::sleep_until_ns(start + 1_000_000_000);
     }
     queued
 }
@@ -638,14 +636,12 @@ pub fn drive(
             interrupted = true;
             break;
         }
-        // Sleep to the next whole second of the run, waking for Ctrl-C.
+        // Sleep to the next whole second of the run in one sleep, as
+        // schbench does: a main thread waking more often would keep CPUs
+        // out of idle and shorten every hand-off it measures.  Ctrl-C ends
+        // the sleep when it reaches this thread, else within the second.
         let next = start + (elapsed / 1_000_000_000 + 1) * 1_000_000_000;
-        while mono_ns() < next && !crate::sys::signals::stop_requested() {
-            std::thread::sleep(
-                Duration::from_millis(20)
-                    .min(Duration::from_nanos(next.saturating_sub(mono_ns()).max(1))),
-            );
-        }
+        crate::sys::time::sleep_until_ns(next);
     }
     let elapsed_s = mono_ns().saturating_sub(start) as f64 / 1e9;
     let goal = o

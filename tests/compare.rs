@@ -563,3 +563,29 @@ fn html_report_renders_in_a_real_browser() {
         "an invalid SVG length is reported on the console"
     );
 }
+
+/// Labels and names from a file never reach the reader's terminal as
+/// control characters, in any format.
+#[test]
+fn control_characters_in_labels_are_escaped_everywhere() {
+    let env = Env::new();
+    let mut rows = String::new();
+    for (l, v) in [("a\x1b[31mred", 10.0), ("b\rplain", 12.0)] {
+        for k in 0..3 {
+            rows += &format!("\"{l}\",\"hb\x07\",time,s,{},{k}\n", v + k as f64 * 0.1);
+        }
+    }
+    let o = import_csv(&env, "ctl.csv", &rows, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for fmt in ["table", "markdown", "csv", "html"] {
+        let out = env.ok(&["compare", "--format", fmt, "--details"]);
+        assert!(
+            !out.chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{fmt}: {out:?}"
+        );
+        assert!(out.contains("\\x1b"), "{fmt} shows the escape: {out}");
+    }
+    let seed = env.ok(&["compare", "--layout", "seed2023"]);
+    assert!(!seed.contains('\x1b') && !seed.contains('\r'), "{seed:?}");
+}

@@ -7,6 +7,7 @@ mod contest;
 mod cyclictest;
 mod fingerprint;
 mod hackbench;
+mod hardening;
 mod loads;
 mod postgres;
 mod responsiveness;

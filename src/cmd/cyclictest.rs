@@ -12,6 +12,9 @@ use anyhow::Result;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
+/// Longest interval any thread may get, µs (an hour).
+const MAX_INTERVAL_US: u64 = 3_600_000_000;
+
 pub fn options(a: &CyclictestArgs) -> Result<Options> {
     let policy = match &a.policy {
         Some(p) => Policy::parse(p)?,
@@ -39,6 +42,24 @@ pub fn options(a: &CyclictestArgs) -> Result<Options> {
         None => None,
     };
     let online = cpus::online_here();
+    // The last thread's interval, interval + (threads − 1) × distance, must
+    // stay a sane sleep: an overflow would make it 0, a busy loop at RT
+    // priority.
+    let n = if a.smp {
+        online.len()
+    } else {
+        a.threads.unwrap_or(1) as usize
+    } as u64;
+    let last = a
+        .distance
+        .checked_mul(n.saturating_sub(1))
+        .and_then(|d| d.checked_add(a.interval));
+    if !last.is_some_and(|l| l <= MAX_INTERVAL_US) {
+        return Err(input(format!(
+            "-d/--distance {}: with {n} threads the last one's interval (-i + (threads - 1) x -d) would pass {MAX_INTERVAL_US} us (1 hour)",
+            a.distance
+        )));
+    }
     let threads = plan_threads(
         a.smp,
         a.threads.map(|t| t as usize),

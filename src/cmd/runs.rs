@@ -141,7 +141,7 @@ fn show(ctx: &Ctx, id: i64) -> Result<()> {
         println!("\n{t}");
     }
     for n in &run.notes {
-        println!("note: {n}");
+        println!("note: {}", crate::report::clean(n));
     }
     if let Some(fp) = &run.fingerprint {
         println!("\nsystem:");

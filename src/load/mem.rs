@@ -13,6 +13,9 @@ const PAGE: usize = 4096;
 /// A prime step over pages, so consecutive touches land far apart.
 const STEP: usize = 1_000_003;
 
+/// Smallest mem load: a region of at least a few pages to walk.
+const MIN_MEM: u64 = 1 << 20;
+
 pub struct Mem {
     size: u64,
     why: String,
@@ -20,6 +23,11 @@ pub struct Mem {
 
 impl Mem {
     pub fn new(o: &LoadOptions) -> Result<Mem> {
+        if let Some(s) = o.size.filter(|s| *s < MIN_MEM) {
+            return Err(crate::error::input(format!(
+                "mem load of {s} bytes is too small: at least 1 MiB"
+            )));
+        }
         let (size, why) = mem_size(&Memory::read(), o.size)?;
         Ok(Mem { size, why })
     }

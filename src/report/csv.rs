@@ -4,6 +4,7 @@
 use crate::compare::{params_text, Comparison};
 
 fn field(s: &str) -> String {
+    let s = &*super::clean(s);
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -5,11 +5,11 @@ use super::sections::{details, footnotes, scoreboard, systems, tally_line, Secti
 use crate::compare::Comparison;
 
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
+    super::clean(s).replace('|', "\\|")
 }
 
 fn section(out: &mut String, s: &Section) {
-    out.push_str(&format!("### {}\n\n", s.title));
+    out.push_str(&format!("### {}\n\n", cell(&s.title)));
     out.push_str(&format!(
         "| {} |\n",
         s.header
@@ -38,7 +38,7 @@ fn section(out: &mut String, s: &Section) {
 }
 
 pub fn render(c: &Comparison, with_details: bool) -> String {
-    let mut out = format!("## kbench comparison: {}\n\n", c.labels.join(" vs "));
+    let mut out = format!("## kbench comparison: {}\n\n", cell(&c.labels.join(" vs ")));
     section(&mut out, &scoreboard(c));
     out.push_str(&format!("**{}**\n\n", tally_line(c)));
     section(&mut out, &systems(c));
@@ -48,7 +48,7 @@ pub fn render(c: &Comparison, with_details: bool) -> String {
         }
     }
     for f in footnotes(c).iter().skip(1) {
-        out.push_str(&format!("- {f}\n"));
+        out.push_str(&format!("- {}\n", cell(f)));
     }
     out
 }

@@ -18,7 +18,8 @@ pub fn colour(i: usize) -> &'static str {
 }
 
 pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
+    super::clean(s)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

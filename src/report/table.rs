@@ -46,7 +46,13 @@ impl Table {
 
 impl fmt::Display for Table {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let all: Vec<&Vec<String>> = self.header.iter().chain(self.rows.iter()).collect();
+        let cleaned: Vec<Vec<String>> = self
+            .header
+            .iter()
+            .chain(self.rows.iter())
+            .map(|r| r.iter().map(|c| super::clean(c).into_owned()).collect())
+            .collect();
+        let all: Vec<&Vec<String>> = cleaned.iter().collect();
         let ncol = all.iter().map(|r| r.len()).max().unwrap_or(0);
         let mut width = vec![0usize; ncol];
         for r in &all {

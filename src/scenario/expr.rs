@@ -48,8 +48,34 @@ pub fn format_num(v: f64) -> String {
     }
 }
 
+/// Longest expression accepted, and deepest nesting of parentheses: the
+/// parser recurses, so a hostile file must not be able to exhaust the stack.
+const MAX_LEN: usize = 1000;
+const MAX_DEPTH: usize = 32;
+
 /// Evaluate a numeric expression.
 pub fn eval(e: &str, vars: &Vars) -> Result<f64, String> {
+    if e.len() > MAX_LEN {
+        return Err(format!(
+            "expression of {} characters: at most {MAX_LEN}",
+            e.len()
+        ));
+    }
+    let mut depth = 0usize;
+    for c in e.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!(
+                        "expression nests parentheses deeper than {MAX_DEPTH}"
+                    ));
+                }
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
     let toks = lex(e)?;
     let mut p = Parser {
         toks: &toks,
@@ -277,6 +303,21 @@ mod tests {
         assert_eq!(expand("${0.1*3}", &v).unwrap(), format!("{}", 0.1 * 3.0));
         assert_eq!(expand("${tree}/kernel", &v).unwrap(), "/src/linux/kernel");
         assert_eq!(expand("plain", &v).unwrap(), "plain");
+    }
+
+    #[test]
+    fn hostile_expressions_are_refused_not_followed() {
+        let v = vars(2.0, 1.0);
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(eval(&deep, &v).unwrap_err().contains("at most"));
+        let nested = format!("{}1{}", "(".repeat(40), ")".repeat(40));
+        assert!(eval(&nested, &v).unwrap_err().contains("deeper than"));
+        let minus = format!("{}1", "-".repeat(900));
+        assert_eq!(
+            eval(&minus, &v),
+            Ok(1.0),
+            "900 unary minuses still evaluate"
+        );
     }
 
     #[test]

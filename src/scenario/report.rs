@@ -112,7 +112,7 @@ pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
     let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
     let cells: Vec<String> = rows.iter().map(|r| r.1.join(", ")).collect();
     let cw = cells.iter().map(|c| c.chars().count()).max().unwrap_or(0);
-    let mut out = format!("{label}\n\n");
+    let mut out = format!("{}\n\n", crate::report::clean(label));
     for ((title, _, what), c) in rows.iter().zip(&cells) {
         let line = if what.is_empty() {
             format!("   {title:w$}  {c}")

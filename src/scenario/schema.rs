@@ -395,7 +395,10 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
     let num = |v: &Option<toml::Value>, what: &str| -> Result<Option<i32>> {
         Ok(match v {
             None => None,
-            Some(toml::Value::Integer(i)) => Some(*i as i32),
+            Some(toml::Value::Integer(i)) => Some(
+                i32::try_from(*i)
+                    .map_err(|_| cx.err(st.span(), format!("{what} {i} is out of range")))?,
+            ),
             Some(toml::Value::String(s)) => {
                 let e = expr::expand(s, vars).map_err(|e| cx.err(st.span(), e))?;
                 Some(e.parse::<i32>().map_err(|_| {

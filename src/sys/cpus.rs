@@ -29,8 +29,18 @@ pub fn parse_list(s: &str) -> Result<Vec<usize>, String> {
     }
     out.sort_unstable();
     out.dedup();
+    if let Some(&c) = out.iter().find(|&&c| c >= MAX_CPU) {
+        return Err(format!(
+            "CPU {c} in '{s}' is beyond the {MAX_CPU} CPUs a CPU set can name (0-{})",
+            MAX_CPU - 1
+        ));
+    }
     Ok(out)
 }
+
+/// CPUs a `cpu_set_t` can hold (CPU_SETSIZE); pinning beyond it would
+/// write outside the set.
+pub const MAX_CPU: usize = libc::CPU_SETSIZE as usize;
 
 /// Format a CPU list compactly (`0-3,8`).
 pub fn format_list(cpus: &[usize]) -> String {

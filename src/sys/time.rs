@@ -98,6 +98,9 @@ pub fn parse_date(s: &str) -> Option<f64> {
     Some(t)
 }
 
+/// The longest duration accepted anywhere: 366 days.
+pub const MAX_DURATION_S: f64 = 366.0 * 86_400.0;
+
 /// Parse a duration: `20` (seconds), `20s`, `500ms`, `5m`, `1h`, `1.5s`.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let s = s.trim();
@@ -121,12 +124,28 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     if !v.is_finite() || v <= 0.0 {
         return Err(format!("duration '{s}' must be greater than zero"));
     }
-    Ok(std::time::Duration::from_secs_f64(v * mult))
+    let secs = v * mult;
+    if secs > MAX_DURATION_S {
+        return Err(format!(
+            "duration '{s}' is longer than a year (at most 366d)"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_are_bounded() {
+        assert!(parse_duration("1e20")
+            .unwrap_err()
+            .contains("longer than a year"));
+        assert!(parse_duration("367d").is_err());
+        assert_eq!(parse_duration("1000h").unwrap().as_secs(), 3_600_000);
+        assert!(parse_duration("inf").is_err() && parse_duration("-1s").is_err());
+    }
 
     #[test]
     fn rfc3339_known_instants() {

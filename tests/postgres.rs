@@ -265,3 +265,32 @@ fn bad_urls_servers_and_schemas() {
     let err = env.fails(&["compare", "--db", &db.url], 2);
     assert!(err.contains("schema version 99"), "{err}");
 }
+
+/// No form of the password reaches stdout or stderr: in the user info or
+/// as `?password=`, through a scenario run's closing line.
+#[test]
+fn a_scenario_on_postgres_never_prints_the_password() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "redact");
+    let (userinfo, rest) = db.url.split_once('@').unwrap();
+    let (scheme_user, password) = userinfo.rsplit_once(':').unwrap();
+    let as_query = format!("{scheme_user}@{rest}?password={password}");
+    let env = Env::new();
+    let f = env.dir.path().join("s.toml");
+    std::fs::write(
+        &f,
+        "name = \"t\"\n[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { groups = 1, fds = 1, loops = 10 }\n",
+    )
+    .unwrap();
+    for url in [db.url.as_str(), as_query.as_str()] {
+        let o = env.run(&["--db", url, "run", f.to_str().unwrap(), "--label", "pw"]);
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.status.success(), "{all}");
+        assert!(all.contains("runs stored in"), "{all}");
+        assert!(!all.contains(password), "the password was printed: {all}");
+    }
+}

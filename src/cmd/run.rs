@@ -261,7 +261,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
             ctx.info(&format!(
                 "\n{} runs stored in {} as scenario run {id}",
                 runs.len(),
-                db.display()
+                crate::store::postgres::redact(&db.display().to_string())
             ));
         }
     }

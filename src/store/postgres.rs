@@ -53,18 +53,41 @@ const MIGRATIONS: &[&str] = &[
 /// An advisory lock key so concurrent kbench processes migrate one at a time.
 const MIGRATION_LOCK: i64 = 0x6b62_656e_6368;
 
-/// The URL with any password replaced by `***`.
+/// The URL with every password replaced by `***`: in the user info
+/// (`user:pw@host`, the last `@` of the authority ending it) and in the
+/// query (`?password=…`, any case, as libpq accepts it).
 pub fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let Some((userinfo, host)) = rest.split_once('@') else {
-        return url.to_string();
+    let (before_query, query) = match rest.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (rest, None),
     };
-    match userinfo.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
-        None => url.to_string(),
+    let (authority, path) = match before_query.find('/') {
+        Some(i) => before_query.split_at(i),
+        None => (before_query, ""),
+    };
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{user}:***@{host}"),
+            None => format!("{userinfo}@{host}"),
+        },
+        None => authority.to_string(),
+    };
+    let mut out = format!("{scheme}://{authority}{path}");
+    if let Some(q) = query {
+        let parts: Vec<String> = q
+            .split('&')
+            .map(|kv| match kv.split_once('=') {
+                Some((k, _)) if k.eq_ignore_ascii_case("password") => format!("{k}=***"),
+                _ => kv.to_string(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&parts.join("&"));
     }
+    out
 }
 
 /// A password from `~/.pgpass` (host:port:database:user:password, `*`
@@ -436,5 +459,14 @@ mod tests {
             "postgres://kb@db.lab/kbench"
         );
         assert_eq!(redact("postgresql://db/kbench"), "postgresql://db/kbench");
+        assert_eq!(
+            redact("postgres://kb@db/kbench?sslmode=disable&password=kbpass"),
+            "postgres://kb@db/kbench?sslmode=disable&password=***"
+        );
+        assert_eq!(
+            redact("postgres://kb:p@ss@db/k?PASSWORD=x"),
+            "postgres://kb:***@db/k?PASSWORD=***",
+            "an @ inside the password and the key in any case"
+        );
     }
 }

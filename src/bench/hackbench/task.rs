@@ -73,6 +73,15 @@ pub fn read_ready(
             let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), want) };
             if n > 0 {
                 got += n as u64;
+            } else if n == 0 {
+                // End of file: every task closed its end, so none is left to
+                // say ready.  Let `idle` name a death it can see; else say so.
+                idle()?;
+                anyhow::bail!(
+                    "the tasks ended before all were ready ({got} of {tasks} said ready)"
+                );
+            } else if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                return Err(io::Error::last_os_error().into());
             }
         } else {
             idle()?;
@@ -145,5 +154,35 @@ pub fn nothing_extra(fd: RawFd) -> Result<(), i32> {
         Err(EXIT_EXTRA)
     } else {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// Every task gone before it said ready: the ready pipe is at its end.
+    /// This used to spin at 100 % CPU forever, ignoring Ctrl-C.
+    #[test]
+    fn a_ready_pipe_at_its_end_fails_the_run() {
+        let (r, w) = crate::sys::fd::pipe().unwrap();
+        write_all(w.as_raw_fd(), &[0u8]).unwrap();
+        drop(w);
+        let mut idles = 0;
+        let err = read_ready(r.as_raw_fd(), 4, || {
+            idles += 1;
+            Ok(())
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("1 of 4"), "{err}");
+        assert_eq!(idles, 1, "the caller got to look for a death first");
+        let (r, w) = crate::sys::fd::pipe().unwrap();
+        drop(w);
+        let err = read_ready(r.as_raw_fd(), 2, || anyhow::bail!("sender died: SIGKILL"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("SIGKILL"), "a death it can name wins: {err}");
     }
 }

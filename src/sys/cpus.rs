@@ -29,12 +29,6 @@ pub fn parse_list(s: &str) -> Result<Vec<usize>, String> {
     }
     out.sort_unstable();
     out.dedup();
-    if let Some(&c) = out.iter().find(|&&c| c >= MAX_CPU) {
-        return Err(format!(
-            "CPU {c} in '{s}' is beyond the {MAX_CPU} CPUs a CPU set can name (0-{})",
-            MAX_CPU - 1
-        ));
-    }
     Ok(out)
 }
 
@@ -96,6 +90,14 @@ pub fn parse_online(s: &str) -> Result<Vec<usize>, String> {
             format_list(&missing),
             if missing.len() == 1 { "is" } else { "are" },
             format_list(&online)
+        ));
+    }
+    // Pinning writes into a cpu_set_t: a CPU beyond it (on a machine with
+    // more online) would write outside the set.
+    if let Some(&c) = cpus.iter().find(|&&c| c >= MAX_CPU) {
+        return Err(format!(
+            "CPU {c} in '{s}' is beyond the {MAX_CPU} CPUs a CPU set can name (0-{})",
+            MAX_CPU - 1
         ));
     }
     Ok(cpus)

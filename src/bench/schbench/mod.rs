@@ -280,6 +280,9 @@ pub(crate) struct Shared {
     pub snap_epoch: AtomicU64,
     /// RPS goal per message thread.
     pub rps_per_msg: AtomicU64,
+    /// When the run ends (CLOCK_MONOTONIC ns): RPS mode starts no round
+    /// of requests at or after it.
+    pub deadline_ns: u64,
 }
 
 /// Run schbench once.
@@ -289,6 +292,7 @@ pub fn run(o: &Options, obs: &mut dyn Observer) -> Result<Outcome> {
         reset_epoch: AtomicU64::new(0),
         snap_epoch: AtomicU64::new(0),
         rps_per_msg: AtomicU64::new(o.rps / o.message_threads as u64),
+        deadline_ns: crate::sys::time::mono_ns() + o.runtime_s * 1_000_000_000,
     });
     let group = threads::Group::start(o, shared.clone())?;
     let main = threads::drive(o, &shared, &group, obs);

@@ -394,6 +394,12 @@ fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
     let mut queued = 0u64;
     while !shared.stopping.load(SeqCst) {
         let start = mono_ns();
+        if start >= shared.deadline_ns {
+            // The run is over; the main thread is about to say so.  A round
+            // started now would add a second of requests to the count.
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
+        }
         let goal = shared.rps_per_msg.load(Relaxed);
         for _ in 0..goal {
             if shared.stopping.load(Relaxed) {

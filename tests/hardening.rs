@@ -111,3 +111,67 @@ fn scenario_numbers_do_not_wrap_into_range() {
         "at most 1000",
     );
 }
+
+/// Every file of a tree with its content, to see that nothing changed.
+fn snapshot(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `job --kernel-tree` builds out of tree: the user's tree, its own
+/// `.config` included, is byte for byte the same afterwards.
+#[test]
+fn a_kernel_build_never_writes_into_the_users_tree() {
+    let env = Env::new();
+    let tree = env.dir.path().join("linux");
+    std::fs::create_dir(&tree).unwrap();
+    // A stand-in for kbuild: honours O=, writes only there.
+    std::fs::write(
+        tree.join("Makefile"),
+        "O ?= .\n\
+         defconfig:\n\techo CONFIG_DEF=y > $(O)/.config\n\
+         olddefconfig:\n\ttest -f $(O)/.config\n\
+         prepare:\n\ttouch $(O)/prepared\n\
+         clean:\n\trm -f $(O)/vmlinux\n\
+         vmlinux:\n\techo built > $(O)/vmlinux\n",
+    )
+    .unwrap();
+    std::fs::write(tree.join("Kconfig"), "config DEF\n").unwrap();
+    std::fs::write(tree.join(".config"), "CONFIG_MINE=y\n").unwrap();
+    std::fs::write(tree.join("main.c"), "int main(void) { return 0; }\n").unwrap();
+    let before = snapshot(&tree);
+    let cfg = env.dir.path().join("my.config");
+    std::fs::write(&cfg, "CONFIG_FILE=y\n").unwrap();
+    for kconfig in ["defconfig", cfg.to_str().unwrap()] {
+        env.ok(&[
+            "job",
+            "--kernel-tree",
+            tree.to_str().unwrap(),
+            "--kconfig",
+            kconfig,
+            "--target",
+            "vmlinux",
+            "--runs",
+            "2",
+            "--no-store",
+            "-q",
+        ]);
+        assert_eq!(
+            snapshot(&tree),
+            before,
+            "the tree changed (kconfig {kconfig})"
+        );
+    }
+}

@@ -173,7 +173,7 @@ impl Job {
     pub fn start(&self) -> Result<TimedChild> {
         let cmd = match &self.spec {
             Spec::Generated(_) => argv(&["make", &format!("-j{}", self.jobs), "kbench-project"]),
-            Spec::Kernel(k) => k.build_argv(),
+            Spec::Kernel(k) => k.build_argv(&kernel::Kernel::out_dir(self.scratch.path())),
             Spec::Command { argv, .. } => argv.clone(),
         };
         timed::start(&cmd, &self.dir, &self.scratch.path().join("job.err"))

@@ -43,10 +43,10 @@ impl SplitMix {
 }
 
 fn mean_sd(x: &[f64]) -> (f64, f64) {
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    let v = x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1.0);
-    (m, v.sqrt())
+    (
+        super::describe::mean(x),
+        super::describe::variance(x).sqrt(),
+    )
 }
 
 /// `level` (e.g. 0.95) bootstrap-t interval of the mean of `x`, from

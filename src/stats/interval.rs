@@ -9,7 +9,7 @@ use super::student_t;
 /// Welch–Satterthwaite degrees of freedom of a sum of independent
 /// variance components vᵢ = sᵢ²/nᵢ: ν = (Σvᵢ)² / Σ(vᵢ²/(nᵢ−1)).
 /// Satterthwaite, F. E. (1946), *Biometrics Bulletin* 2(6): 110–114.
-fn satterthwaite(parts: &[(f64, usize)]) -> f64 {
+pub fn satterthwaite(parts: &[(f64, usize)]) -> f64 {
     let total: f64 = parts.iter().map(|p| p.0).sum();
     let den: f64 = parts.iter().map(|&(v, n)| v * v / (n as f64 - 1.0)).sum();
     if den == 0.0 {

@@ -26,14 +26,10 @@ fn cv2(x: &[f64]) -> f64 {
     variance(x) / (m * m)
 }
 
-fn welch_df(a: f64, na: f64, b: f64, nb: f64) -> f64 {
-    let (va, vb) = (a / na, b / nb);
-    let den = va * va / (na - 1.0) + vb * vb / (nb - 1.0);
-    if den == 0.0 {
-        na + nb - 2.0
-    } else {
-        (va + vb) * (va + vb) / den
-    }
+/// Welch–Satterthwaite df of two samples' squared CVs `a`, `b` at sizes
+/// `na`, `nb` (the same formula the intervals use).
+fn welch_df(a: f64, na: usize, b: f64, nb: usize) -> f64 {
+    super::interval::satterthwaite(&[(a / na as f64, na), (b / nb as f64, nb)])
 }
 
 /// Smallest relative change (in %, as a ratio's distance from 1 in the
@@ -47,7 +43,7 @@ pub fn detectable_change_pct(base: &[f64], x: &[f64], alpha: f64) -> Option<f64>
     let (cb, cx) = (cv2(base), cv2(x));
     let (nb, nx) = (base.len() as f64, x.len() as f64);
     let se = (cb / nb + cx / nx).sqrt();
-    let df = welch_df(cb, nb, cx, nx);
+    let df = welch_df(cb, base.len(), cx, x.len());
     Some(((z_sum(alpha, df) * se).exp() - 1.0) * 100.0)
 }
 
@@ -68,7 +64,7 @@ pub fn runs_needed(base: &[f64], x: &[f64], change_pct: f64, alpha: f64) -> Opti
     (2..=100_000usize).find(|&n| {
         let nf = n as f64;
         let se = ((cb + cx) / nf).sqrt();
-        z_sum(alpha, welch_df(cb, nf, cx, nf)) * se <= target
+        z_sum(alpha, welch_df(cb, n, cx, n)) * se <= target
     })
 }
 

@@ -158,8 +158,8 @@ fn new_hist(max: u64) -> Histogram<u64> {
 }
 
 /// Mean of the threads' scheduling delays (ns), as schbench averages them.
-fn mean_delay(ts: &[ThreadReport]) -> u64 {
-    let v: Vec<u64> = ts.iter().filter_map(|t| t.sched_delay_ns).collect();
+fn mean_delay(delays: impl Iterator<Item = Option<u64>>) -> u64 {
+    let v: Vec<u64> = delays.flatten().collect();
     if v.is_empty() {
         0
     } else {
@@ -169,10 +169,10 @@ fn mean_delay(ts: &[ThreadReport]) -> u64 {
 
 impl Outcome {
     pub fn msg_delay_ns(&self) -> u64 {
-        mean_delay(&self.messages)
+        mean_delay(self.messages.iter().map(|t| t.sched_delay_ns))
     }
     pub fn worker_delay_ns(&self) -> u64 {
-        mean_delay(&self.workers)
+        mean_delay(self.workers.iter().map(|t| t.sched_delay_ns))
     }
 
     /// Requests per second over the run, as schbench's "average rps".

@@ -90,26 +90,25 @@ pub struct Group {
     handles: Vec<std::thread::JoinHandle<MessageResult>>,
 }
 
-/// Mean run-queue delay per time slice of the calling thread (ns), from
-/// /proc/thread-self/schedstat: "run_ns wait_ns slices".
-fn own_sched_delay() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let f: Vec<u64> = s
-        .split_whitespace()
-        .filter_map(|v| v.parse().ok())
-        .collect();
-    let (wait, slices) = (*f.get(1)?, *f.get(2)?);
-    Some(wait.checked_div(slices).unwrap_or(0))
-}
-
-/// The same for another thread of this process, while it runs.
-fn sched_delay_of(tid: i32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+/// Mean run-queue delay per time slice (ns) from a schedstat file:
+/// "run_ns wait_ns slices".
+fn sched_delay(path: &str) -> Option<u64> {
+    let s = std::fs::read_to_string(path).ok()?;
     let f: Vec<u64> = s
         .split_whitespace()
         .filter_map(|v| v.parse().ok())
         .collect();
     Some(f.get(1)?.checked_div(*f.get(2)?).unwrap_or(0))
+}
+
+/// The calling thread's, read just before it ends.
+fn own_sched_delay() -> Option<u64> {
+    sched_delay("/proc/thread-self/schedstat")
+}
+
+/// Another thread of this process's, while it runs.
+fn sched_delay_of(tid: i32) -> Option<u64> {
+    sched_delay(&format!("/proc/self/task/{tid}/schedstat"))
 }
 
 fn affinity() -> Vec<usize> {
@@ -283,25 +282,16 @@ impl Group {
     }
 
     fn sched_delays(&self) -> (u64, u64) {
-        let mean = |v: Vec<u64>| {
-            if v.is_empty() {
-                0
-            } else {
-                v.iter().sum::<u64>() / v.len() as u64
-            }
-        };
         let msgs = self
             .messages
             .iter()
-            .filter_map(|m| sched_delay_of(m.tid.load(Relaxed)))
-            .collect();
+            .map(|m| sched_delay_of(m.tid.load(Relaxed)));
         let wks = self
             .messages
             .iter()
             .flat_map(|m| &m.workers)
-            .filter_map(|w| sched_delay_of(w.tid.load(Relaxed)))
-            .collect();
-        (mean(msgs), mean(wks))
+            .map(|w| sched_delay_of(w.tid.load(Relaxed)));
+        (super::mean_delay(msgs), super::mean_delay(wks))
     }
 }
 

@@ -13,6 +13,7 @@ mod error;
 mod fingerprint;
 mod import;
 mod job;
+mod lifecycle;
 mod load;
 mod report;
 mod scenario;

@@ -9,12 +9,13 @@
 //! filesystem.  Errors inside the tree are counted, not fatal.
 
 use crate::bench::{Better, Measurement};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What to walk and how.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Options {
     pub path: PathBuf,
     pub one_filesystem: bool,

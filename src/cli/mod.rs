@@ -3,8 +3,6 @@
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
-mod hackbench_fast;
-
 #[derive(Parser, Debug)]
 #[command(
     name = "kbench",
@@ -26,15 +24,9 @@ pub struct Cli {
 
 impl Cli {
     /// Parse the process's command line, exiting with clap's message on
-    /// bad input, `--help` or `--version`.  A plain hackbench command line
-    /// is taken by [`hackbench_fast`] without building clap's commands.
+    /// bad input, `--help` or `--version`.
     pub fn parse_process_args() -> Cli {
-        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-        let env_db = std::env::var_os("KBENCH_DB");
-        if let Some(cli) = hackbench_fast::parse(&args, env_db.as_deref()) {
-            return cli;
-        }
-        <Cli as Parser>::parse_from(args)
+        <Cli as Parser>::parse()
     }
 
     /// Parse a full argv (program name first) without exiting: scenario
@@ -154,8 +146,7 @@ pub enum RunsCommand {
     },
 }
 
-// hackbench's defaults and bounds, shared by `HackbenchArgs` and the fast
-// reader in `hackbench_fast`.
+// hackbench's defaults and bounds (rt-tests').
 const HB_DATASIZE: u32 = 100;
 const HB_DATASIZE_MAX: u32 = 1_048_576;
 const HB_LOOPS: u64 = 100;

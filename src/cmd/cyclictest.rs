@@ -1,11 +1,12 @@
 //! `kbench cyclictest`: flags in rt-tests' spelling, cyclictest's per-thread
 //! lines (live while running, final at the end), then kbench's percentiles.
 
-use super::{print_json, save, Ctx};
+use super::Ctx;
 use crate::bench::cyclictest::{self, plan_threads, LineStats, Live, Options, Outcome, Summary};
 use crate::cli::CyclictestArgs;
 use crate::error::{input, Interrupted};
-use crate::store::RunStatus;
+use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::store::RunRecord;
 use crate::sys::cpus;
 use crate::sys::sched::{self, Policy};
 use anyhow::Result;
@@ -157,11 +158,72 @@ fn rt_throttling_note() -> Option<String> {
     })
 }
 
+struct Cyclictest {
+    opts: Options,
+    params: serde_json::Value,
+    throttling: Option<String>,
+}
+
+impl Benchmark for Cyclictest {
+    type Outcome = Outcome;
+
+    fn name(&self) -> &'static str {
+        "cyclictest"
+    }
+
+    fn params(&self) -> Result<serde_json::Value> {
+        Ok(self.params.clone())
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        let o = &self.opts;
+        serde_json::json!({
+            "policy": o.policy, "priority": o.priority, "mlockall": o.mlockall,
+            "affinity": o.threads.iter().map(|t| t.cpu).collect::<Vec<_>>(),
+            "rt_throttling": self.throttling,
+        })
+    }
+
+    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
+        let live = Arc::new(Live::new(self.opts.threads.len()));
+        let display = (!ctx.global.json && !ctx.global.quiet && std::io::stderr().is_terminal())
+            .then(|| spawn_display(live.clone(), self.opts.clone()));
+        let result = cyclictest::run(&self.opts, &live);
+        if let Some((stop, h)) = display {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = h.join();
+        }
+        result
+    }
+
+    fn stopped(&self, out: &mut Outcome) -> Option<anyhow::Error> {
+        out.interrupted.then(|| Interrupted.into())
+    }
+
+    fn record(&self, out: &Outcome, rec: &mut RunRecord) -> Result<()> {
+        rec.set_settings(serde_json::json!({ "cpu_dma_latency_held": out.dma_latency_held }));
+        rec.absorb(&out.measurement())?;
+        if let Some(t) = &self.throttling {
+            rec.notes.push(t.clone());
+        }
+        Ok(())
+    }
+
+    fn text(&self, ctx: &Ctx, out: &Outcome, rep: Rep) -> String {
+        print_text(ctx, &self.opts, out, self.throttling.as_deref(), rep)
+    }
+
+    fn json(&self, out: &Outcome) -> serde_json::Value {
+        run_json(&self.opts, out)
+    }
+
+    fn json_parameters(&self) -> serde_json::Value {
+        serde_json::to_value(&self.opts).unwrap_or_default()
+    }
+}
+
 pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {
     let opts = options(a)?;
-    let mut store = ctx.store_for_writing()?;
-    let throttling = rt_throttling_note();
-    let json = ctx.global.json;
     if opts.duration.is_none() && opts.loops.is_none() {
         ctx.info("running until Ctrl-C (give -D or -l to stop by itself)");
     }
@@ -171,65 +233,12 @@ pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {
         "affinity": a.affinity, "priority": opts.priority, "policy": opts.policy,
         "mlockall": opts.mlockall,
     });
-    let mut docs = Vec::new();
-    let mut ids = Vec::new();
-    for run_no in 0..a.runs {
-        let mut rec = ctx.new_run("cyclictest", params.clone());
-        let live = Arc::new(Live::new(opts.threads.len()));
-        let display = (!json && !ctx.global.quiet && std::io::stderr().is_terminal())
-            .then(|| spawn_display(live.clone(), opts.clone()));
-        let result = cyclictest::run(&opts, &live);
-        if let Some((stop, h)) = display {
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            let _ = h.join();
-        }
-        rec.ended = crate::sys::time::unix_now();
-        let out = match result {
-            Ok(o) => o,
-            Err(e) => {
-                rec.status = RunStatus::Failed;
-                rec.notes.push(format!("{e:#}"));
-                // A setup failure measured nothing: keep the store clean.
-                return Err(e);
-            }
-        };
-        rec.set_settings(serde_json::json!({
-            "policy": opts.policy, "priority": opts.priority, "mlockall": opts.mlockall,
-            "cpu_dma_latency_held": out.dma_latency_held,
-            "affinity": opts.threads.iter().map(|t| t.cpu).collect::<Vec<_>>(),
-            "rt_throttling": throttling,
-        }));
-        rec.absorb(&out.measurement())?;
-        if let Some(t) = &throttling {
-            rec.notes.push(t.clone());
-        }
-        if out.interrupted {
-            rec.status = RunStatus::Interrupted;
-        }
-        if let Some(id) = save(&mut store, &rec)? {
-            ids.push(id);
-        }
-        if json {
-            docs.push(run_json(&opts, &out));
-        } else {
-            print_text(ctx, &opts, &out, throttling.as_deref(), a.runs > 1, run_no);
-        }
-        if out.interrupted {
-            break;
-        }
-    }
-    if json {
-        print_json(
-            "cyclictest",
-            serde_json::json!({ "label": ctx.label(), "parameters": opts, "runs": docs, "stored_ids": ids }),
-        )?;
-    } else {
-        super::say_stored(ctx, &store, &ids);
-    }
-    if crate::sys::signals::stop_requested() {
-        return Err(Interrupted.into());
-    }
-    Ok(())
+    let mut b = Cyclictest {
+        opts,
+        params,
+        throttling: rt_throttling_note(),
+    };
+    drive(ctx, &mut b, a.runs)
 }
 
 fn print_text(
@@ -237,14 +246,15 @@ fn print_text(
     opts: &Options,
     out: &Outcome,
     throttling: Option<&str>,
-    many: bool,
-    run_no: u32,
-) {
-    if many {
-        println!("# run {}", run_no + 1);
+    rep: Rep,
+) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    if rep.of > 1 {
+        let _ = writeln!(s, "# run {}", rep.index + 1);
     }
     if opts.histogram_us.is_some() {
-        print!("{}", histogram_text(out));
+        s += &histogram_text(out);
     }
     for t in &out.threads {
         let line = LineStats {
@@ -255,7 +265,8 @@ fn print_text(
             avg_ns: t.avg_ns() as u64,
             max_ns: t.max_ns,
         };
-        println!(
+        let _ = writeln!(
+            s,
             "{}",
             thread_line(
                 t.plan.index,
@@ -266,16 +277,17 @@ fn print_text(
         );
     }
     if ctx.global.quiet {
-        return;
+        return s;
     }
     for t in &out.threads {
-        println!("{}", summary_line(&t.key(), &Outcome::thread_summary(t)));
+        let _ = writeln!(s, "{}", summary_line(&t.key(), &Outcome::thread_summary(t)));
     }
     if out.threads.len() > 1 {
-        println!("{}", summary_line("all", &out.overall()));
+        let _ = writeln!(s, "{}", summary_line("all", &out.overall()));
     }
     let overruns: u64 = out.threads.iter().map(|t| t.overruns).sum();
-    println!(
+    let _ = writeln!(
+        s,
         "kbench: {} policy {} prio {}, mlockall {}, cpu_dma_latency {}, {:.3} s{}{}",
         out.threads.len().to_string()
             + if out.threads.len() == 1 {
@@ -300,8 +312,9 @@ fn print_text(
         if out.interrupted { ", interrupted" } else { "" }
     );
     if let Some(t) = throttling {
-        println!("kbench: {t}");
+        let _ = writeln!(s, "kbench: {t}");
     }
+    s
 }
 
 fn run_json(opts: &Options, out: &Outcome) -> serde_json::Value {

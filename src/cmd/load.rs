@@ -1,12 +1,13 @@
 //! `kbench load NAME`: one load alone, for trying it or as a load
 //! generator; live progress, then work done, rate and CPU%.
 
-use super::{print_json, save, Ctx};
-use crate::bench::Better;
+use super::Ctx;
+use crate::bench::{Better, Measurement};
 use crate::cli::{LoadArgs, LoadPlacementArgs};
 use crate::error::{input, Interrupted};
+use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::{self, LoadOptions, Running};
-use crate::store::RunStatus;
+use crate::store::RunRecord;
 use anyhow::Result;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -35,100 +36,127 @@ pub fn options(p: &LoadPlacementArgs) -> Result<LoadOptions> {
     })
 }
 
+struct LoadRun {
+    name: String,
+    opts: LoadOptions,
+    duration: Duration,
+}
+
+/// What a load did, and what cut it short.
+struct Done {
+    report: load::Report,
+    description: String,
+    stop: Option<anyhow::Error>,
+}
+
+impl Benchmark for LoadRun {
+    type Outcome = Done;
+
+    fn name(&self) -> &'static str {
+        "load"
+    }
+
+    fn params(&self) -> Result<serde_json::Value> {
+        let o = &self.opts;
+        Ok(serde_json::json!({
+            "load": self.name, "duration_s": self.duration.as_secs_f64(), "size": o.size,
+            "cpus": o.cpus, "nice": o.nice, "procs": o.procs,
+        }))
+    }
+
+    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Done> {
+        let l = load::build(&self.name, &self.opts)?;
+        let description = l.describe();
+        ctx.info(&format!("{} load: {description}", l.name()));
+        let mut running = Running::start(l, &self.opts)?;
+        let start = Instant::now();
+        let live = !ctx.global.quiet && !ctx.global.json && std::io::stderr().is_terminal();
+        let mut stop = None;
+        while start.elapsed() < self.duration {
+            std::thread::sleep(
+                Duration::from_millis(250).min(self.duration.saturating_sub(start.elapsed())),
+            );
+            if let Err(e) = running.check() {
+                stop = Some(e);
+                break;
+            }
+            if crate::sys::signals::stop_requested() {
+                stop = Some(Interrupted.into());
+                break;
+            }
+            if live {
+                let t = running.elapsed_s();
+                eprint!(
+                    "\r{:>6.1} s  {:.0} {}  {:.1} {}/s  CPU {:.0}%\x1b[K",
+                    t,
+                    running.work(),
+                    running.unit(),
+                    running.work() / t.max(1e-9),
+                    running.unit(),
+                    running.cpu_s() / t.max(1e-9) * 100.0
+                );
+                let _ = std::io::stderr().flush();
+            }
+        }
+        if live {
+            eprint!("\r\x1b[K");
+        }
+        Ok(Done {
+            report: running.stop(),
+            description,
+            stop,
+        })
+    }
+
+    fn stopped(&self, out: &mut Done) -> Option<anyhow::Error> {
+        out.stop.take()
+    }
+
+    fn record(&self, out: &Done, rec: &mut RunRecord) -> Result<()> {
+        let r = &out.report;
+        let mut m = Measurement::default();
+        m.push("work", &r.unit, r.work, Better::Higher);
+        m.push("rate", &format!("{}/s", r.unit), r.rate(), Better::Higher);
+        m.push("cpu_percent", "%", r.cpu_percent(), Better::Neither);
+        rec.absorb(&m)
+    }
+
+    fn text(&self, _ctx: &Ctx, out: &Done, _rep: Rep) -> String {
+        let r = &out.report;
+        format!(
+            "{}: {:.0} {} in {:.1} s: {:.1} {}/s, CPU {:.0}%\n",
+            r.load,
+            r.work,
+            r.unit,
+            r.wall_s,
+            r.rate(),
+            r.unit,
+            r.cpu_percent()
+        )
+    }
+
+    fn json(&self, out: &Done) -> serde_json::Value {
+        let r = &out.report;
+        serde_json::json!({ "report": r, "rate": r.rate(),
+                            "cpu_percent": r.cpu_percent(), "description": out.description })
+    }
+
+    fn json_top(&self, outs: &[Done]) -> serde_json::Value {
+        outs.last()
+            .map_or_else(|| serde_json::json!({}), |d| self.json(d))
+    }
+}
+
 pub fn run(ctx: &Ctx, a: &LoadArgs) -> Result<()> {
     let duration = crate::sys::time::parse_duration(&a.duration)
         .map_err(|e| input(format!("--duration: {e}")))?;
     let opts = options(&a.place)?;
-    let mut store = ctx.store_for_writing()?;
-    let l = load::build(&a.name, &opts)?;
-    let description = l.describe();
-    ctx.info(&format!("{} load: {description}", l.name()));
-    let mut rec = ctx.new_run(
-        "load",
-        serde_json::json!({
-            "load": l.name(), "duration_s": duration.as_secs_f64(), "size": opts.size,
-            "cpus": opts.cpus, "nice": opts.nice, "procs": opts.procs,
-        }),
-    );
-    let mut running = Running::start(l, &opts)?;
-    let start = Instant::now();
-    let live = !ctx.global.quiet && !ctx.global.json && std::io::stderr().is_terminal();
-    let mut result = Ok(());
-    while start.elapsed() < duration {
-        std::thread::sleep(
-            Duration::from_millis(250).min(duration.saturating_sub(start.elapsed())),
-        );
-        if let Err(e) = running.check() {
-            result = Err(e);
-            break;
-        }
-        if crate::sys::signals::stop_requested() {
-            result = Err(Interrupted.into());
-            break;
-        }
-        if live {
-            let t = running.elapsed_s();
-            eprint!(
-                "\r{:>6.1} s  {:.0} {}  {:.1} {}/s  CPU {:.0}%\x1b[K",
-                t,
-                running.work(),
-                running.unit(),
-                running.work() / t.max(1e-9),
-                running.unit(),
-                running.cpu_s() / t.max(1e-9) * 100.0
-            );
-            let _ = std::io::stderr().flush();
-        }
-    }
-    if live {
-        eprint!("\r\x1b[K");
-    }
-    let report = running.stop();
-    rec.ended = crate::sys::time::unix_now();
-    rec.metrics.push(crate::bench::Metric::new(
-        "work",
-        &report.unit,
-        report.work,
-        Better::Higher,
-    ));
-    rec.metrics.push(crate::bench::Metric::new(
-        "rate",
-        format!("{}/s", report.unit),
-        report.rate(),
-        Better::Higher,
-    ));
-    rec.metrics.push(crate::bench::Metric::new(
-        "cpu_percent",
-        "%",
-        report.cpu_percent(),
-        Better::Neither,
-    ));
-    if let Err(e) = &result {
-        rec.status = if e.downcast_ref::<Interrupted>().is_some() {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Failed
-        };
-        rec.notes.push(format!("{e:#}"));
-    }
-    save(&mut store, &rec)?;
-    if ctx.global.json {
-        print_json(
-            "load",
-            serde_json::json!({ "label": ctx.label(), "report": report, "rate": report.rate(),
-                                "cpu_percent": report.cpu_percent(), "description": description }),
-        )?;
-    } else {
-        println!(
-            "{}: {:.0} {} in {:.1} s: {:.1} {}/s, CPU {:.0}%",
-            report.load,
-            report.work,
-            report.unit,
-            report.wall_s,
-            report.rate(),
-            report.unit,
-            report.cpu_percent()
-        );
-    }
-    result
+    // Refuse an unknown load or one that cannot fit before the store opens.
+    load::build(&a.name, &opts)?;
+    let mut b = LoadRun {
+        name: a.name.clone(),
+        opts,
+        duration,
+    };
+    drive(ctx, &mut b, 1)
 }

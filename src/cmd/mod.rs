@@ -115,22 +115,21 @@ pub fn save(store: &mut Option<Box<dyn Store>>, run: &RunRecord) -> Result<Optio
     }
 }
 
-/// Print a JSON document with its schema version.
-/// The closing line of a measuring command: which runs were stored where.
+/// The closing line of every measuring command: which runs were stored
+/// where, in one format (`stored as runs 3-5 in … (label …)`).
 pub fn say_stored(ctx: &Ctx, store: &Option<Box<dyn Store>>, ids: &[i64]) {
     if let (Some(s), false) = (store, ids.is_empty()) {
         ctx.info(&format!(
-            "stored as run {} in {} (label {})",
-            ids.iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
+            "stored as run{} {} in {} (label {})",
+            if ids.len() > 1 { "s" } else { "" },
+            crate::lifecycle::id_list(ids),
             s.describe(),
             ctx.label()
         ));
     }
 }
 
+/// Print a JSON document with its schema version.
 pub fn print_json(kind: &str, body: serde_json::Value) -> Result<()> {
     let mut doc = serde_json::json!({ "schema_version": JSON_SCHEMA_VERSION, "kind": kind });
     if let (Some(d), serde_json::Value::Object(b)) = (doc.as_object_mut(), body) {

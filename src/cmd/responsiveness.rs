@@ -1,11 +1,12 @@
 //! `kbench responsiveness`: the original's flags and result lines, then
 //! kbench's distribution of per-iteration response times.
 
-use super::{print_json, save, Ctx};
+use super::Ctx;
 use crate::bench::responsiveness::{self, nearest_rank, Iteration, Options, Outcome};
 use crate::cli::ResponsivenessArgs;
-use crate::error::{input, Interrupted};
-use crate::store::RunStatus;
+use crate::error::input;
+use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::store::RunRecord;
 use crate::sys::tempdir::PrivateDir;
 use anyhow::Result;
 
@@ -97,6 +98,90 @@ fn dist_line(name: &str, its: &[&Iteration], f: fn(&Iteration) -> u64) -> String
     )
 }
 
+struct Responsiveness {
+    opts: Options,
+    _dir: PrivateDir,
+}
+
+impl Benchmark for Responsiveness {
+    type Outcome = Outcome;
+
+    fn name(&self) -> &'static str {
+        "responsiveness"
+    }
+
+    fn params(&self) -> Result<serde_json::Value> {
+        Ok(serde_json::to_value(&self.opts)?)
+    }
+
+    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
+        let out = responsiveness::run(&self.opts)?;
+        if out.runs() == 0 {
+            ctx.info(&format!("kbench: warning: {NO_ITERATION}"));
+        }
+        Ok(out)
+    }
+
+    fn record(&self, out: &Outcome, rec: &mut RunRecord) -> Result<()> {
+        if out.runs() == 0 {
+            rec.notes.push(NO_ITERATION.into());
+        }
+        rec.absorb(&out.measurement())
+    }
+
+    fn text(&self, ctx: &Ctx, out: &Outcome, _rep: Rep) -> String {
+        let mut t = format!("\n\n{}", original_lines(out));
+        if ctx.global.quiet {
+            return t;
+        }
+        let its: Vec<&Iteration> = out.iterations().collect();
+        t += &format!(
+            "kbench: {}\n",
+            dist_line("response", &its, |i| i.response_ns)
+        );
+        t += &format!(
+            "kbench: {}\n",
+            dist_line("wake-up overshoot", &its, |i| i.overshoot_ns)
+        );
+        t += &format!("kbench: {}\n", dist_line("task work", &its, |i| i.work_ns));
+        t += &format!(
+            "kbench: total response (the 2023 seed's \"os latency\") {:.6} s over {} iterations; compare kernels with one tool: the original's per-iteration work is CPython's\n",
+            out.total_response_s(),
+            out.runs()
+        );
+        if !out.prime_s.is_empty() {
+            let min = out.prime_s.iter().cloned().fold(f64::INFINITY, f64::min);
+            let max = out.prime_s.iter().cloned().fold(0.0, f64::max);
+            let passes: u64 = out.prime_passes.iter().sum();
+            t += &format!(
+                "kbench: {} prime workers: first pass mean {:.3} s (min {min:.3}, max {max:.3}), {passes} passes in all; wall {:.3} s\n",
+                out.prime_s.len(),
+                out.prime_mean_s(),
+                out.wall_s
+            );
+        }
+        t
+    }
+
+    fn json(&self, out: &Outcome) -> serde_json::Value {
+        let its: Vec<&Iteration> = out.iterations().collect();
+        serde_json::json!({
+            "prime_s": out.prime_s,
+            "prime_passes": out.prime_passes,
+            "avg_response_s": out.avg_response_s(),
+            "total_response_s": out.total_response_s(),
+            "runs": out.runs(),
+            "wall_s": out.wall_s,
+            "metrics": out.measurement().metrics,
+            "iterations": its.iter().map(|i| serde_json::json!({
+                "response_s": i.response_ns as f64 / 1e9, "overshoot_s": i.overshoot_ns as f64 / 1e9,
+                "work_s": i.work_ns as f64 / 1e9})).collect::<Vec<_>>(),
+        })
+    }
+}
+
+const NO_ITERATION: &str = "no interactive iteration finished before the prime workers were done: give -t so the probe runs for a set time";
+
 pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
     let dir = PrivateDir::in_tmp("responsiveness")?;
     let opts = options(a, dir.path())?;
@@ -108,83 +193,5 @@ pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
             )));
         }
     }
-    let mut store = ctx.store_for_writing()?;
-    let params = serde_json::to_value(&opts)?;
-    let mut docs = Vec::new();
-    let mut ids = Vec::new();
-    for _ in 0..a.runs {
-        let mut rec = ctx.new_run("responsiveness", params.clone());
-        let result = responsiveness::run(&opts);
-        rec.ended = crate::sys::time::unix_now();
-        let out = match result {
-            Ok(o) => o,
-            Err(e) => {
-                if e.downcast_ref::<Interrupted>().is_some() {
-                    rec.status = RunStatus::Interrupted;
-                    rec.notes
-                        .push("interrupted: iterations were not kept".into());
-                    let _ = save(&mut store, &rec);
-                }
-                return Err(e);
-            }
-        };
-        if out.runs() == 0 {
-            let msg = "no interactive iteration finished before the prime workers were done: give -t so the probe runs for a set time";
-            rec.notes.push(msg.into());
-            ctx.info(&format!("kbench: warning: {msg}"));
-        }
-        rec.absorb(&out.measurement())?;
-        if let Some(id) = save(&mut store, &rec)? {
-            ids.push(id);
-        }
-        if ctx.global.json {
-            let its: Vec<&Iteration> = out.iterations().collect();
-            docs.push(serde_json::json!({
-                "prime_s": out.prime_s,
-                "prime_passes": out.prime_passes,
-                "avg_response_s": out.avg_response_s(),
-                "total_response_s": out.total_response_s(),
-                "runs": out.runs(),
-                "wall_s": out.wall_s,
-                "metrics": out.measurement().metrics,
-                "iterations": its.iter().map(|i| serde_json::json!({
-                    "response_s": i.response_ns as f64 / 1e9, "overshoot_s": i.overshoot_ns as f64 / 1e9,
-                    "work_s": i.work_ns as f64 / 1e9})).collect::<Vec<_>>(),
-            }));
-            continue;
-        }
-        print!("\n\n{}", original_lines(&out));
-        if !ctx.global.quiet {
-            let its: Vec<&Iteration> = out.iterations().collect();
-            println!("kbench: {}", dist_line("response", &its, |i| i.response_ns));
-            println!(
-                "kbench: {}",
-                dist_line("wake-up overshoot", &its, |i| i.overshoot_ns)
-            );
-            println!("kbench: {}", dist_line("task work", &its, |i| i.work_ns));
-            println!(
-                "kbench: total response (the 2023 seed's \"os latency\") {:.6} s over {} iterations; compare kernels with one tool: the original's per-iteration work is CPython's",
-                out.total_response_s(),
-                out.runs()
-            );
-            if !out.prime_s.is_empty() {
-                let min = out.prime_s.iter().cloned().fold(f64::INFINITY, f64::min);
-                let max = out.prime_s.iter().cloned().fold(0.0, f64::max);
-                let passes: u64 = out.prime_passes.iter().sum();
-                println!(
-                    "kbench: {} prime workers: first pass mean {:.3} s (min {min:.3}, max {max:.3}), {passes} passes in all; wall {:.3} s",
-                    out.prime_s.len(),
-                    out.prime_mean_s(),
-                    out.wall_s
-                );
-            }
-        }
-    }
-    if ctx.global.json {
-        print_json(
-            "responsiveness",
-            serde_json::json!({ "label": ctx.label(), "parameters": opts, "runs": docs, "stored_ids": ids }),
-        )?;
-    }
-    Ok(())
+    drive(ctx, &mut Responsiveness { opts, _dir: dir }, a.runs)
 }

@@ -2,14 +2,15 @@
 //! percentiles from full histograms and the threads' scheduling delay;
 //! every run stored.
 
-use super::{print_json, save, Ctx};
+use super::Ctx;
 use crate::bench::schbench::{
     self, latency_and_rps_blocks, percentile_block, Observer, Options, Outcome, Snapshot,
     LAT_PERCENTILES,
 };
 use crate::cli::SchbenchArgs;
 use crate::error::{input, resource, Interrupted};
-use crate::store::RunStatus;
+use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::store::RunRecord;
 use crate::sys::cpus;
 use anyhow::Result;
 
@@ -227,68 +228,72 @@ fn pretty(mut v: f64) -> (f64, &'static str) {
     (v, UNITS[i])
 }
 
-pub fn run(ctx: &Ctx, a: &SchbenchArgs) -> Result<()> {
-    let o = options(a)?;
-    let mut store = ctx.store_for_writing()?;
-    let params = serde_json::json!({
-        "message_threads": o.message_threads, "workers": o.workers, "runtime_s": o.runtime_s,
-        "warmup_s": o.warmup_s, "footprint_kb": o.footprint_kb, "operations": o.operations,
-        "sleep_us": o.sleep_us, "rps": o.rps, "auto_rps": o.auto_rps, "pipe": o.pipe_bytes,
-        "calibrate": o.calibrate, "no_locking": o.no_locking, "split": o.split,
-        "message_cpus": o.message_cpus.as_ref().map(|c| cpus::format_list(c)),
-        "worker_cpus": o.worker_cpus.as_ref().map(|c| cpus::format_list(c)),
-    });
-    let json = ctx.global.json;
-    let mut docs = Vec::new();
-    let mut ids = Vec::new();
-    let mut interrupted = false;
-    for run_no in 0..a.runs {
-        let mut rec = ctx.new_run("schbench", params.clone());
+struct Schbench(Options);
+
+impl Benchmark for Schbench {
+    type Outcome = Outcome;
+
+    fn name(&self) -> &'static str {
+        "schbench"
+    }
+
+    fn params(&self) -> Result<serde_json::Value> {
+        let o = &self.0;
+        Ok(serde_json::json!({
+            "message_threads": o.message_threads, "workers": o.workers, "runtime_s": o.runtime_s,
+            "warmup_s": o.warmup_s, "footprint_kb": o.footprint_kb, "operations": o.operations,
+            "sleep_us": o.sleep_us, "rps": o.rps, "auto_rps": o.auto_rps, "pipe": o.pipe_bytes,
+            "calibrate": o.calibrate, "no_locking": o.no_locking, "split": o.split,
+            "message_cpus": o.message_cpus.as_ref().map(|c| cpus::format_list(c)),
+            "worker_cpus": o.worker_cpus.as_ref().map(|c| cpus::format_list(c)),
+        }))
+    }
+
+    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
         let mut printer = Printer {
-            quiet: json || ctx.global.quiet,
+            quiet: ctx.global.json || ctx.global.quiet,
         };
-        let out = schbench::run(&o, &mut printer)?;
-        rec.ended = crate::sys::time::unix_now();
-        rec.absorb(&out.measurement(&o))?;
+        schbench::run(&self.0, &mut printer)
+    }
+
+    fn stopped(&self, out: &mut Outcome) -> Option<anyhow::Error> {
+        out.interrupted.then(|| Interrupted.into())
+    }
+
+    fn record(&self, out: &Outcome, rec: &mut RunRecord) -> Result<()> {
+        rec.absorb(&out.measurement(&self.0))?;
         rec.set_settings(serde_json::json!({
             "message_threads": out.messages, "workers": out.workers,
         }));
-        if out.interrupted {
-            rec.status = RunStatus::Interrupted;
-            interrupted = true;
-        }
-        if let Some(id) = save(&mut store, &rec)? {
-            ids.push(id);
-        }
-        if json {
-            docs.push(serde_json::json!({
-                "requests": out.requests, "queued": out.queued,
-                "request_samples": out.request.len(), "wakeup_samples": out.wakeup.len(), "elapsed_s": out.elapsed_s,
-                "average_rps": out.average_rps(if out.interrupted { out.elapsed_s } else { o.runtime_s as f64 }),
-                "interrupted": out.interrupted, "final_rps_goal": out.final_rps_goal,
-                "message_threads": out.messages, "workers": out.workers,
-                "metrics": rec.metrics,
-            }));
+        Ok(())
+    }
+
+    fn text(&self, _ctx: &Ctx, out: &Outcome, rep: Rep) -> String {
+        let head = if rep.of > 1 {
+            format!("# run {}\n", rep.index + 1)
         } else {
-            if a.runs > 1 {
-                println!("# run {}", run_no + 1);
-            }
-            print!("{}", text(&o, &out));
-        }
-        if interrupted {
-            break;
-        }
+            String::new()
+        };
+        head + &text(&self.0, out)
     }
-    if json {
-        print_json(
-            "schbench",
-            serde_json::json!({ "label": ctx.label(), "parameters": o, "runs": docs, "stored_ids": ids }),
-        )?;
-    } else {
-        super::say_stored(ctx, &store, &ids);
+
+    fn json(&self, out: &Outcome) -> serde_json::Value {
+        let o = &self.0;
+        serde_json::json!({
+            "requests": out.requests, "queued": out.queued,
+            "request_samples": out.request.len(), "wakeup_samples": out.wakeup.len(), "elapsed_s": out.elapsed_s,
+            "average_rps": out.average_rps(if out.interrupted { out.elapsed_s } else { o.runtime_s as f64 }),
+            "interrupted": out.interrupted, "final_rps_goal": out.final_rps_goal,
+            "message_threads": out.messages, "workers": out.workers,
+            "metrics": out.measurement(o).metrics,
+        })
     }
-    if interrupted {
-        return Err(Interrupted.into());
+
+    fn json_parameters(&self) -> serde_json::Value {
+        serde_json::to_value(&self.0).unwrap_or_default()
     }
-    Ok(())
+}
+
+pub fn run(ctx: &Ctx, a: &SchbenchArgs) -> Result<()> {
+    drive(ctx, &mut Schbench(options(a)?), a.runs)
 }

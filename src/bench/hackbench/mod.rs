@@ -13,6 +13,7 @@
 //! creation is outside the figure.
 
 mod limits;
+pub mod params;
 mod process;
 mod task;
 mod thread;

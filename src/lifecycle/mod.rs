@@ -1,0 +1,231 @@
+//! One run lifecycle for every measuring command.
+//!
+//! A benchmark says how to measure one repetition and how to show it; the
+//! [`drive`] loop owns everything around that, once for all of them:
+//! `--runs`, Ctrl-C, the run's status (`complete`, `failed` with its error,
+//! `interrupted` with what was measured), saving every status the same way,
+//! `--json`, and the one closing line.  Scenario tasks are kbench
+//! subcommands run as children, so they take this same path.
+//!
+//! The engines under `bench/` never print or store: they return an outcome
+//! and this loop turns it into a stored run.
+
+use crate::cmd::{print_json, save, say_stored, Ctx};
+use crate::error::Interrupted;
+use crate::store::{RunRecord, RunStatus};
+use anyhow::Result;
+
+/// Which repetition is being shown: `index` of `of` (0-based).
+#[derive(Clone, Copy, Debug)]
+pub struct Rep {
+    pub index: u32,
+    pub of: u32,
+}
+
+impl Rep {
+    /// `" [run 2/3]"` when there are several, else nothing.
+    pub fn suffix(self) -> String {
+        if self.of > 1 {
+            format!(" [run {}/{}]", self.index + 1, self.of)
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// A measuring command, as the driver sees it.
+pub trait Benchmark {
+    /// What one repetition returns.
+    type Outcome;
+
+    /// The registry name, stored as the run's benchmark.
+    fn name(&self) -> &'static str;
+
+    /// The typed, versioned parameters, as stored (and grouped by compare).
+    fn params(&self) -> Result<serde_json::Value>;
+
+    /// Printed once, before the first repetition (a peer tool's banner).
+    fn banner(&self) -> Option<String> {
+        None
+    }
+
+    /// Untimed set-up, once, after the store is open (so a bad `--db`
+    /// fails before minutes of preparation).
+    fn prepare(&mut self, _ctx: &Ctx) -> Result<()> {
+        Ok(())
+    }
+
+    /// Settings known before a repetition starts; stored on every status.
+    fn settings(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+
+    /// Measure one repetition.  An interruption before anything was
+    /// measured is `Err(Interrupted)`; one with a partial measurement is an
+    /// outcome for which [`Benchmark::stopped`] says so.
+    fn run_once(&mut self, ctx: &Ctx, rep: Rep) -> Result<Self::Outcome>;
+
+    /// Why a repetition that returned an outcome did not complete:
+    /// `Interrupted`, or the failure that cut it short (its partial
+    /// figures are kept).
+    fn stopped(&self, _out: &mut Self::Outcome) -> Option<anyhow::Error> {
+        None
+    }
+
+    /// Metrics, histograms, run settings and notes of one outcome.
+    fn record(&self, out: &Self::Outcome, rec: &mut RunRecord) -> Result<()>;
+
+    /// The text of one repetition, on stdout.
+    fn text(&self, ctx: &Ctx, out: &Self::Outcome, rep: Rep) -> String;
+
+    /// The JSON of one repetition.
+    fn json(&self, out: &Self::Outcome) -> serde_json::Value;
+
+    /// The JSON `parameters` member: what the options were.
+    fn json_parameters(&self) -> serde_json::Value {
+        self.params().unwrap_or_default()
+    }
+
+    /// Members of the JSON document beside `runs` (figures over all
+    /// repetitions, or a one-shot command's whole result).
+    fn json_top(&self, _outs: &[Self::Outcome]) -> serde_json::Value {
+        serde_json::json!({})
+    }
+
+    /// Lines after all repetitions (text mode, not quiet).
+    fn summary(&self, _outs: &[Self::Outcome]) -> Option<String> {
+        None
+    }
+}
+
+/// How a repetition ended, for its record.
+pub fn status_of(e: &anyhow::Error) -> RunStatus {
+    if e.downcast_ref::<Interrupted>().is_some() {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Failed
+    }
+}
+
+/// Run `runs` repetitions of `b`, store each, print, and close.
+pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
+    let mut store = ctx.store_for_writing()?;
+    let params = b.params()?;
+    b.prepare(ctx)?;
+    let json = ctx.global.json;
+    if !json {
+        if let Some(s) = b.banner() {
+            println!("{s}");
+        }
+    }
+    let mut outs = Vec::new();
+    let mut docs = Vec::new();
+    let mut ids = Vec::new();
+    let mut ending: Result<()> = Ok(());
+    for index in 0..runs {
+        let rep = Rep { index, of: runs };
+        if crate::sys::signals::stop_requested() {
+            ending = Err(Interrupted.into());
+            break;
+        }
+        let mut rec = ctx.new_run(b.name(), params.clone());
+        rec.set_settings(b.settings());
+        let result = b.run_once(ctx, rep);
+        rec.ended = crate::sys::time::unix_now();
+        let mut out = match result {
+            Ok(out) => out,
+            Err(e) => {
+                rec.status = status_of(&e);
+                rec.notes.push(format!("{e:#}"));
+                match save(&mut store, &rec) {
+                    Ok(Some(id)) => ids.push(id),
+                    Ok(None) => {}
+                    Err(s) => ctx.info(&format!("kbench: the failed run was not stored: {s:#}")),
+                }
+                ending = Err(e);
+                break;
+            }
+        };
+        let stop = b.stopped(&mut out);
+        b.record(&out, &mut rec)?;
+        if let Some(e) = &stop {
+            rec.status = status_of(e);
+            rec.notes.push(match rec.status {
+                RunStatus::Interrupted => {
+                    "interrupted: the figures cover the time until then".into()
+                }
+                _ => format!("{e:#}"),
+            });
+        }
+        if let Some(id) = save(&mut store, &rec)? {
+            ids.push(id);
+        }
+        if json {
+            docs.push(b.json(&out));
+        } else {
+            print!("{}", b.text(ctx, &out, rep));
+        }
+        outs.push(out);
+        if let Some(e) = stop {
+            ending = Err(e);
+            break;
+        }
+    }
+    let failed = ending
+        .as_ref()
+        .err()
+        .is_some_and(|e| status_of(e) == RunStatus::Failed);
+    if json && !failed {
+        let mut doc = b.json_top(&outs);
+        if let serde_json::Value::Object(m) = &mut doc {
+            let base = serde_json::json!({
+                "label": ctx.label(), "parameters": b.json_parameters(), "runs": docs,
+                "stored_ids": ids, "interrupted": ending.is_err(),
+            });
+            if let serde_json::Value::Object(b) = base {
+                for (k, v) in b {
+                    m.entry(k).or_insert(v);
+                }
+            }
+        }
+        print_json(b.name(), doc)?;
+    } else if !json && ending.is_ok() && !ctx.global.quiet {
+        if let Some(s) = b.summary(&outs) {
+            println!("{s}");
+        }
+    }
+    say_stored(ctx, &store, &ids);
+    ending
+}
+
+/// Ids as a short list: `3`, `3-5`, `3-5,9`.
+pub fn id_list(ids: &[i64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", ids[i], ids[j])
+        } else {
+            ids[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_lists_compress_ranges() {
+        assert_eq!(id_list(&[]), "");
+        assert_eq!(id_list(&[3]), "3");
+        assert_eq!(id_list(&[3, 4, 5]), "3-5");
+        assert_eq!(id_list(&[3, 4, 5, 9, 11, 12]), "3-5,9,11-12");
+    }
+}

@@ -15,6 +15,7 @@ mod import;
 mod job;
 mod lifecycle;
 mod load;
+mod registry;
 mod report;
 mod scenario;
 mod stats;

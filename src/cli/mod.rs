@@ -61,23 +61,9 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Show the fingerprint of the running system (kernel, config, preemption, knobs, CPU)
     Sysinfo(SysinfoArgs),
-    /// Scheduler messaging benchmark, drop-in for rt-tests hackbench
-    Hackbench(HackbenchArgs),
-    /// Timer wake-up latency on every CPU, like rt-tests cyclictest
-    #[command(disable_help_flag = true)]
-    Cyclictest(CyclictestArgs),
-    /// Interactive response time while CPU hogs run (os-scheduler-responsiveness-test)
-    Responsiveness(ResponsivenessArgs),
-    /// Wake-up and request latency of ordinary (fair-class) threads, like schbench
-    Schbench(SchbenchArgs),
-    /// Drop caches, then walk a directory tree like `ls -R`, timed
-    Coldwalk(ColdwalkArgs),
-    /// Time a build under each background load, contest-style
-    Contest(Box<ContestArgs>),
-    /// Time a job: the generated C project, a kernel build or any command
-    Job(JobCmdArgs),
-    /// Run one background load alone, with live progress (contest's loads)
-    Load(LoadArgs),
+    /// Every benchmark in the registry (hackbench, cyclictest, …, load)
+    #[command(flatten)]
+    Bench(Registered),
     /// Compare labels: statistics, significance, effect sizes; table, markdown, csv, json or html
     Compare(CompareArgs),
     /// Import other tools' results (rt-tests hackbench/cyclictest, CSV) as runs
@@ -105,6 +91,50 @@ pub enum Command {
     },
     /// Print the man page (roff) to stdout
     Man,
+}
+
+/// A benchmark's subcommand, found in [`crate::registry`]: its name and
+/// its flags, which the benchmark's own entry turns into typed options.
+#[derive(Debug, Clone)]
+pub struct Registered {
+    pub name: &'static str,
+    pub matches: clap::ArgMatches,
+}
+
+impl clap::FromArgMatches for Registered {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let found = m
+            .subcommand()
+            .and_then(|(name, sub)| crate::registry::find(name).map(|e| (e, sub)));
+        match found {
+            Some((e, sub)) => Ok(Registered {
+                name: e.name,
+                matches: sub.clone(),
+            }),
+            None => Err(clap::Error::new(clap::error::ErrorKind::InvalidSubcommand)),
+        }
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Subcommand for Registered {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        crate::registry::BENCHMARKS
+            .iter()
+            .fold(cmd, |c, e| c.subcommand((e.command)()))
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        crate::registry::find(name).is_some()
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -642,4 +672,31 @@ pub struct PullArgs {
     /// Only runs started on or after this date (YYYY-MM-DD)
     #[arg(long, value_name = "DATE")]
     pub since: Option<String>,
+}
+
+/// `kbench testbench` (debug builds only): see `lifecycle::testbench`.
+#[cfg(debug_assertions)]
+#[derive(Args, Debug, Clone)]
+pub struct TestbenchArgs {
+    /// The figure each repetition stores
+    #[arg(long, default_value_t = 1.0)]
+    pub value: f64,
+    /// Seconds each repetition waits (Ctrl-C ends the wait, keeping the figure)
+    #[arg(long, default_value_t = 0.0, value_parser = crate::cli::seconds)]
+    pub seconds: f64,
+    /// Fail repetition N (1-based) before it measures
+    #[arg(long, value_name = "N")]
+    pub fail_at: Option<u32>,
+    /// Repeat N times; every run is stored
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+}
+
+/// A non-negative number of seconds, at most a year.
+#[cfg(debug_assertions)]
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=31_622_400.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a number of seconds from 0 to a year")),
+    }
 }

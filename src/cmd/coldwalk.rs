@@ -5,8 +5,29 @@ use crate::bench::coldwalk::{self, Options, Outcome};
 use crate::cli::ColdwalkArgs;
 use crate::error::{input, privilege};
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
 use anyhow::Result;
+
+const ABOUT: &str = "Drop caches, then walk a directory tree like `ls -R`, timed";
+
+/// `coldwalk` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "coldwalk",
+    about: ABOUT,
+    metrics: &[
+        metric("wall", "s", crate::bench::Better::Lower),
+        metric("entries_per_s", "entries/s", crate::bench::Better::Higher),
+        metric("entries", "count", crate::bench::Better::Neither),
+        metric("dirs", "count", crate::bench::Better::Neither),
+        metric("errors", "count", crate::bench::Better::Neither),
+    ],
+    headline: "wall",
+    command: || registry::command::<ColdwalkArgs>("coldwalk", ABOUT),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: registry::no_estimate,
+    canonical: registry::canonical_via::<Options>,
+};
 
 struct Coldwalk {
     opts: Options,

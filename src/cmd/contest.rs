@@ -8,9 +8,31 @@ use crate::contest::table::{self, Row};
 use crate::contest::{self, Observer, RunResult, CACHERUN, NOLOAD};
 use crate::error::{input, Interrupted};
 use crate::job::{Job, JobOptions, Spec};
+use crate::registry::{self, metric, Entry};
 use crate::store::{RunFilter, RunRecord, RunStatus, Store};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+const ABOUT: &str = "Time a build under each background load, contest-style";
+
+/// `contest` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "contest",
+    about: ABOUT,
+    metrics: &[
+        metric("time", "s", crate::bench::Better::Lower),
+        metric("cpu_percent", "%", crate::bench::Better::Neither),
+        metric("loads", "work", crate::bench::Better::Neither),
+        metric("lcpu_percent", "%", crate::bench::Better::Neither),
+        metric("user", "s", crate::bench::Better::Lower),
+        metric("sys", "s", crate::bench::Better::Lower),
+    ],
+    headline: "time",
+    command: || registry::command::<ContestArgs>("contest", ABOUT),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: registry::no_estimate,
+    canonical: registry::canonical_as_is,
+};
 
 pub fn job_options(a: &JobArgs) -> JobOptions {
     JobOptions {

@@ -6,12 +6,38 @@ use crate::bench::cyclictest::{self, plan_threads, LineStats, Live, Options, Out
 use crate::cli::CyclictestArgs;
 use crate::error::{input, Interrupted};
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
 use crate::sys::cpus;
 use crate::sys::sched::{self, Policy};
 use anyhow::Result;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
+
+const ABOUT: &str = "Timer wake-up latency on every CPU, like rt-tests cyclictest";
+
+/// `cyclictest` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "cyclictest",
+    about: ABOUT,
+    metrics: &[
+        metric("max_us", "us", crate::bench::Better::Lower),
+        metric("p99_us", "us", crate::bench::Better::Lower),
+        metric("p999_us", "us", crate::bench::Better::Lower),
+        metric("p50_us", "us", crate::bench::Better::Lower),
+        metric("avg_us", "us", crate::bench::Better::Lower),
+        metric("samples", "count", crate::bench::Better::Neither),
+        metric("min_us", "us", crate::bench::Better::Lower),
+        metric("p9999_us", "us", crate::bench::Better::Lower),
+        metric("over_100us", "count", crate::bench::Better::Lower),
+        metric("over_1ms", "count", crate::bench::Better::Lower),
+    ],
+    headline: "max_us",
+    command: || registry::command::<CyclictestArgs>("cyclictest", ABOUT).disable_help_flag(true),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: |argv| registry::flag_seconds(argv, "--duration"),
+    canonical: registry::canonical_as_is,
+};
 
 /// Longest interval any thread may get, µs (an hour).
 const MAX_INTERVAL_US: u64 = 3_600_000_000;

@@ -7,8 +7,27 @@ use crate::bench::hackbench::{self, Options, Outcome};
 use crate::cli::HackbenchArgs;
 use crate::error::input;
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
 use anyhow::Result;
+
+const ABOUT: &str = "Scheduler messaging benchmark, drop-in for rt-tests hackbench";
+
+/// `hackbench` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "hackbench",
+    about: ABOUT,
+    metrics: &[
+        metric("time", "s", crate::bench::Better::Lower),
+        metric("messages_per_s", "msg/s", crate::bench::Better::Higher),
+        metric("mb_per_s", "MB/s", crate::bench::Better::Higher),
+    ],
+    headline: "time",
+    command: || registry::command::<HackbenchArgs>("hackbench", ABOUT),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: registry::no_estimate,
+    canonical: crate::bench::hackbench::params::canonical,
+};
 
 pub fn options(a: &HackbenchArgs) -> Result<Options> {
     let cpus = match &a.cpus {

@@ -7,8 +7,28 @@ use crate::cli::JobCmdArgs;
 use crate::error::Interrupted;
 use crate::job::{Job, JobTimes, Spec};
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
 use anyhow::Result;
+
+const ABOUT: &str = "Time a job: the generated C project, a kernel build or any command";
+
+/// `job` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "job",
+    about: ABOUT,
+    metrics: &[
+        metric("time", "s", crate::bench::Better::Lower),
+        metric("user", "s", crate::bench::Better::Lower),
+        metric("sys", "s", crate::bench::Better::Lower),
+        metric("cpu_percent", "%", crate::bench::Better::Neither),
+    ],
+    headline: "time",
+    command: || registry::command::<JobCmdArgs>("job", ABOUT),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: estimate,
+    canonical: registry::canonical_as_is,
+};
 
 struct TimedJob {
     job: Job,
@@ -85,4 +105,23 @@ pub fn run(ctx: &Ctx, a: &JobCmdArgs) -> Result<()> {
         drop_caches: a.drop_caches,
     };
     drive(ctx, &mut b, a.runs)
+}
+
+/// Seconds a generated-project job takes by its size (a guess for the
+/// scenario plan); a kernel build or a command of the user's: unknown.
+fn estimate(argv: &[String]) -> Option<f64> {
+    let val = |flag: &str| {
+        argv.iter()
+            .position(|a| a == flag)
+            .and_then(|i| argv.get(i + 1))
+    };
+    if val("--kernel-tree").is_some() || val("--job-cmd").is_some() {
+        return None;
+    }
+    Some(match val("--job-size").map(String::as_str) {
+        Some("tiny") => 2.0,
+        Some("medium") => 60.0,
+        Some("large") => 240.0,
+        _ => 10.0,
+    })
 }

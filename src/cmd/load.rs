@@ -7,10 +7,29 @@ use crate::cli::{LoadArgs, LoadPlacementArgs};
 use crate::error::{input, Interrupted};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::{self, LoadOptions, Running};
+use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
 use anyhow::Result;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
+
+const ABOUT: &str = "Run one background load alone, with live progress (contest's loads)";
+
+/// `load` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "load",
+    about: ABOUT,
+    metrics: &[
+        metric("work", "work", crate::bench::Better::Higher),
+        metric("rate", "work/s", crate::bench::Better::Higher),
+        metric("cpu_percent", "%", crate::bench::Better::Neither),
+    ],
+    headline: "work",
+    command: || registry::command::<LoadArgs>("load", ABOUT),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: |argv| registry::flag_seconds(argv, "--duration").or(Some(30.0)),
+    canonical: registry::canonical_as_is,
+};
 
 /// Typed load options from the flags.
 pub fn options(p: &LoadPlacementArgs) -> Result<LoadOptions> {

@@ -2,20 +2,20 @@
 //! benchmark, stores the runs and prints the report.  Shared plumbing (the
 //! fingerprint, the label, the store) is in [`Ctx`].
 
-mod coldwalk;
+pub(crate) mod coldwalk;
 mod compare;
-mod contest;
-mod cyclictest;
-mod hackbench;
+pub(crate) mod contest;
+pub(crate) mod cyclictest;
+pub(crate) mod hackbench;
 mod import;
-mod job;
-mod load;
+pub(crate) mod job;
+pub(crate) mod load;
 mod meta;
 mod push;
-mod responsiveness;
+pub(crate) mod responsiveness;
 mod run;
 mod runs;
-mod schbench;
+pub(crate) mod schbench;
 mod sysinfo;
 
 use crate::cli::{Cli, Command, GlobalArgs};
@@ -144,7 +144,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     let many_labels_ok = matches!(
         &cli.command,
         Command::Runs(_) | Command::Labels | Command::Compare(_)
-    ) || matches!(&cli.command, Command::Contest(a) if a.show);
+    ) || matches!(&cli.command, Command::Bench(b) if b.name == "contest" && b.matches.get_flag("show"));
     if cli.global.label.len() > 1 && !many_labels_ok {
         return Err(crate::error::input(
             "give one --label to name what is measured (several only for compare, runs and contest --show)",
@@ -156,16 +156,12 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     let ctx = Ctx::new(cli.global);
     match cli.command {
         Command::Sysinfo(a) => sysinfo::run(&ctx, &a),
-        Command::Hackbench(a) => hackbench::run(&ctx, &a),
-        Command::Cyclictest(a) => cyclictest::run(&ctx, &a),
-        Command::Responsiveness(a) => responsiveness::run(&ctx, &a),
-        Command::Schbench(a) => schbench::run(&ctx, &a),
-        Command::Coldwalk(a) => coldwalk::run(&ctx, &a),
+        Command::Bench(b) => match crate::registry::find(b.name) {
+            Some(e) => (e.run)(&ctx, &b.matches),
+            None => Err(crate::error::input(format!("unknown benchmark {}", b.name))),
+        },
         Command::Compare(a) => compare::run(&ctx, &a),
-        Command::Contest(a) => contest::run(&ctx, &a),
         Command::Import(a) => import::run(&ctx, &a),
-        Command::Job(a) => job::run(&ctx, &a),
-        Command::Load(a) => load::run(&ctx, &a),
         Command::Run(a) => run::run(&ctx, &a),
         Command::Presets { cmd } => run::presets(&ctx, cmd),
         Command::Push(a) => push::push(&ctx, &a),

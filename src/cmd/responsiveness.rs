@@ -6,9 +6,36 @@ use crate::bench::responsiveness::{self, nearest_rank, Iteration, Options, Outco
 use crate::cli::ResponsivenessArgs;
 use crate::error::input;
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
 use crate::sys::tempdir::PrivateDir;
 use anyhow::Result;
+
+const ABOUT: &str =
+    "Interactive response time while CPU hogs run (os-scheduler-responsiveness-test)";
+
+/// `responsiveness` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "responsiveness",
+    about: ABOUT,
+    metrics: &[
+        metric("total_response", "s", crate::bench::Better::Lower),
+        metric("avg_response", "s", crate::bench::Better::Lower),
+        metric("p99_response", "s", crate::bench::Better::Lower),
+        metric("p50_response", "s", crate::bench::Better::Lower),
+        metric("max_response", "s", crate::bench::Better::Lower),
+        metric("p50_overshoot", "s", crate::bench::Better::Lower),
+        metric("p99_overshoot", "s", crate::bench::Better::Lower),
+        metric("p50_work", "s", crate::bench::Better::Lower),
+        metric("runs", "count", crate::bench::Better::Neither),
+        metric("prime_time_mean", "s", crate::bench::Better::Lower),
+    ],
+    headline: "avg_response",
+    command: || registry::command::<ResponsivenessArgs>("responsiveness", ABOUT),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: |argv| registry::flag_seconds(argv, "--time-limit"),
+    canonical: registry::canonical_via::<Options>,
+};
 
 fn parse_pattern(s: &str, scale: f64) -> Result<Vec<f64>> {
     if !(scale.is_finite() && scale > 0.0) {

@@ -10,9 +10,41 @@ use crate::bench::schbench::{
 use crate::cli::SchbenchArgs;
 use crate::error::{input, resource, Interrupted};
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
 use crate::sys::cpus;
 use anyhow::Result;
+
+const ABOUT: &str = "Wake-up and request latency of ordinary (fair-class) threads, like schbench";
+
+/// `schbench` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "schbench",
+    about: ABOUT,
+    metrics: &[
+        metric("wakeup_p50_us", "us", crate::bench::Better::Lower),
+        metric("wakeup_p90_us", "us", crate::bench::Better::Lower),
+        metric("wakeup_p99_us", "us", crate::bench::Better::Lower),
+        metric("wakeup_p999_us", "us", crate::bench::Better::Lower),
+        metric("wakeup_max_us", "us", crate::bench::Better::Lower),
+        metric("request_p50_us", "us", crate::bench::Better::Lower),
+        metric("request_p90_us", "us", crate::bench::Better::Lower),
+        metric("request_p99_us", "us", crate::bench::Better::Lower),
+        metric("request_p999_us", "us", crate::bench::Better::Lower),
+        metric("request_max_us", "us", crate::bench::Better::Lower),
+        metric("avg_rps", "req/s", crate::bench::Better::Higher),
+        metric("rps_p50", "req/s", crate::bench::Better::Higher),
+        metric("msg_sched_delay_us", "us", crate::bench::Better::Lower),
+        metric("worker_sched_delay_us", "us", crate::bench::Better::Lower),
+        metric("requests", "count", crate::bench::Better::Neither),
+        metric("wakeup_samples", "count", crate::bench::Better::Neither),
+    ],
+    headline: "wakeup_p99_us",
+    command: || registry::command::<SchbenchArgs>("schbench", ABOUT),
+    run: |ctx, m| run(ctx, &registry::args(m)?),
+    estimate: |argv| registry::flag_seconds(argv, "--runtime").or(Some(30.0)),
+    canonical: registry::canonical_as_is,
+};
 
 /// Most threads one run may start.
 const MAX_THREADS: usize = 8192;

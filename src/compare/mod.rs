@@ -128,8 +128,12 @@ pub fn params_text(p: &serde_json::Value) -> String {
     }
 }
 
+/// Runs compare when their benchmark and canonical parameters are equal:
+/// each benchmark reads its stored parameters of any version (see
+/// [`crate::registry::canonical_params`]), so a field added with a default
+/// does not split old runs from new ones.
 fn group_key(r: &RunRecord) -> (String, String) {
-    let mut p = r.params.clone();
+    let mut p = crate::registry::canonical_params(&r.benchmark, &r.params);
     if let serde_json::Value::Object(m) = &mut p {
         for k in VOLATILE_PARAMS {
             m.remove(*k);

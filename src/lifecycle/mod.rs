@@ -15,6 +15,9 @@ use crate::error::Interrupted;
 use crate::store::{RunRecord, RunStatus};
 use anyhow::Result;
 
+#[cfg(debug_assertions)]
+pub mod testbench;
+
 /// Which repetition is being shown: `index` of `of` (0-based).
 #[derive(Clone, Copy, Debug)]
 pub struct Rep {
@@ -130,7 +133,9 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
         }
         let mut rec = ctx.new_run(b.name(), params.clone());
         rec.set_settings(b.settings());
-        let result = b.run_once(ctx, rep);
+        let result = b
+            .run_once(ctx, rep)
+            .and_then(|out| injected_failure(rep).map(|()| out));
         rec.ended = crate::sys::time::unix_now();
         let mut out = match result {
             Ok(out) => out,
@@ -196,6 +201,21 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
     }
     say_stored(ctx, &store, &ids);
     ending
+}
+
+/// In debug builds, `KBENCH_INJECT_FAILURE=N` fails repetition N of any
+/// command after it measured, so tests can drive every command's failed
+/// path through this loop; release builds never fail this way.
+fn injected_failure(rep: Rep) -> Result<()> {
+    if cfg!(debug_assertions)
+        && std::env::var("KBENCH_INJECT_FAILURE").ok() == Some((rep.index + 1).to_string())
+    {
+        anyhow::bail!(
+            "failure injected by KBENCH_INJECT_FAILURE in repetition {}",
+            rep.index + 1
+        );
+    }
+    Ok(())
 }
 
 /// Ids as a short list: `3`, `3-5`, `3-5,9`.

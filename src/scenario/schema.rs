@@ -11,18 +11,6 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
 
-/// The kinds of task, as kbench subcommands.
-pub const KINDS: &[&str] = &[
-    "hackbench",
-    "cyclictest",
-    "responsiveness",
-    "coldwalk",
-    "job",
-    "load",
-    "contest",
-    "schbench",
-];
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileSpec {
@@ -242,30 +230,41 @@ fn known_flags(kind: &str) -> (Vec<String>, Vec<String>) {
     (flags, positional)
 }
 
-/// Default report metric per kind.
-fn headline(kind: &str) -> &'static str {
-    match kind {
-        "hackbench" => "time",
-        "cyclictest" => "max_us",
-        "responsiveness" => "avg_response",
-        "coldwalk" => "wall",
-        "job" | "contest" => "time",
-        "schbench" => "wakeup_p99_us",
-        _ => "work",
-    }
-}
-
 fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<Task> {
     let t = st.get_ref();
     let kind = t.kind.get_ref().clone();
-    if !KINDS.contains(&kind.as_str()) {
+    let Some(entry) = crate::registry::find(&kind) else {
         return Err(cx.err(
             t.kind.span(),
             format!(
                 "unknown task kind '{kind}' (expected one of: {})",
-                KINDS.join(", ")
+                crate::registry::names().collect::<Vec<_>>().join(", ")
             ),
         ));
+    };
+    if let Some(show) = &t.show {
+        if let Some(bad) = show
+            .iter()
+            .find(|m| !m.contains('.') && !entry.metrics.iter().any(|d| d.name == m.as_str()))
+        {
+            return Err(cx.err(
+                st.span(),
+                format!(
+                    "show: {kind} has no metric '{bad}' (it has: {})",
+                    entry
+                        .metrics
+                        .iter()
+                        .map(|d| format!(
+                            "{} ({}, {} is better)",
+                            d.name,
+                            d.unit,
+                            d.better.as_str()
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
     }
     let (flags, positional) = known_flags(&kind);
     let mut argv = Vec::new();
@@ -452,8 +451,8 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
         show: t
             .show
             .clone()
-            .unwrap_or_else(|| vec![headline(&kind).to_string()]),
-        estimate_s: estimate(&kind, &argv),
+            .unwrap_or_else(|| vec![entry.headline.to_string()]),
+        estimate_s: (entry.estimate)(&argv),
         name,
         kind,
         role: t.role,
@@ -462,37 +461,6 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
         policy,
         nice,
     })
-}
-
-/// Seconds a task will take, when its flags say.
-fn estimate(kind: &str, argv: &[String]) -> Option<f64> {
-    let val = |flag: &str| {
-        argv.iter()
-            .position(|a| a == flag)
-            .and_then(|i| argv.get(i + 1))
-    };
-    let dur = |s: &String| {
-        crate::sys::time::parse_duration(s)
-            .ok()
-            .map(|d| d.as_secs_f64())
-    };
-    match kind {
-        "cyclictest" => val("--duration").and_then(dur),
-        "responsiveness" => val("--time-limit").and_then(dur),
-        "load" => val("--duration").and_then(dur).or(Some(30.0)),
-        "schbench" => val("--runtime")
-            .and_then(|s| s.parse::<f64>().ok())
-            .or(Some(30.0)),
-        "job" if val("--kernel-tree").is_none() && val("--job-cmd").is_none() => {
-            Some(match val("--job-size").map(String::as_str) {
-                Some("tiny") => 2.0,
-                Some("medium") => 60.0,
-                Some("large") => 240.0,
-                _ => 10.0,
-            })
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -27,13 +27,14 @@ use crate::sys::proc::ExitKind;
 use crate::sys::workers::WorkerGroup;
 use crate::sys::{fd, signals, time};
 use anyhow::{anyhow, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 
 /// What to run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Options {
     pub interactive: u32,
     pub prime: u32,

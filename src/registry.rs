@@ -1,0 +1,169 @@
+//! Every benchmark kbench can run, declared once.
+//!
+//! Each measuring command declares an [`Entry`] in its own file (name,
+//! help line, metrics with unit and direction, the default report metric,
+//! how long a scenario task of it takes, how its stored parameters are
+//! read); this list is the only place that names them all.  The command
+//! line, scenario task kinds, scenario validation and compare's grouping
+//! all derive from it, so a benchmark cannot be missing from any of them.
+//! Adding a benchmark is its own file(s) plus one line in [`BENCHMARKS`].
+
+use crate::bench::Better;
+use crate::cmd::Ctx;
+use anyhow::Result;
+
+/// A metric a benchmark stores: its name, unit and direction.
+#[derive(Clone, Copy, Debug)]
+pub struct MetricSpec {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub better: Better,
+}
+
+/// Shorthand for a [`MetricSpec`] in an entry.
+pub const fn metric(name: &'static str, unit: &'static str, better: Better) -> MetricSpec {
+    MetricSpec { name, unit, better }
+}
+
+/// One benchmark, as the rest of kbench sees it.
+pub struct Entry {
+    /// Subcommand, scenario task kind and stored benchmark name.
+    pub name: &'static str,
+    /// The help line.
+    pub about: &'static str,
+    /// Metrics it stores under fixed names (per-thread or per-CPU ones,
+    /// `cpu0.p99_us`, come on top).
+    pub metrics: &'static [MetricSpec],
+    /// Metric a scenario report shows by default.
+    pub headline: &'static str,
+    /// The subcommand's flags (clap, built on demand).
+    pub command: fn() -> clap::Command,
+    /// Run it from parsed flags.
+    pub run: fn(&Ctx, &clap::ArgMatches) -> Result<()>,
+    /// Seconds a run with these flags takes, when its flags say.
+    pub estimate: fn(&[String]) -> Option<f64>,
+    /// Stored parameters of any version in their canonical form, which is
+    /// what compare groups by.
+    pub canonical: fn(&serde_json::Value) -> serde_json::Value,
+}
+
+/// Every benchmark, in the order help lists them.
+pub const BENCHMARKS: &[&Entry] = &[
+    &crate::cmd::hackbench::ENTRY,
+    &crate::cmd::cyclictest::ENTRY,
+    &crate::cmd::responsiveness::ENTRY,
+    &crate::cmd::coldwalk::ENTRY,
+    &crate::cmd::job::ENTRY,
+    &crate::cmd::load::ENTRY,
+    &crate::cmd::contest::ENTRY,
+    &crate::cmd::schbench::ENTRY,
+    #[cfg(debug_assertions)]
+    &crate::lifecycle::testbench::ENTRY,
+];
+
+/// The entry called `name`.
+pub fn find(name: &str) -> Option<&'static Entry> {
+    BENCHMARKS.iter().copied().find(|e| e.name == name)
+}
+
+/// Every benchmark's name, but those hidden from help.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BENCHMARKS
+        .iter()
+        .filter(|e| !(e.command)().is_hide_set())
+        .map(|e| e.name)
+}
+
+/// Parameters in canonical form: the benchmark's own reading when it is
+/// known, else the stored JSON as it is (imports of other tools, older
+/// benchmarks).
+pub fn canonical_params(benchmark: &str, params: &serde_json::Value) -> serde_json::Value {
+    match find(benchmark) {
+        Some(e) => (e.canonical)(params),
+        None => params.clone(),
+    }
+}
+
+/// `canonical` for benchmarks whose parameters are a struct `P` with
+/// serde defaults: read into `P` and write back, so a field added with a
+/// default reads the same in old and new runs.  Members `P` does not know
+/// are kept as they are (a scenario task's name).
+pub fn canonical_via<P>(v: &serde_json::Value) -> serde_json::Value
+where
+    P: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let Ok(p) = serde_json::from_value::<P>(v.clone()) else {
+        return v.clone();
+    };
+    let mut out = serde_json::to_value(p).unwrap_or_else(|_| v.clone());
+    if let (serde_json::Value::Object(o), serde_json::Value::Object(orig)) = (&mut out, v) {
+        for (k, val) in orig {
+            o.entry(k.clone()).or_insert_with(|| val.clone());
+        }
+    }
+    out
+}
+
+/// `canonical` for benchmarks whose stored JSON is already canonical.
+pub fn canonical_as_is(v: &serde_json::Value) -> serde_json::Value {
+    v.clone()
+}
+
+/// A subcommand built from clap `Args`.
+pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::Command {
+    A::augment_args(clap::Command::new(name).about(about))
+}
+
+/// Typed flags from a subcommand's matches.
+pub fn args<A: clap::FromArgMatches>(m: &clap::ArgMatches) -> Result<A> {
+    A::from_arg_matches(m).map_err(|e| crate::error::input(e.to_string().trim().to_string()))
+}
+
+/// The value following `flag` in an argv, as seconds.
+pub fn flag_seconds(argv: &[String], flag: &str) -> Option<f64> {
+    let v = argv
+        .iter()
+        .position(|a| a == flag)
+        .and_then(|i| argv.get(i + 1))?;
+    crate::sys::time::parse_duration(v)
+        .ok()
+        .map(|d| d.as_secs_f64())
+}
+
+/// No estimate.
+pub fn no_estimate(_: &[String]) -> Option<f64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_headlines_declared() {
+        let mut seen = std::collections::BTreeSet::new();
+        for e in BENCHMARKS {
+            assert!(seen.insert(e.name), "{} twice", e.name);
+            assert!(
+                e.metrics.iter().any(|m| m.name == e.headline),
+                "{}: headline {} is not among its metrics",
+                e.name,
+                e.headline
+            );
+            assert_eq!((e.command)().get_name(), e.name);
+        }
+    }
+
+    #[test]
+    fn unknown_members_survive_canonical_reading() {
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct P {
+            #[serde(default)]
+            a: u32,
+        }
+        let v = serde_json::json!({"task": "probe"});
+        let c = canonical_via::<P>(&v);
+        assert_eq!(c["a"], 0);
+        assert_eq!(c["task"], "probe");
+    }
+}

@@ -8,6 +8,7 @@ mod cyclictest;
 mod fingerprint;
 mod hackbench;
 mod hardening;
+mod lifecycle;
 mod loads;
 mod postgres;
 mod responsiveness;

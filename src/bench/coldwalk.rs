@@ -36,6 +36,8 @@ pub struct Outcome {
     pub errors: u64,
     pub wall_s: f64,
     pub caches_dropped: bool,
+    /// Ctrl-C stopped the walk part way (the counts are what was seen).
+    pub interrupted: bool,
 }
 
 impl Outcome {
@@ -83,6 +85,11 @@ pub fn walk_with(opts: &Options, caches_dropped: bool, on_entry: &mut dyn FnMut(
     };
     let mut stack: Vec<PathBuf> = vec![opts.path.clone()];
     while let Some(dir) = stack.pop() {
+        // One atomic load a directory: a long walk stops on Ctrl-C.
+        if crate::sys::signals::stop_requested() {
+            out.interrupted = true;
+            break;
+        }
         let rd = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(_) => {

@@ -605,6 +605,10 @@ pub struct ImportArgs {
     /// CSV: the direction of metrics whose row has no better column (else taken from the unit)
     #[arg(long, value_enum, value_name = "DIR")]
     pub better: Option<BetterArg>,
+    /// State a parameter the file does not (e.g. hackbench's transport=socket, fifo=false), so
+    /// the runs group with kbench's runs of the same settings; repeatable
+    #[arg(long, value_name = "KEY=VALUE", action = ArgAction::Append)]
+    pub assume: Vec<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use super::Ctx;
 use crate::bench::coldwalk::{self, Options, Outcome};
 use crate::cli::ColdwalkArgs;
-use crate::error::{input, privilege};
+use crate::error::{input, privilege, Interrupted};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
@@ -54,6 +54,10 @@ impl Benchmark for Coldwalk {
             })?;
         }
         Ok(coldwalk::walk(&self.opts, self.drop_caches))
+    }
+
+    fn stopped(&self, out: &mut Outcome) -> Option<anyhow::Error> {
+        out.interrupted.then(|| Interrupted.into())
     }
 
     fn record(&self, out: &Outcome, rec: &mut RunRecord) -> Result<()> {

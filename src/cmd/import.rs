@@ -38,17 +38,16 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
             "give --label to name the configuration these results came from",
         ));
     }
+    let assumed = assumptions(&a.assume)?;
     let now = crate::sys::time::unix_now();
     let mut runs = Vec::with_capacity(parsed.len());
     for p in parsed {
         // CSV rows carry their own label (--label only filled blanks).
         let label = p.label.or(given.clone()).unwrap_or_default();
-        let mut r = RunRecord::new(
-            &label,
-            a.benchmark.as_deref().unwrap_or(&p.benchmark),
-            p.params,
-            None,
-        );
+        let benchmark = a.benchmark.as_deref().unwrap_or(&p.benchmark);
+        let mut params = p.params;
+        assume(&mut params, &assumed, benchmark)?;
+        let mut r = RunRecord::new(&label, benchmark, params, None);
         r.imported = true;
         r.started = now;
         r.ended = now;
@@ -87,5 +86,66 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
         store.describe(),
         labels.into_iter().collect::<Vec<_>>().join(", ")
     ));
+    Ok(())
+}
+
+/// `--assume KEY=VALUE` pairs; a value that reads as JSON (`false`, `4`)
+/// is taken as such, anything else as text.
+fn assumptions(given: &[String]) -> Result<Vec<(String, serde_json::Value)>> {
+    given
+        .iter()
+        .map(|kv| {
+            let (k, v) = kv
+                .split_once('=')
+                .filter(|(k, _)| !k.trim().is_empty())
+                .ok_or_else(|| input(format!("--assume {kv}: expected KEY=VALUE")))?;
+            let v = serde_json::from_str(v.trim())
+                .unwrap_or_else(|_| serde_json::Value::String(v.trim().to_string()));
+            Ok((k.trim().to_string(), v))
+        })
+        .collect()
+}
+
+/// Fill parameters the file left unknown; refuse to contradict what it says.
+fn assume(
+    params: &mut serde_json::Value,
+    assumed: &[(String, serde_json::Value)],
+    benchmark: &str,
+) -> Result<()> {
+    if assumed.is_empty() {
+        return Ok(());
+    }
+    let serde_json::Value::Object(m) = params else {
+        return Err(input("--assume: these runs have no parameters to fill"));
+    };
+    for (k, v) in assumed {
+        match m.get(k) {
+            Some(old) if !old.is_null() && old != v => {
+                return Err(input(format!(
+                    "--assume {k}={v}: the file says {k} is {old}"
+                )))
+            }
+            _ => {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if benchmark == "hackbench"
+        && crate::bench::hackbench::params::Params::from_stored(params).is_none()
+    {
+        return Err(input(format!(
+            "--assume: {params} are not hackbench parameters (transport is socket or pipe, fifo true or false)"
+        )));
+    }
+    let canonical = crate::registry::canonical_params(benchmark, params);
+    if let (Some(e), serde_json::Value::Object(c)) = (crate::registry::find(benchmark), &canonical)
+    {
+        if let Some((k, _)) = assumed.iter().find(|(k, _)| !c.contains_key(k)) {
+            return Err(input(format!(
+                "--assume {k}: {} has no parameter {k}",
+                e.name
+            )));
+        }
+    }
     Ok(())
 }

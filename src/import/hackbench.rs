@@ -5,8 +5,15 @@ use super::{at, Imported};
 use crate::bench::{Better, Metric};
 use anyhow::Result;
 
+/// rt-tests' banner states mode, groups, fds, loops and size; transport
+/// (socket or pipe) and the parent's FIFO priority it does not, so they
+/// are stored as unknown (`null`) unless the user states them with
+/// `import --assume`.
 pub fn parse(text: &str) -> Result<Vec<Imported>> {
-    let mut params = serde_json::json!({});
+    let mut params = serde_json::json!({
+        "v": crate::bench::hackbench::params::VERSION,
+        "transport": null, "fifo": null, "cpus": null,
+    });
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

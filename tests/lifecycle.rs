@@ -101,7 +101,7 @@ fn closing_line(stderr: &str, what: &str) {
     );
 }
 
-fn args<'a>(c: &'a [String]) -> Vec<&'a str> {
+fn args(c: &[String]) -> Vec<&str> {
     let mut a: Vec<&str> = c.iter().map(String::as_str).collect();
     a.extend(["--label", "lc"]);
     a

@@ -3,6 +3,11 @@
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
+pub mod values;
+
+use std::time::Duration;
+use values::{CpuList, LoadList, Pinning, SleepPattern};
+
 #[derive(Parser, Debug)]
 #[command(
     name = "kbench",
@@ -23,10 +28,23 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parse the process's command line, exiting with clap's message on
-    /// bad input, `--help` or `--version`.
+    /// Parse the process's command line.  `--help` and `--version` print
+    /// and exit 0; bad input prints clap's message as one line and exits 2.
     pub fn parse_process_args() -> Cli {
-        <Cli as Parser>::parse()
+        match <Cli as Parser>::try_parse() {
+            Ok(cli) => cli,
+            Err(e) => {
+                use clap::error::ErrorKind::*;
+                if matches!(
+                    e.kind(),
+                    DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+                ) {
+                    e.exit()
+                }
+                eprintln!("kbench: {}", one_line(&e.to_string()));
+                std::process::exit(2)
+            }
+        }
     }
 
     /// Parse a full argv (program name first) without exiting: scenario
@@ -34,6 +52,16 @@ impl Cli {
     pub fn try_parse_from_args(args: &[String]) -> Result<Cli, clap::Error> {
         <Cli as Parser>::try_parse_from(args)
     }
+}
+
+/// clap's message up to its first blank line (the usage and the `--help`
+/// hint follow it), joined into one line.
+pub fn one_line(msg: &str) -> String {
+    msg.lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[derive(Args, Debug, Clone)]
@@ -213,8 +241,8 @@ pub struct HackbenchArgs {
     #[arg(short = 'F', long = "fifo")]
     pub fifo: bool,
     /// Pin every task to these CPUs (numactl -C syntax: 0-31, 0,2,4-7)
-    #[arg(long, value_name = "LIST")]
-    pub cpus: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = values::cpu_list)]
+    pub cpus: Option<CpuList>,
     /// Repeat N times; every run is stored
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=HB_RUNS_MAX as i64))]
     pub runs: u32,
@@ -265,11 +293,11 @@ pub struct SchbenchArgs {
     #[arg(short = 'L', long = "no-locking")]
     pub no_locking: bool,
     /// Pin message thread N to the Nth CPU of LIST ('auto': message thread N on CPU N)
-    #[arg(short = 'M', long = "message-cpus", value_name = "LIST|auto")]
-    pub message_cpus: Option<String>,
+    #[arg(short = 'M', long = "message-cpus", value_name = "LIST|auto", value_parser = values::pinning)]
+    pub message_cpus: Option<Pinning>,
     /// Pin worker threads to LIST ('auto': every CPU the message threads do not have)
-    #[arg(short = 'W', long = "worker-cpus", value_name = "LIST|auto")]
-    pub worker_cpus: Option<String>,
+    #[arg(short = 'W', long = "worker-cpus", value_name = "LIST|auto", value_parser = values::pinning)]
+    pub worker_cpus: Option<Pinning>,
     /// Percent of the footprint private to each worker; the rest is shared by all
     #[arg(long = "split", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub split: Option<u32>,
@@ -289,8 +317,8 @@ pub struct CyclictestArgs {
     #[arg(short = 'd', long = "distance", default_value_t = 0)]
     pub distance: u64,
     /// Run for this long: 20, 20s, 5m, 1h [default: until Ctrl-C or --loops]
-    #[arg(short = 'D', long = "duration", value_name = "TIME")]
-    pub duration: Option<String>,
+    #[arg(short = 'D', long = "duration", value_name = "TIME", value_parser = values::duration)]
+    pub duration: Option<Duration>,
     /// Stop each thread after this many samples
     #[arg(short = 'l', long = "loops", value_parser = clap::value_parser!(u64).range(1..))]
     pub loops: Option<u64>,
@@ -303,8 +331,8 @@ pub struct CyclictestArgs {
     )]
     pub priority: i32,
     /// Scheduling policy of the measurement threads [default: fifo when -p is given, else other]
-    #[arg(long, value_name = "fifo|rr|other|batch|idle")]
-    pub policy: Option<String>,
+    #[arg(long, value_name = "fifo|rr|other|batch|idle", value_parser = values::policy)]
+    pub policy: Option<crate::sys::sched::Policy>,
     /// Lock memory (mlockall) so page faults do not show up as latency
     #[arg(short = 'm', long = "mlockall")]
     pub mlockall: bool,
@@ -315,8 +343,8 @@ pub struct CyclictestArgs {
     #[arg(short = 'S', long = "smp")]
     pub smp: bool,
     /// Pin threads round-robin to these CPUs (numactl syntax)
-    #[arg(short = 'a', long = "affinity", value_name = "LIST")]
-    pub affinity: Option<String>,
+    #[arg(short = 'a', long = "affinity", value_name = "LIST", value_parser = values::cpu_list)]
+    pub affinity: Option<CpuList>,
     /// Also print a cyclictest-style histogram with this many 1 µs buckets
     #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub histogram: Option<u64>,
@@ -362,11 +390,11 @@ pub struct ResponsivenessArgs {
     #[arg(long = "np", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub np: u32,
     /// Stop the interactive workers after this long: 30, 30s, 2m
-    #[arg(short = 't', long = "time-limit", value_name = "TIME")]
-    pub time_limit: Option<String>,
+    #[arg(short = 't', long = "time-limit", value_name = "TIME", value_parser = values::duration)]
+    pub time_limit: Option<Duration>,
     /// The interactive sleeps in seconds, cycled; task k follows sleep k (sort, read, copy)
-    #[arg(long, default_value = "1,2,3", value_name = "LIST")]
-    pub sleep_pattern: String,
+    #[arg(long, default_value = "1,2,3", value_name = "LIST", value_parser = values::sleep_pattern)]
+    pub sleep_pattern: SleepPattern,
     /// Multiply every sleep by this (e.g. 0.1 for a quick suite)
     #[arg(long, default_value_t = 1.0)]
     pub sleep_scale: f64,
@@ -382,8 +410,8 @@ pub struct ResponsivenessArgs {
 #[derive(Args, Debug, Clone, Default)]
 pub struct LoadPlacementArgs {
     /// Size of the mem, io, io_other and read loads: 64M, 2G [default: contest's, as the machine allows]
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<String>,
+    #[arg(long, value_name = "SIZE", value_parser = values::size)]
+    pub size: Option<u64>,
     /// Folder for load files (a private folder is made inside) [default: the system temp dir]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<std::path::PathBuf>,
@@ -397,8 +425,8 @@ pub struct LoadPlacementArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub procs: Option<u32>,
     /// Pin the load's processes to these CPUs (numactl syntax)
-    #[arg(long = "load-cpus", value_name = "LIST")]
-    pub cpus: Option<String>,
+    #[arg(long = "load-cpus", value_name = "LIST", value_parser = values::cpu_list)]
+    pub cpus: Option<CpuList>,
     /// Nice level of the load's processes
     #[arg(long = "load-nice", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-20..=19))]
     pub nice: Option<i32>,
@@ -407,10 +435,11 @@ pub struct LoadPlacementArgs {
 #[derive(Args, Debug, Clone)]
 pub struct LoadArgs {
     /// process, mem, io, io_other, read, list, ctar, xtar, dbench or cpu
+    #[arg(value_parser = values::load_name)]
     pub name: String,
     /// How long to run: 30, 30s, 5m
-    #[arg(long, default_value = "30s", value_name = "TIME")]
-    pub duration: String,
+    #[arg(long, default_value = "30s", value_name = "TIME", value_parser = values::duration)]
+    pub duration: Duration,
     #[command(flatten)]
     pub place: LoadPlacementArgs,
 }
@@ -443,15 +472,15 @@ pub struct JobArgs {
     #[arg(long, value_name = "'CMD…'")]
     pub job_clean: Option<String>,
     /// Size of the generated C project: tiny, small (~10 s here), medium (~60 s), large
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", value_parser = values::job_size)]
     pub job_size: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct ContestArgs {
     /// Loads to run, comma-separated [default: every load that can run here]
-    #[arg(long, value_name = "LIST")]
-    pub loads: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = values::load_list)]
+    pub loads: Option<LoadList>,
     /// Rounds over all loads; every run is stored
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,

@@ -234,13 +234,8 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
         return show(ctx, a);
     }
     let load_opts = super::load::options(&a.place)?;
-    let loads: Vec<String> = match a.loads.as_deref().filter(|l| *l != "all") {
-        Some(list) => {
-            let v: Vec<String> = list
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect();
+    let loads: Vec<String> = match a.loads.as_ref().and_then(|l| l.0.clone()) {
+        Some(v) => {
             for l in &v {
                 if l != NOLOAD && l != CACHERUN {
                     crate::load::build(l, &load_opts)?;

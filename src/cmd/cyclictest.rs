@@ -43,8 +43,8 @@ pub const ENTRY: Entry = Entry {
 const MAX_INTERVAL_US: u64 = 3_600_000_000;
 
 pub fn options(a: &CyclictestArgs) -> Result<Options> {
-    let policy = match &a.policy {
-        Some(p) => Policy::parse(p)?,
+    let policy = match a.policy {
+        Some(p) => p,
         None if a.priority > 0 => Policy::Fifo,
         None => Policy::Other,
     };
@@ -57,17 +57,8 @@ pub fn options(a: &CyclictestArgs) -> Result<Options> {
             policy.name()
         )));
     }
-    let duration = match &a.duration {
-        Some(d) => Some(
-            crate::sys::time::parse_duration(d)
-                .map_err(|e| input(format!("-D/--duration: {e}")))?,
-        ),
-        None => None,
-    };
-    let affinity = match &a.affinity {
-        Some(s) => Some(cpus::parse_online(s).map_err(input)?),
-        None => None,
-    };
+    let duration = a.duration;
+    let affinity = a.affinity.as_ref().map(|l| l.0.clone());
     let online = cpus::online_here();
     // The last thread's interval, interval + (threads − 1) × distance, must
     // stay a sane sleep: an overflow would make it 0, a busy loop at RT
@@ -256,7 +247,7 @@ pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {
     let params = serde_json::json!({
         "interval_us": a.interval, "distance_us": a.distance, "duration_s": opts.duration_s,
         "loops": opts.loops, "threads": opts.threads.len(), "smp": a.smp,
-        "affinity": a.affinity, "priority": opts.priority, "policy": opts.policy,
+        "affinity": a.affinity.as_ref().map(|l| cpus::format_list(&l.0)), "priority": opts.priority, "policy": opts.policy,
         "mlockall": opts.mlockall,
     });
     let mut b = Cyclictest {

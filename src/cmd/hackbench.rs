@@ -5,7 +5,6 @@ use super::Ctx;
 use crate::bench::hackbench::params::Params;
 use crate::bench::hackbench::{self, Options, Outcome};
 use crate::cli::HackbenchArgs;
-use crate::error::input;
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::registry::{self, metric, Entry};
 use crate::store::RunRecord;
@@ -30,10 +29,7 @@ pub const ENTRY: Entry = Entry {
 };
 
 pub fn options(a: &HackbenchArgs) -> Result<Options> {
-    let cpus = match &a.cpus {
-        Some(s) => Some(crate::sys::cpus::parse_online(s).map_err(input)?),
-        None => None,
-    };
+    let cpus = a.cpus.as_ref().map(|l| l.0.clone());
     Ok(Options {
         groups: a.groups,
         fds: a.fds,

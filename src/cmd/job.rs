@@ -26,7 +26,7 @@ pub const ENTRY: Entry = Entry {
     headline: "time",
     command: || registry::command::<JobCmdArgs>("job", ABOUT),
     run: |ctx, m| run(ctx, &registry::args(m)?),
-    estimate: estimate,
+    estimate,
     canonical: registry::canonical_as_is,
 };
 

@@ -4,7 +4,7 @@
 use super::Ctx;
 use crate::bench::{Better, Measurement};
 use crate::cli::{LoadArgs, LoadPlacementArgs};
-use crate::error::{input, Interrupted};
+use crate::error::Interrupted;
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::{self, LoadOptions, Running};
 use crate::registry::{self, metric, Entry};
@@ -34,22 +34,12 @@ pub const ENTRY: Entry = Entry {
 /// Typed load options from the flags.
 pub fn options(p: &LoadPlacementArgs) -> Result<LoadOptions> {
     Ok(LoadOptions {
-        size: p
-            .size
-            .as_deref()
-            .map(crate::sys::size::parse)
-            .transpose()
-            .map_err(|e| input(format!("--size: {e}")))?,
+        size: p.size,
         dir: p.dir.clone(),
         io_other_dir: p.io_other_dir.clone(),
         tree: p.tree.clone(),
         procs: p.procs.map(|n| n as usize),
-        cpus: p
-            .cpus
-            .as_deref()
-            .map(crate::sys::cpus::parse_online)
-            .transpose()
-            .map_err(input)?,
+        cpus: p.cpus.as_ref().map(|l| l.0.clone()),
         nice: p.nice,
         policy: None,
     })
@@ -167,8 +157,7 @@ impl Benchmark for LoadRun {
 }
 
 pub fn run(ctx: &Ctx, a: &LoadArgs) -> Result<()> {
-    let duration = crate::sys::time::parse_duration(&a.duration)
-        .map_err(|e| input(format!("--duration: {e}")))?;
+    let duration = a.duration;
     let opts = options(&a.place)?;
     // Refuse an unknown load or one that cannot fit before the store opens.
     load::build(&a.name, &opts)?;

@@ -3,6 +3,7 @@
 
 use super::Ctx;
 use crate::bench::responsiveness::{self, nearest_rank, Iteration, Options, Outcome};
+use crate::cli::values::SleepPattern;
 use crate::cli::ResponsivenessArgs;
 use crate::error::input;
 use crate::lifecycle::{drive, Benchmark, Rep};
@@ -37,38 +38,17 @@ pub const ENTRY: Entry = Entry {
     canonical: registry::canonical_via::<Options>,
 };
 
-fn parse_pattern(s: &str, scale: f64) -> Result<Vec<f64>> {
+fn scaled(p: &SleepPattern, scale: f64) -> Result<Vec<f64>> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(input(format!(
             "--sleep-scale {scale} must be greater than zero"
         )));
     }
-    let v: Vec<f64> = s
-        .split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v > 0.0)
-        })
-        .collect::<Option<_>>()
-        .ok_or_else(|| {
-            input(format!(
-                "--sleep-pattern '{s}' must be positive seconds separated by commas, like 1,2,3"
-            ))
-        })?;
-    Ok(v.into_iter().map(|x| x * scale).collect())
+    Ok(p.0.iter().map(|x| x * scale).collect())
 }
 
 pub fn options(a: &ResponsivenessArgs, workdir: &std::path::Path) -> Result<Options> {
-    let time_limit_s = match &a.time_limit {
-        Some(t) => Some(
-            crate::sys::time::parse_duration(t)
-                .map_err(|e| input(format!("-t: {e}")))?
-                .as_secs_f64(),
-        ),
-        None => None,
-    };
+    let time_limit_s = a.time_limit.map(|t| t.as_secs_f64());
     let print_to = if a.print_to == "stdout" {
         "/dev/stdout".into()
     } else {
@@ -85,7 +65,7 @@ pub fn options(a: &ResponsivenessArgs, workdir: &std::path::Path) -> Result<Opti
         prime,
         np: a.np,
         time_limit_s,
-        sleeps_s: parse_pattern(&a.sleep_pattern, a.sleep_scale)?,
+        sleeps_s: scaled(&a.sleep_pattern, a.sleep_scale)?,
         print_to,
         workdir: workdir.to_path_buf(),
     })

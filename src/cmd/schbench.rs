@@ -7,6 +7,7 @@ use crate::bench::schbench::{
     self, latency_and_rps_blocks, percentile_block, Observer, Options, Outcome, Snapshot,
     LAT_PERCENTILES,
 };
+use crate::cli::values::Pinning;
 use crate::cli::SchbenchArgs;
 use crate::error::{input, resource, Interrupted};
 use crate::lifecycle::{drive, Benchmark, Rep};
@@ -49,16 +50,6 @@ pub const ENTRY: Entry = Entry {
 /// Most threads one run may start.
 const MAX_THREADS: usize = 8192;
 
-/// A `-M`/`-W` value: a CPU list of online CPUs, or `auto`.
-fn cpu_list(flag: &str, v: &str) -> Result<Option<Vec<usize>>> {
-    if v == "auto" {
-        return Ok(None);
-    }
-    cpus::parse_online(v)
-        .map(Some)
-        .map_err(|e| input(format!("{flag} {v}: {e}")))
-}
-
 pub fn options(a: &SchbenchArgs) -> Result<Options> {
     let online = cpus::online_here();
     let m = a.message_threads as usize;
@@ -72,16 +63,13 @@ pub fn options(a: &SchbenchArgs) -> Result<Options> {
             m * (workers + 1)
         )));
     }
-    let auto =
-        a.message_cpus.as_deref() == Some("auto") || a.worker_cpus.as_deref() == Some("auto");
-    let mut message_cpus = match &a.message_cpus {
-        Some(v) => cpu_list("-M/--message-cpus", v)?,
-        None => None,
+    let auto = a.message_cpus == Some(Pinning::Auto) || a.worker_cpus == Some(Pinning::Auto);
+    let list = |p: &Option<Pinning>| match p {
+        Some(Pinning::Cpus(c)) => Some(c.clone()),
+        _ => None,
     };
-    let mut worker_cpus = match &a.worker_cpus {
-        Some(v) => cpu_list("-W/--worker-cpus", v)?,
-        None => None,
-    };
+    let mut message_cpus = list(&a.message_cpus);
+    let mut worker_cpus = list(&a.worker_cpus);
     if auto {
         // schbench's auto: message thread N on CPU N, workers on the rest.
         if m >= online.len() {

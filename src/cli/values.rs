@@ -1,0 +1,125 @@
+//! Typed values at the edge: durations, sizes, CPU lists, policies, load
+//! names and sleep patterns are parsed once, by clap, on the command line
+//! and in scenario files alike (a scenario's task arguments go through the
+//! same parser when the file is read), so a bad value is refused before
+//! anything starts.
+
+use std::time::Duration;
+
+/// A duration: `30`, `30s`, `500ms`, `5m`, `1h` (at most a year).
+pub fn duration(s: &str) -> Result<Duration, String> {
+    crate::sys::time::parse_duration(s)
+}
+
+/// A size: `64M`, `2G`, `4096`.
+pub fn size(s: &str) -> Result<u64, String> {
+    crate::sys::size::parse(s)
+}
+
+/// A list of online CPUs in numactl syntax (`0-3,8`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+pub fn cpu_list(s: &str) -> Result<CpuList, String> {
+    crate::sys::cpus::parse_online(s).map(CpuList)
+}
+
+/// A CPU list, or `auto` (schbench's pinning).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pinning {
+    Auto,
+    Cpus(Vec<usize>),
+}
+
+pub fn pinning(s: &str) -> Result<Pinning, String> {
+    if s == "auto" {
+        return Ok(Pinning::Auto);
+    }
+    crate::sys::cpus::parse_online(s).map(Pinning::Cpus)
+}
+
+/// A scheduling policy: fifo, rr, other (normal), batch, idle.
+pub fn policy(s: &str) -> Result<crate::sys::sched::Policy, String> {
+    crate::sys::sched::Policy::parse(s).map_err(|e| e.to_string())
+}
+
+/// Positive seconds separated by commas: `1,2,3`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SleepPattern(pub Vec<f64>);
+
+pub fn sleep_pattern(s: &str) -> Result<SleepPattern, String> {
+    s.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0 && *v <= 86_400.0)
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(SleepPattern)
+        .ok_or_else(|| {
+            "must be positive seconds (at most a day each) separated by commas, like 1,2,3"
+                .to_string()
+        })
+}
+
+/// One of the loads kbench knows.
+pub fn load_name(s: &str) -> Result<String, String> {
+    if crate::load::NAMES.contains(&s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "unknown load '{s}' (known: {})",
+            crate::load::NAMES.join(", ")
+        ))
+    }
+}
+
+/// contest's loads separated by commas (its `noload` and `cacherun`
+/// included), or `all` (every load that can run here).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadList(pub Option<Vec<String>>);
+
+pub fn load_list(s: &str) -> Result<LoadList, String> {
+    if s.trim() == "all" || s.trim().is_empty() {
+        return Ok(LoadList(None));
+    }
+    s.split(',')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| match l {
+            "noload" | "cacherun" => Ok(l.to_string()),
+            _ => load_name(l),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|v| LoadList(Some(v)))
+}
+
+/// The generated C project's size.
+pub fn job_size(s: &str) -> Result<String, String> {
+    match s {
+        "tiny" | "small" | "medium" | "large" => Ok(s.to_string()),
+        _ => Err("use tiny, small, medium or large".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_parse_or_say_why() {
+        assert_eq!(duration("1500ms"), Ok(Duration::from_millis(1500)));
+        assert!(duration("5x").is_err());
+        assert_eq!(sleep_pattern("1, 2.5").unwrap().0, vec![1.0, 2.5]);
+        assert!(sleep_pattern("1,,2").is_err());
+        assert!(sleep_pattern("-1").is_err());
+        assert_eq!(pinning("auto"), Ok(Pinning::Auto));
+        assert_eq!(load_list("all"), Ok(LoadList(None)));
+        assert!(load_list("io,fio")
+            .unwrap_err()
+            .contains("unknown load 'fio'"));
+        assert!(job_size("huge").is_err());
+        assert!(policy("deadline").is_err());
+    }
+}

@@ -4,6 +4,12 @@
 //! (which plans, runs, stores and reports), and turn the outcome into an
 //! exit code and at most one line of error.
 
+#![deny(
+    unsafe_code,
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks
+)]
+
 mod bench;
 mod cli;
 mod cmd;
@@ -20,6 +26,9 @@ mod report;
 mod scenario;
 mod stats;
 mod store;
+// The one home of `unsafe`: thin wrappers over the Linux calls the
+// standard library lacks, each block with its SAFETY comment.
+#[allow(unsafe_code)]
 mod sys;
 
 fn main() {

@@ -490,8 +490,8 @@ pub struct ContestArgs {
     /// Print the table from stored runs instead of running
     #[arg(long)]
     pub show: bool,
-    /// With --show: labels to include, in row order [default: all with contest runs]
-    #[arg(long, value_name = "A,B,…")]
+    /// With --show: labels to include, in row order (old spelling of --label A --label B)
+    #[arg(long, value_name = "A,B,…", hide = true)]
     pub labels: Option<String>,
     #[command(flatten)]
     pub job: JobArgs,

@@ -176,19 +176,10 @@ fn latency_series(c: &compare::Comparison, runs: &[RunRecord]) -> Result<Vec<Ser
 
 /// `--layout contest` is contest's own table, from the store.
 fn contest_layout(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
-    let args = crate::cli::ContestArgs {
-        loads: None,
-        runs: 1,
-        reference: a.baseline.clone(),
-        show: true,
-        labels: (!ctx.global.label.is_empty()).then(|| ctx.global.label.join(",")),
-        job: Default::default(),
-        place: Default::default(),
-    };
     if a.output.is_some() || !matches!(a.format, ReportFormat::Table | ReportFormat::Json) {
         return Err(input(
             "--layout contest prints contest's table to stdout (as table or --json)",
         ));
     }
-    super::contest::show(ctx, &args)
+    super::contest::show(ctx, &ctx.global.label, a.baseline.as_deref())
 }

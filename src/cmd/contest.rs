@@ -51,13 +51,11 @@ pub fn job_options(a: &JobArgs) -> JobOptions {
 /// What the table's footer says about a mem run on a machine without swap.
 const NO_SWAP: &str = "mem_load: no swap here, so the mem load stays within free memory and cannot push pages out to swap as contest's did";
 
-pub fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
+/// contest's table from stored runs of the `wanted` labels (all when
+/// empty), Ratio against `reference` (default: the first label).
+pub fn show(ctx: &Ctx, wanted: &[String], reference: Option<&str>) -> Result<()> {
     let store = ctx.store_for_reading()?;
-    let wanted: Vec<String> = a
-        .labels
-        .as_deref()
-        .map(|l| l.split(',').map(|s| s.trim().to_string()).collect())
-        .unwrap_or_default();
+    let wanted = wanted.to_vec();
     let runs = store.load_runs(
         &RunFilter {
             labels: wanted.clone(),
@@ -86,7 +84,7 @@ pub fn show(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
             }
         }
     }
-    let reference = a.reference.clone().unwrap_or_else(|| labels[0].clone());
+    let reference = reference.map_or_else(|| labels[0].clone(), str::to_string);
     let mut jobs: Vec<String> = Vec::new();
     for r in &runs {
         let j = r
@@ -231,7 +229,12 @@ impl Observer for Recorder<'_> {
 
 pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
     if a.show {
-        return show(ctx, a);
+        // `--labels A,B` is the old spelling of `--label A --label B`.
+        let mut wanted = ctx.global.label.clone();
+        if let Some(l) = &a.labels {
+            wanted.extend(l.split(',').map(|s| s.trim().to_string()));
+        }
+        return show(ctx, &wanted, a.reference.as_deref());
     }
     let load_opts = super::load::options(&a.place)?;
     let loads: Vec<String> = match a.loads.as_ref().and_then(|l| l.0.clone()) {

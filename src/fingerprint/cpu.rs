@@ -98,11 +98,8 @@ fn cpuid_hypervisor() -> Option<String> {
     // CPUID is always available on x86_64; leaf 0x40000000 is reserved for
     // hypervisors and reads as zeros or garbage on bare metal, which the
     // printable check below rejects.
-    #[allow(unused_unsafe)]
-    // SAFETY: CPUID has no side effects (older toolchains mark it unsafe).
-    let r = unsafe { std::arch::x86_64::__cpuid(0x4000_0000) };
     let mut sig = Vec::with_capacity(12);
-    for w in [r.ebx, r.ecx, r.edx] {
+    for w in crate::sys::sched::cpuid_bcd(0x4000_0000) {
         sig.extend_from_slice(&w.to_le_bytes());
     }
     let s: String = sig

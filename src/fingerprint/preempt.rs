@@ -164,19 +164,7 @@ fn read_debugfs_private_mount() -> Debugfs {
     if std::fs::create_dir(&dir).is_err() {
         return Debugfs::Unavailable("debugfs not mounted".into());
     }
-    let c = |s: &str| std::ffi::CString::new(s).unwrap_or_default();
-    let target = c(&dir.to_string_lossy());
-    let fstype = c("debugfs");
-    // SAFETY: valid NUL-terminated strings; no data argument.
-    let mounted = unsafe {
-        libc::mount(
-            fstype.as_ptr(),
-            target.as_ptr(),
-            fstype.as_ptr(),
-            libc::MS_RDONLY,
-            std::ptr::null(),
-        )
-    } == 0;
+    let mounted = crate::sys::mount::mount_readonly("debugfs", &dir).is_ok();
     let out = if mounted {
         let r = match std::fs::read_to_string(dir.join("sched/preempt")) {
             Ok(t) => parse_sched_preempt(&t)
@@ -187,8 +175,7 @@ fn read_debugfs_private_mount() -> Debugfs {
             ),
             Err(e) => classify(&e),
         };
-        // SAFETY: target is the mount point we just mounted.
-        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+        crate::sys::mount::detach(&dir);
         r
     } else {
         Debugfs::Unavailable("debugfs not mounted and could not be mounted".into())

@@ -6,7 +6,6 @@
 
 use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -29,7 +28,7 @@ impl JobTimes {
 /// A job that is running.
 pub struct TimedChild {
     pid: libc::pid_t,
-    pidfd: i32,
+    pidfd: Option<std::os::fd::OwnedFd>,
     start: Instant,
     stderr: PathBuf,
     what: String,
@@ -49,20 +48,14 @@ pub fn start(argv: &[String], dir: &Path, stderr_file: &Path) -> Result<TimedChi
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(err);
-    // SAFETY: setpgid and prctl are async-signal-safe, as pre_exec requires.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::setpgid(0, 0);
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            Ok(())
-        });
-    }
+    crate::sys::proc::on_exec(
+        &mut cmd,
+        crate::sys::proc::OnExec {
+            die_with_parent: true,
+            own_group: true,
+            ..Default::default()
+        },
+    );
     let start = Instant::now();
     let child = cmd
         .spawn()
@@ -70,8 +63,7 @@ pub fn start(argv: &[String], dir: &Path, stderr_file: &Path) -> Result<TimedChi
     let pid = child.id() as libc::pid_t;
     // The std handle is dropped without waiting: we reap with wait4 below.
     drop(child);
-    // SAFETY: pidfd_open on our own child.
-    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
+    let pidfd = crate::sys::proc::pidfd_open(pid);
     Ok(TimedChild {
         pid,
         pidfd,
@@ -86,29 +78,24 @@ impl TimedChild {
     /// Wait up to `timeout_ms` for the job; `Ok(Some)` when it ended
     /// successfully, `Err` when it failed (with its stderr tail).
     pub fn wait(&mut self, timeout_ms: i32) -> Result<Option<JobTimes>> {
-        if self.pidfd >= 0 && !crate::sys::fd::wait_readable(self.pidfd, timeout_ms)? {
-            return Ok(None);
-        }
-        let mut status = 0;
-        // SAFETY: zeroed rusage is a valid out-buffer.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        let flags = if self.pidfd >= 0 { 0 } else { libc::WNOHANG };
-        // SAFETY: waiting for our own child with valid out-pointers.
-        let r = unsafe { libc::wait4(self.pid, &mut status, flags, &mut ru) };
-        let wall_s = self.start.elapsed().as_secs_f64();
-        if r == 0 {
-            std::thread::sleep(std::time::Duration::from_millis(
-                timeout_ms.clamp(0, 50) as u64
-            ));
-            return Ok(None);
-        }
-        if r < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EINTR) {
+        use std::os::fd::AsRawFd;
+        if let Some(fd) = &self.pidfd {
+            if !crate::sys::fd::wait_readable(fd.as_raw_fd(), timeout_ms)? {
                 return Ok(None);
             }
-            return Err(anyhow!("waiting for the job: {e}"));
         }
+        let (status, ru) = match crate::sys::proc::wait4(self.pid, self.pidfd.is_some()) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                std::thread::sleep(std::time::Duration::from_millis(
+                    timeout_ms.clamp(0, 50) as u64
+                ));
+                return Ok(None);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => return Ok(None),
+            Err(e) => return Err(anyhow!("waiting for the job: {e}")),
+        };
+        let wall_s = self.start.elapsed().as_secs_f64();
         self.done = true;
         let how = crate::sys::proc::exit_kind(status);
         if how != crate::sys::proc::ExitKind::Code(0) {
@@ -133,9 +120,7 @@ impl TimedChild {
         }
         crate::sys::proc::kill(-self.pid, libc::SIGKILL);
         crate::sys::proc::kill(self.pid, libc::SIGKILL);
-        let mut status = 0;
-        // SAFETY: reaping our own child.
-        unsafe { libc::waitpid(self.pid, &mut status, 0) };
+        crate::sys::proc::reap(self.pid);
         self.done = true;
     }
 }
@@ -143,10 +128,6 @@ impl TimedChild {
 impl Drop for TimedChild {
     fn drop(&mut self) {
         self.kill();
-        if self.pidfd >= 0 {
-            // SAFETY: closing the pidfd we opened.
-            unsafe { libc::close(self.pidfd) };
-        }
     }
 }
 

@@ -51,31 +51,15 @@ impl Load for Mem {
     }
     fn run_worker(&self, _i: usize, _dir: &Path, work: &AtomicU64) -> i32 {
         let len = self.size as usize;
-        // SAFETY: a private anonymous mapping we own for the process's life.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
+        let Some(mut map) = crate::sys::mem::AnonMap::new(len) else {
             return 12;
-        }
-        let base = p.cast::<u8>();
+        };
         let pages = len / PAGE;
         let step = if pages % STEP == 0 { STEP + 2 } else { STEP };
         let mut idx = 0usize;
         let mut n = 0u64;
         loop {
-            // SAFETY: idx < pages, so the byte is inside the mapping.
-            unsafe {
-                let b = base.add(idx * PAGE + (n as usize % 64) * 8);
-                b.write_volatile(b.read_volatile().wrapping_add(1));
-            }
+            map.bump(idx * PAGE + (n as usize % 64) * 8);
             idx = (idx + step) % pages;
             n += 1;
             if n % 256 == 0 {

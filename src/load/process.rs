@@ -56,12 +56,10 @@ impl Load for Ring {
         // Close every other pipe end so the ring is the only path.
         for (k, (r, w)) in self.pipes.iter().enumerate() {
             if k != (i + self.n - 1) % self.n {
-                // SAFETY: closing our inherited copy.
-                unsafe { libc::close(r.as_raw_fd()) };
+                crate::sys::fd::close_raw(r.as_raw_fd());
             }
             if k != i {
-                // SAFETY: as above.
-                unsafe { libc::close(w.as_raw_fd()) };
+                crate::sys::fd::close_raw(w.as_raw_fd());
             }
         }
         let mut buf = vec![0x5au8; CHUNK];
@@ -73,19 +71,8 @@ impl Load for Ring {
             }
         }
         loop {
-            let mut got = 0;
-            while got < CHUNK {
-                // SAFETY: reading into our buffer within bounds.
-                let n = unsafe { libc::read(input, buf[got..].as_mut_ptr().cast(), CHUNK - got) };
-                if n <= 0 {
-                    if n < 0
-                        && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-                    {
-                        continue;
-                    }
-                    return 11;
-                }
-                got += n as usize;
+            if !matches!(crate::sys::fd::read_full(input, &mut buf), Ok(true)) {
+                return 11;
             }
             if i == 0 {
                 work.fetch_add(1, Relaxed);

@@ -46,8 +46,7 @@ impl Read {
 }
 
 fn drop_pages(f: &std::fs::File) {
-    // SAFETY: advisory call on an fd we own.
-    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    crate::sys::fd::drop_cached_pages(f.as_raw_fd());
 }
 
 impl Load for Read {

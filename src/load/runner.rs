@@ -13,7 +13,6 @@ use crate::sys::workers::WorkerGroup;
 use crate::sys::{sched, signals};
 use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const JANITOR: usize = usize::MAX;
@@ -50,35 +49,9 @@ pub struct Running {
     started: Instant,
 }
 
-static JANITOR_WAKE: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn janitor_signal(_: libc::c_int) {
-    JANITOR_WAKE.store(true, Ordering::SeqCst);
-}
-
 /// The janitor: sleep until the parent dies, then remove `dir`.
 fn janitor(dir: &std::path::Path, parent: libc::pid_t) -> i32 {
-    // SAFETY: installing a handler and a parent-death signal in our own process.
-    unsafe {
-        libc::signal(
-            libc::SIGUSR1,
-            janitor_signal as *const () as libc::sighandler_t,
-        );
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-        libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGUSR1 as libc::c_ulong,
-            0,
-            0,
-            0,
-        );
-        if libc::getppid() != parent {
-            JANITOR_WAKE.store(true, Ordering::SeqCst);
-        }
-        while !JANITOR_WAKE.load(Ordering::SeqCst) {
-            libc::pause();
-        }
-    }
+    crate::sys::proc::sleep_until_parent_dies(parent);
     // Give the workers (killed by their own parent-death signal) a moment.
     std::thread::sleep(Duration::from_millis(300));
     for _ in 0..5 {
@@ -259,8 +232,7 @@ fn place(opts: &LoadOptions) -> Result<()> {
         sched::set_affinity(0, cpus)?;
     }
     if let Some(n) = opts.nice {
-        // SAFETY: plain syscall on ourselves.
-        if unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, n) } < 0 {
+        if crate::sys::proc::set_nice(n).is_err() {
             return Err(crate::error::privilege(format!(
                 "nice {n} needs privilege: run as root or grant CAP_SYS_NICE"
             )));
@@ -299,27 +271,19 @@ fn group_cpu_s(pgid: libc::pid_t) -> f64 {
             .filter_map(|i| f.get(i)?.parse::<u64>().ok())
             .sum::<u64>();
     }
-    // SAFETY: sysconf is always safe to call.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let hz = crate::sys::proc::clock_ticks_per_s();
     ticks as f64 / hz
 }
 
 /// A `Command` for an external tool that dies with its parent.
 pub fn tool(program: &str) -> std::process::Command {
-    use std::os::unix::process::CommandExt;
     let mut c = std::process::Command::new(program);
-    // SAFETY: prctl is async-signal-safe, as pre_exec requires.
-    unsafe {
-        c.pre_exec(|| {
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            Ok(())
-        });
-    }
+    crate::sys::proc::on_exec(
+        &mut c,
+        crate::sys::proc::OnExec {
+            die_with_parent: true,
+            ..Default::default()
+        },
+    );
     c
 }

@@ -130,18 +130,7 @@ pub fn file_size(
 
 /// `(available bytes, filesystem bytes)` of the filesystem holding `dir`.
 pub fn statvfs(dir: &Path) -> Result<(u64, u64)> {
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())?;
-    // SAFETY: zeroed statvfs is a valid out-buffer.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: valid C string and out-pointer.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } < 0 {
-        return Err(crate::error::input(format!(
-            "{}: {}",
-            dir.display(),
-            std::io::Error::last_os_error()
-        )));
-    }
-    Ok((st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize))
+    crate::sys::fd::statvfs(dir).map_err(|e| crate::error::input(format!("{}: {e}", dir.display())))
 }
 
 #[cfg(test)]

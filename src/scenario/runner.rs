@@ -11,7 +11,6 @@ use crate::error::Interrupted;
 use crate::store::RunRecord;
 use crate::sys::{proc, signals};
 use anyhow::{anyhow, Result};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -99,53 +98,19 @@ fn spawn<'a>(
         .env(ENV_REP, rep.to_string())
         .env(ENV_TASK, &task.name)
         .env(ENV_PLACEMENT, placement.to_string());
-    // SAFETY: a cpu_set_t built here is moved into the closure; the closure
-    // only makes async-signal-safe system calls.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &cpu in task.cpus.iter().flatten() {
-        // SAFETY: CPU_SET bounds-checks against the set size.
-        unsafe { libc::CPU_SET(cpu, &mut set) };
-    }
-    let has_cpus = task.cpus.is_some();
-    let policy = task.policy;
-    let nice = task.nice;
-    let own_session = task.own_session;
-    // SAFETY: see above.
-    unsafe {
-        c.pre_exec(move || {
-            // A forked child is not a group leader, so setsid succeeds.
-            if own_session && libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            if has_cpus
-                && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) < 0
-            {
-                return Err(std::io::Error::last_os_error());
-            }
-            if let Some(n) = nice {
-                if libc::setpriority(libc::PRIO_PROCESS, 0, n) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            if let Some((p, prio)) = policy {
-                let raw = p.raw();
-                let param = libc::sched_param {
-                    sched_priority: if p.is_realtime() { prio } else { 0 },
-                };
-                if libc::sched_setscheduler(0, raw, &param) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
+    crate::sys::proc::on_exec(
+        &mut c,
+        crate::sys::proc::OnExec {
+            die_with_parent: true,
+            own_session: task.own_session,
+            cpus: task.cpus.as_deref().map(crate::sys::proc::cpu_set),
+            nice: task.nice,
+            policy: task
+                .policy
+                .map(|(p, prio)| (p.raw(), if p.is_realtime() { prio } else { 0 })),
+            ..Default::default()
+        },
+    );
     let child = c.spawn().map_err(|e| {
         if e.raw_os_error() == Some(libc::EPERM) {
             crate::error::privilege(format!(

@@ -5,7 +5,10 @@
 
 pub mod cpus;
 pub mod fd;
+pub mod futex;
 pub mod limits;
+pub mod mem;
+pub mod mount;
 pub mod proc;
 pub mod sched;
 pub mod shared;

@@ -46,7 +46,8 @@ pub fn die_with_parent(parent: libc::pid_t) {
 /// allocator's included) can be held by a thread that does not exist in the
 /// child.  Callers check [`thread_count`] first.
 pub unsafe fn fork() -> std::io::Result<libc::pid_t> {
-    let pid = libc::fork();
+    // SAFETY: the caller guarantees a single-threaded process (see above).
+    let pid = unsafe { libc::fork() };
     if pid < 0 {
         Err(super::last_err())
     } else {
@@ -147,4 +148,162 @@ pub fn random_hex128() -> String {
         buf[8..12].copy_from_slice(&std::process::id().to_ne_bytes());
     }
     buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A pidfd for our own child `pid`, or `None` where the kernel has none
+/// (before 5.3).
+pub fn pidfd_open(pid: libc::pid_t) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes integers and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
+    // SAFETY: a fresh fd owned by nobody else.
+    (fd >= 0).then(|| unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+/// `wait4` on our own child: `Ok(None)` while it runs (with `block` false),
+/// else its wait status and resource usage.
+pub fn wait4(pid: libc::pid_t, block: bool) -> std::io::Result<Option<(i32, libc::rusage)>> {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid out-buffer.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let flags = if block { 0 } else { libc::WNOHANG };
+    // SAFETY: valid out-pointers that outlive the call.
+    let r = unsafe { libc::wait4(pid, &mut status, flags, &mut ru) };
+    match r {
+        0 => Ok(None),
+        r if r < 0 => Err(super::last_err()),
+        _ => Ok(Some((status, ru))),
+    }
+}
+
+/// Reap our own child, blocking; its wait status (0 when it was not ours).
+pub fn reap(pid: libc::pid_t) -> i32 {
+    let mut status = 0;
+    // SAFETY: a valid out-pointer; waiting has no memory effects otherwise.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    status
+}
+
+/// Clock ticks per second (`/proc` CPU times are in these).
+pub fn clock_ticks_per_s() -> f64 {
+    // SAFETY: sysconf takes an integer and has no memory effects.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).max(1) as f64
+}
+
+/// Set this process's nice level.
+pub fn set_nice(n: i32) -> std::io::Result<()> {
+    // SAFETY: setpriority takes integers.
+    super::check(unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, n) }).map(|_| ())
+}
+
+/// What a child started with [`Command`](std::process::Command) does
+/// between fork and exec: everything is optional, and every step is an
+/// async-signal-safe system call.
+#[derive(Clone, Copy, Default)]
+pub struct OnExec {
+    /// Die with SIGKILL when kbench dies.
+    pub die_with_parent: bool,
+    /// Lead a new process group (so the group can be signalled).
+    pub own_group: bool,
+    /// Lead a new session (its own autogroup, as a separate terminal).
+    pub own_session: bool,
+    /// Pin to these CPUs.
+    pub cpus: Option<libc::cpu_set_t>,
+    pub nice: Option<i32>,
+    /// Scheduling policy and priority.
+    pub policy: Option<(libc::c_int, i32)>,
+}
+
+/// A CPU set for [`OnExec::cpus`].
+pub fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
+    // SAFETY: an all-zero cpu_set_t is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        if cpu < libc::CPU_SETSIZE as usize {
+            // SAFETY: cpu is below the set's size (checked above).
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+    }
+    set
+}
+
+/// Arrange `on` to happen in `cmd`'s child before it execs.
+pub fn on_exec(cmd: &mut std::process::Command, on: OnExec) {
+    use std::os::unix::process::CommandExt;
+    let err = std::io::Error::last_os_error;
+    // SAFETY: the closure only makes async-signal-safe system calls on the
+    // child itself, with values moved in (nothing allocated or locked).
+    unsafe {
+        cmd.pre_exec(move || {
+            // A forked child is not a group leader, so setsid succeeds.
+            if on.own_session && libc::setsid() < 0 {
+                return Err(err());
+            }
+            if on.own_group && !on.own_session {
+                libc::setpgid(0, 0);
+            }
+            if on.die_with_parent {
+                libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                );
+            }
+            if let Some(set) = &on.cpus {
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) < 0 {
+                    return Err(err());
+                }
+            }
+            if let Some(n) = on.nice {
+                if libc::setpriority(libc::PRIO_PROCESS, 0, n) < 0 {
+                    return Err(err());
+                }
+            }
+            if let Some((policy, prio)) = on.policy {
+                let p = libc::sched_param {
+                    sched_priority: prio,
+                };
+                if libc::sched_setscheduler(0, policy, &p) < 0 {
+                    return Err(err());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+static PARENT_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn parent_gone(_: libc::c_int) {
+    PARENT_GONE.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// In a forked janitor: ignore Ctrl-C and sleep until `parent` dies (a
+/// parent-death SIGUSR1), returning at once if it already has.
+pub fn sleep_until_parent_dies(parent: libc::pid_t) {
+    use std::sync::atomic::Ordering::SeqCst;
+    // SAFETY: installing handlers and a parent-death signal in our own
+    // process; the handler only stores to an atomic.
+    unsafe {
+        libc::signal(
+            libc::SIGUSR1,
+            parent_gone as *const () as libc::sighandler_t,
+        );
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGUSR1 as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        if libc::getppid() != parent {
+            PARENT_GONE.store(true, SeqCst);
+        }
+        while !PARENT_GONE.load(SeqCst) {
+            libc::pause();
+        }
+    }
 }

@@ -143,3 +143,19 @@ pub fn gettid() -> libc::pid_t {
     // SAFETY: plain syscall.
     unsafe { libc::gettid() }
 }
+
+/// The CPU this thread runs on now (vDSO getcpu; 0 where unsupported).
+pub fn current_cpu() -> usize {
+    // SAFETY: no arguments; returns -1 only where getcpu is unsupported.
+    (unsafe { libc::sched_getcpu() }).max(0) as usize
+}
+
+/// CPUID leaf `leaf`'s ebx, ecx and edx.
+#[cfg(target_arch = "x86_64")]
+pub fn cpuid_bcd(leaf: u32) -> [u32; 3] {
+    #[allow(unused_unsafe)]
+    // SAFETY: CPUID is always present on x86_64 and has no side effects
+    // (older toolchains mark it unsafe).
+    let r = unsafe { std::arch::x86_64::__cpuid(leaf) };
+    [r.ebx, r.ecx, r.edx]
+}

@@ -73,6 +73,7 @@ mod tests {
         let pid = unsafe { libc::fork() };
         if pid == 0 {
             c.get(2).fetch_add(7, Relaxed);
+            // SAFETY: _exit never returns and is async-signal-safe.
             unsafe { libc::_exit(0) };
         }
         let mut st = 0;

@@ -26,8 +26,7 @@ impl std::fmt::Display for Role {
 }
 
 fn close(fd: RawFd) {
-    // SAFETY: closing an fd this process owns (in a child, its inherited copy).
-    unsafe { libc::close(fd) };
+    crate::sys::fd::close_raw(fd);
 }
 
 fn failure(role: Role, how: ExitKind) -> anyhow::Error {

@@ -4,7 +4,7 @@
 //! no allocation, no locks, no formatting.
 
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{OwnedFd, RawFd};
 
 /// Exit codes of a worker process, mapped to messages by the parent.
 pub const EXIT_OK: i32 = 0;
@@ -32,21 +32,7 @@ pub fn fdpair(pipe: bool) -> io::Result<(OwnedFd, OwnedFd)> {
     if pipe {
         return crate::sys::fd::pipe();
     }
-    let mut fds = [0 as RawFd; 2];
-    // SAFETY: fds is a valid 2-element out-array.
-    let ret = unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-            fds.as_mut_ptr(),
-        )
-    };
-    if ret < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both fds were just created and are owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    crate::sys::fd::socketpair()
 }
 
 pub use crate::sys::fd::{wait_readable, write_all};
@@ -69,19 +55,16 @@ pub fn read_ready(
     while got < tasks {
         if wait_readable(fd, 200)? {
             let want = ((tasks - got) as usize).min(buf.len());
-            // SAFETY: reading into a local buffer of at least `want` bytes.
-            let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), want) };
+            let n = crate::sys::fd::read(fd, &mut buf[..want])?;
             if n > 0 {
                 got += n as u64;
-            } else if n == 0 {
+            } else {
                 // End of file: every task closed its end, so none is left to
                 // say ready.  Let `idle` name a death it can see; else say so.
                 idle()?;
                 anyhow::bail!(
                     "the tasks ended before all were ready ({got} of {tasks} said ready)"
                 );
-            } else if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-                return Err(io::Error::last_os_error().into());
             }
         } else {
             idle()?;
@@ -118,20 +101,8 @@ pub fn receive(fd: RawFd, packets: u64, buf: &mut [u8], verify: bool) -> Result<
     let len = buf.len();
     let check_content = verify && len <= PIPE_BUF;
     for _ in 0..packets {
-        let mut done = 0;
-        while done < len {
-            // SAFETY: the pointer/length pair stays within buf.
-            let n = unsafe { libc::read(fd, buf[done..].as_mut_ptr().cast(), len - done) };
-            if n < 0 {
-                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(EXIT_READ);
-            }
-            if n == 0 {
-                return Err(EXIT_READ);
-            }
-            done += n as usize;
+        if !matches!(crate::sys::fd::read_full(fd, buf), Ok(true)) {
+            return Err(EXIT_READ);
         }
         if check_content && buf.iter().enumerate().any(|(j, &b)| b != (j % 251) as u8) {
             return Err(EXIT_CONTENT);
@@ -147,10 +118,8 @@ pub fn nothing_extra(fd: RawFd) -> Result<(), i32> {
         return Ok(());
     }
     let mut b = [0u8; 1];
-    // SAFETY: one-byte buffer; MSG_DONTWAIT works on sockets, and pipes
-    // were found readable so this read cannot block.
-    let n = unsafe { libc::read(fd, b.as_mut_ptr().cast(), 1) };
-    if n > 0 {
+    // The fd was found readable, so this read cannot block.
+    if crate::sys::fd::read(fd, &mut b).is_ok_and(|n| n > 0) {
         Err(EXIT_EXTRA)
     } else {
         Ok(())

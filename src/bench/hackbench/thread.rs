@@ -110,9 +110,8 @@ pub fn run(opts: &Options) -> Result<u64> {
         if !task::wait_readable(fin_r.as_raw_fd(), 200)? {
             continue;
         }
-        // SAFETY: reading into a local buffer.
-        let n = unsafe { libc::read(fin_r.as_raw_fd(), one.as_mut_ptr().cast(), one.len()) };
-        for &b in one.iter().take(n.max(0) as usize) {
+        let n = crate::sys::fd::read(fin_r.as_raw_fd(), &mut one).unwrap_or(0);
+        for &b in one.iter().take(n) {
             finished += 1;
             let code = (b & 0x7f) as i32;
             if b & SENDER_BIT != 0 {

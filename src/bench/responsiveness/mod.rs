@@ -285,13 +285,8 @@ pub fn run(opts: &Options) -> Result<Outcome> {
 fn drain(pipes: &[OwnedFd], bufs: &mut [Vec<u8>]) {
     let mut chunk = [0u8; 4096];
     for (p, b) in pipes.iter().zip(bufs.iter_mut()) {
-        loop {
-            // SAFETY: reading into a local buffer.
-            let n = unsafe { libc::read(p.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
-            if n <= 0 {
-                break;
-            }
-            b.extend_from_slice(&chunk[..n as usize]);
+        while let Ok(n @ 1..) = crate::sys::fd::read(p.as_raw_fd(), &mut chunk) {
+            b.extend_from_slice(&chunk[..n]);
         }
     }
 }

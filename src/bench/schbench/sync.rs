@@ -35,19 +35,7 @@ impl Futex {
             .compare_exchange(BLOCKED, RUNNING, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
-            // SAFETY: the word is a live AtomicI32 owned by self; a private
-            // futex on it needs nothing else.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_futex,
-                    self.0.as_ptr(),
-                    libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-                    1,
-                    std::ptr::null::<libc::timespec>(),
-                    std::ptr::null::<i32>(),
-                    0,
-                );
-            }
+            crate::sys::futex::wake_one(&self.0);
         }
     }
 
@@ -62,20 +50,9 @@ impl Futex {
             {
                 return;
             }
-            // SAFETY: as in post; the kernel sleeps only while the word is
-            // still BLOCKED, so a post between the check and the call is
-            // not lost (it makes FUTEX_WAIT return EAGAIN).
-            unsafe {
-                libc::syscall(
-                    libc::SYS_futex,
-                    self.0.as_ptr(),
-                    libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                    BLOCKED,
-                    std::ptr::null::<libc::timespec>(),
-                    std::ptr::null::<i32>(),
-                    0,
-                );
-            }
+            // The kernel sleeps only while the word is still BLOCKED, so a
+            // post between the check and the call is not lost.
+            crate::sys::futex::wait_while(&self.0, BLOCKED);
         }
     }
 }
@@ -163,9 +140,7 @@ impl CpuLocks {
 
 /// The CPU this thread runs on (vDSO getcpu).
 fn current_cpu() -> usize {
-    // SAFETY: no arguments; returns -1 only where getcpu is unsupported.
-    let c = unsafe { libc::sched_getcpu() };
-    c.max(0) as usize
+    crate::sys::sched::current_cpu()
 }
 
 #[cfg(test)]

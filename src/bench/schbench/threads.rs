@@ -7,7 +7,6 @@ use super::{ThreadReport, HIST_MAX_NS};
 use crate::sys::time::mono_ns;
 use anyhow::{anyhow, Result};
 use hdrhistogram::Histogram;
-use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,25 +15,9 @@ use std::time::Duration;
 /// more until it catches up (schbench's batch).
 const MAX_PENDING: u64 = 128;
 
-/// A page both ends of a pipe-mode hand-off write in turn.
-struct Page(UnsafeCell<Vec<u8>>);
-
-// SAFETY: the page is written by its worker before it posts itself to its
-// message thread (a SeqCst push), and by the message thread after it took
-// the worker off the list and before it posts the worker's futex (SeqCst);
-// the futex hand-off orders the two writers, so they never overlap.
-unsafe impl Sync for Page {}
-
-impl Page {
-    fn fill(&self, n: usize, byte: u8) {
-        // SAFETY: see the Sync impl: only one side writes at a time, and
-        // n is at most the page's length (checked by the caller's options).
-        unsafe {
-            let v = &mut *self.0.get();
-            v[..n].fill(byte);
-        }
-    }
-}
+/// A page both ends of a pipe-mode hand-off write in turn (the futex
+/// hand-off orders them).
+type Page = crate::sys::mem::HandOffPage;
 
 /// What a worker shares with its message thread and the main thread.
 struct Worker {
@@ -127,18 +110,14 @@ fn multiply(data: &mut [u64], n: usize) {
     assert!(a.len() >= n * n && b.len() >= n * n && c.len() >= n * n);
     for i in 0..n {
         for j in 0..n {
-            let out: *mut u64 = &mut c[i * n + j];
+            let out = &mut c[i * n + j];
+            crate::sys::mem::store_kept(out, 0);
             let mut acc = 0u64;
-            // SAFETY: `out` points into `c`, valid and exclusively ours;
-            // every index below is under n·n, which the assert checked.
-            unsafe {
-                std::ptr::write_volatile(out, 0);
-                for k in 0..n {
-                    let x = *a.get_unchecked(i * n + k);
-                    let y = *b.get_unchecked(k * n + j);
-                    acc = acc.wrapping_add(x.wrapping_mul(y));
-                    std::ptr::write_volatile(out, acc);
-                }
+            let row = &a[i * n..(i + 1) * n];
+            for (k, &x) in row.iter().enumerate() {
+                let y = b[k * n + j];
+                acc = acc.wrapping_add(x.wrapping_mul(y));
+                crate::sys::mem::store_kept(out, acc);
             }
         }
     }
@@ -202,7 +181,7 @@ impl Group {
                             locks: AtomicU64::new(0),
                             tid: AtomicI32::new(0),
                             snapshot: Mutex::new(None),
-                            page: Page(UnsafeCell::new(vec![0u8; page_len])),
+                            page: Page::new(page_len),
                         })
                     })
                     .collect(),

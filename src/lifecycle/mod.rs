@@ -15,6 +15,10 @@ use crate::error::Interrupted;
 use crate::store::{RunRecord, RunStatus};
 use anyhow::Result;
 
+pub mod cyclictest;
+pub mod hackbench;
+pub mod responsiveness;
+pub mod schbench;
 #[cfg(debug_assertions)]
 pub mod testbench;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fidelity of `kbench coldwalk` against `ls -R`, both after
-# `sync; echo 3 > /proc/sys/vm/drop_caches`, paired with abab.py.  Prints
+# `sync; echo 3 > /proc/sys/vm/drop_caches`, paired with bench/lib/pairs.py.  Prints
 # the median ratio kbench/ls of the wall time.  Goal: 0.8-1.1 (kbench must
 # not be slower than ls at the same walk).  Also shows `--stat` (every
 # entry lstat'ed, like `ls -lR`) against `ls -lR`.
@@ -8,7 +8,7 @@
 # Needs root (to drop caches).  Usage: bench/coldwalk-vs-ls.sh [PATH] [PAIRS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-abab=${ABAB:-$here/../shared/tools/abab.py}
+pairs_py=$here/bench/lib/pairs.py
 path=${1:-/usr}
 pairs=${2:-7}
 [ "$(id -u)" = 0 ] || { echo "dropping caches needs root" >&2; exit 1; }
@@ -21,6 +21,6 @@ printf '#!/bin/sh\nsync; echo 3 > /proc/sys/vm/drop_caches; exec ls %s "%s" > /d
 chmod +x "$tmp/ls" "$tmp/lsl"
 echo "median paired ratio kbench/ls of wall time, cold, $path, $pairs pairs"
 printf 'coldwalk   vs ls -R : '
-python3 "$abab" --pairs "$pairs" --a "$kb coldwalk $path --no-store -q" --b "$tmp/ls" | tail -1
+python3 "$pairs_py" --pairs "$pairs" --a "$kb coldwalk $path --no-store -q" --b "$tmp/ls" | tail -1
 printf 'coldwalk --stat vs ls -lR: '
-python3 "$abab" --pairs "$pairs" --a "$kb coldwalk $path --stat --no-store -q" --b "$tmp/lsl" | tail -1
+python3 "$pairs_py" --pairs "$pairs" --a "$kb coldwalk $path --stat --no-store -q" --b "$tmp/lsl" | tail -1

@@ -2,7 +2,7 @@
 # Fidelity of `kbench cyclictest` against rt-tests' cyclictest.
 #
 # For each condition (idle; under `stress-ng --cpu 2`; under a hackbench
-# loop) runs both alternately with ../shared/tools/abab.py, SECONDS each,
+# loop) runs both alternately with bench/lib/pairs.py, SECONDS each,
 # `--smp -p98 -m -i 1000 -d 0` (rt-tests also `-q -h 2000`), and prints the
 # median paired ratio kbench/rt-tests of the all-thread average and p99
 # (both from whole-microsecond samples, as rt-tests records them; see
@@ -15,7 +15,7 @@
 # Usage: bench/cyclictest-vs-rt-tests.sh [PAIRS] [SECONDS]   (default 5, 10)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-abab=${ABAB:-$here/../shared/tools/abab.py}
+pairs_py=$here/bench/lib/pairs.py
 pairs=${1:-5}
 secs=${2:-10}
 for t in cyclictest hackbench stress-ng; do
@@ -41,8 +41,8 @@ B
 chmod +x "$tmp/a" "$tmp/b"
 
 pair() {
-    python3 "$abab" --pairs "$pairs" --warmup 0 --timeout $((secs * 3 + 30)) --json \
-        --figure "$1=([0-9.]+)" --a "$tmp/a" --b "$tmp/b" | python3 "$here/bench/lib/abab-summary.py" us 2
+    python3 "$pairs_py" --pairs "$pairs" --timeout $((secs * 3 + 30)) \
+        --figure "$1=$1=([0-9.]+)" --a "$tmp/a" --b "$tmp/b" 2>/dev/null | tail -1
 }
 condition() {
     local name=$1; shift

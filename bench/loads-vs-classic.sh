@@ -2,7 +2,7 @@
 # Do kbench's loads press the kernel as hard as the classic tools they
 # replace?  A fixed CPU+I/O job (gzip of a 64 MiB file, three times) is
 # timed under each kbench load and under the classic equivalent, paired
-# with abab.py; the median ratio of the job's time (kbench load / classic
+# with bench/lib/pairs.py; the median ratio of the job's time (kbench load / classic
 # load) is the ratio of the slowdowns.  Goal: each within 0.8-1.25.
 #
 #   io    vs  dd if=/dev/zero of=F bs=1M count=SIZE, in a loop
@@ -17,7 +17,7 @@
 # Usage: bench/loads-vs-classic.sh [PAIRS] [SIZE_MB]   (default 5, 512)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-abab=${ABAB:-$here/../shared/tools/abab.py}
+pairs_py=$here/bench/lib/pairs.py
 pairs=${1:-5}
 mb=${2:-512}
 for t in stress-ng dbench tar gzip; do
@@ -52,7 +52,7 @@ loopsh() { echo "bash -c 'while true; do $1; done'"; }
 pair() {
     local name=$1 a=$2 b=$3
     printf '%-7s ' "$name"
-    python3 "$abab" --pairs "$pairs" --warmup 0 --timeout 300 --figure 'job: ([0-9.]+)' \
+    python3 "$pairs_py" --pairs "$pairs" --timeout 300 --figure 'job=job: ([0-9.]+)' \
         --a "$tmp/under $tmp $a" --b "$tmp/under $tmp $b" | tail -1
 }
 echo "median paired ratio of the job's time, kbench load / classic load ($pairs pairs)"

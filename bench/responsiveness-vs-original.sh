@@ -3,7 +3,7 @@
 # os-scheduler-responsiveness-test script (responsiveness.py, public; pass
 # its path).  Both run `-i1 -p2 --np 2` with the tasks' printing going to
 # a file (kbench with -t as long as the original takes), paired with
-# abab.py; prints the median paired ratio kbench/original
+# bench/lib/pairs.py; prints the median paired ratio kbench/original
 # of the interactive worker's average response, and of the mean prime-worker
 # time (the same trial-division work: an interpreted Python loop is far
 # slower, so expect a ratio well below 1 there).
@@ -16,7 +16,7 @@
 # Usage: bench/responsiveness-vs-original.sh PATH/TO/responsiveness.py [PAIRS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-abab=${ABAB:-$here/../shared/tools/abab.py}
+pairs_py=$here/bench/lib/pairs.py
 orig=${1:?usage: $0 PATH/TO/responsiveness.py [PAIRS]}
 pairs=${2:-3}
 [ -f "$orig" ] || { echo "$orig not found" >&2; exit 1; }
@@ -51,6 +51,6 @@ A
 chmod +x "$tmp/a"
 echo "median paired ratio kbench/original, $pairs pairs"
 printf 'average response: '
-python3 "$abab" --pairs "$pairs" --warmup 0 --timeout 600 --figure 'average:\s+([0-9.e-]+)' --a "$tmp/a" --b "$tmp/b" | tail -1
+python3 "$pairs_py" --pairs "$pairs" --timeout 600 --figure 'average=average:\s+([0-9.e-]+)' --a "$tmp/a" --b "$tmp/b" | tail -1
 printf 'prime time (first worker): '
-python3 "$abab" --pairs "$pairs" --warmup 0 --timeout 600 --figure '^0 prime time:\s+([0-9.e-]+)' --a "$tmp/a" --b "$tmp/b" | tail -1
+python3 "$pairs_py" --pairs "$pairs" --timeout 600 --figure 'prime=^0 prime time:\s+([0-9.e-]+)' --a "$tmp/a" --b "$tmp/b" | tail -1

@@ -15,6 +15,10 @@ schbench: everything but its workers).
 
   pairs.py --pairs 7 --a 'kbench schbench -r 10' --b 'schbench -r 10' \
       --figure 'rps=average rps: ([0-9.]+)' --outside schbench-worker
+
+Without --figure, the figure is each command's wall time ("wall", s).
+--warmup N runs each command N times first, unmeasured.  The last line
+printed is the first figure's, so `| tail -1` gives one line.
 """
 import argparse
 import os
@@ -49,6 +53,7 @@ def thread_cpu(pid):
 
 
 def run_once(cmd, patterns, outside, timeout):
+    start = time.monotonic()
     proc = subprocess.Popen(shlex.split(cmd), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     seen = {}
@@ -67,13 +72,14 @@ def run_once(cmd, patterns, outside, timeout):
         proc.kill()
         done.set()
         return None, f"timed out after {timeout}s"
+    wall = time.monotonic() - start
     done.set()
     t.join()
     if proc.returncode != 0:
         tail = (err or out).strip().splitlines()[-1:] or [""]
         return None, f"exit {proc.returncode}: {tail[0][:200]}"
     text = out + err
-    figs = {}
+    figs = {} if patterns else {"wall": wall}
     for name, pat in patterns:
         found = re.findall(pat, text, re.MULTILINE)
         if not found:
@@ -94,6 +100,7 @@ def main():
     ap.add_argument("--outside", help="thread name whose CPU is not counted")
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--warmup", type=int, default=0)
     a = ap.parse_args()
     patterns = []
     for f in a.figure:
@@ -101,7 +108,14 @@ def main():
         if not pat:
             ap.error(f"--figure {f!r}: expected NAME=REGEX")
         patterns.append((name, pat))
+    for _ in range(a.warmup):
+        for side, cmd in (("a", a.a), ("b", a.b)):
+            _, err = run_once(cmd, patterns, None, a.timeout)
+            if err:
+                print(f"warm-up {side}: {err}", file=sys.stderr)
+                sys.exit(1)
     ratios = {}
+    values = {}
     for i in range(a.pairs):
         order = [("a", a.a), ("b", a.b)] if i % 2 == 0 else [("b", a.b), ("a", a.a)]
         got = {}
@@ -116,15 +130,20 @@ def main():
             va, vb = got["a"][name], got["b"][name]
             r = va / vb if vb else float("nan")
             ratios.setdefault(name, []).append(r)
+            values.setdefault(name, ([], []))
+            values[name][0].append(va)
+            values[name][1].append(vb)
             line.append(f"{name} {va:g}/{vb:g}")
         print(f"pair {i + 1}: " + ", ".join(line), file=sys.stderr)
-    for name, rs in ratios.items():
+    for name, rs in reversed(list(ratios.items())):
         ok = [r for r in rs if r == r]
         if not ok:
             print(f"{name:28} no ratio (B was 0)")
             continue
+        va, vb = values[name]
         print(f"{name:28} median A/B {statistics.median(ok):.3f} "
-              f"(min {min(ok):.3f}, max {max(ok):.3f}, {len(ok)} pairs)")
+              f"(min {min(ok):.3f}, max {max(ok):.3f}, {len(ok)} pairs; "
+              f"A {statistics.median(va):.4g}, B {statistics.median(vb):.4g})")
 
 
 if __name__ == "__main__":

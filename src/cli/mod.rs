@@ -153,7 +153,7 @@ impl Subcommand for Registered {
     fn augment_subcommands(cmd: clap::Command) -> clap::Command {
         crate::registry::BENCHMARKS
             .iter()
-            .fold(cmd, |c, e| c.subcommand((e.command)()))
+            .fold(cmd, |c, e| c.subcommand((e.command)().about(e.about)))
     }
 
     fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {

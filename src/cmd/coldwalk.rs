@@ -45,7 +45,7 @@ impl Benchmark for Coldwalk {
         Ok(serde_json::to_value(&self.opts)?)
     }
 
-    fn run_once(&mut self, _ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
+    fn measure(&mut self, _ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
         if self.drop_caches {
             crate::sys::proc::drop_caches().map_err(|e| {
                 privilege(format!(

@@ -70,7 +70,7 @@ pub fn options(a: &CyclictestArgs) -> Result<Options> {
         .distance
         .checked_mul(n.saturating_sub(1))
         .and_then(|d| d.checked_add(a.interval));
-    if !last.is_some_and(|l| l <= MAX_INTERVAL_US) {
+    if last.is_none_or(|l| l > MAX_INTERVAL_US) {
         return Err(input(format!(
             "-d/--distance {}: with {n} threads the last one's interval (-i + (threads - 1) x -d) would pass {MAX_INTERVAL_US} us (1 hour)",
             a.distance

@@ -54,7 +54,7 @@ impl Benchmark for TimedJob {
         self.job.prepare()
     }
 
-    fn run_once(&mut self, _ctx: &Ctx, _rep: Rep) -> Result<Self::Outcome> {
+    fn measure(&mut self, _ctx: &Ctx, _rep: Rep) -> Result<Self::Outcome> {
         self.job.clean()?;
         let dropped = self.drop_caches && crate::sys::proc::drop_caches().is_ok();
         let mut child = self.job.start()?;

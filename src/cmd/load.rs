@@ -73,7 +73,7 @@ impl Benchmark for LoadRun {
         }))
     }
 
-    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Done> {
+    fn measure(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Done> {
         let l = load::build(&self.name, &self.opts)?;
         let description = l.describe();
         ctx.info(&format!("{} load: {description}", l.name()));

@@ -255,7 +255,7 @@ pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], o: &Options) {
                 .or(v.difference_ci)
                 .is_some_and(|(lo, hi)| lo > 0.0 || hi < 0.0);
         v.significant = Some(significant);
-        let big_enough = v.change_pct.map_or(true, |c| c.abs() >= o.threshold_pct);
+        let big_enough = v.change_pct.is_none_or(|c| c.abs() >= o.threshold_pct);
         v.verdict = if tp.is_some_and(|p| p < o.alpha) && o.threshold_pct > 0.0 {
             Verdict::Equivalent
         } else if significant && big_enough {

@@ -113,7 +113,7 @@ impl Benchmark for Cyclictest {
         })
     }
 
-    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
+    fn measure(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
         let live = Arc::new(Live::new(self.opts.threads.len()));
         let display = (!ctx.global.json && !ctx.global.quiet && std::io::stderr().is_terminal())
             .then(|| spawn_display(live.clone(), self.opts.clone()));

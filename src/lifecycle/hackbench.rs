@@ -55,7 +55,7 @@ impl Benchmark for Hackbench {
         })
     }
 
-    fn run_once(&mut self, _ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
+    fn measure(&mut self, _ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
         hackbench::run(&self.0)
     }
 

@@ -70,7 +70,7 @@ pub trait Benchmark {
     /// Measure one repetition.  An interruption before anything was
     /// measured is `Err(Interrupted)`; one with a partial measurement is an
     /// outcome for which [`Benchmark::stopped`] says so.
-    fn run_once(&mut self, ctx: &Ctx, rep: Rep) -> Result<Self::Outcome>;
+    fn measure(&mut self, ctx: &Ctx, rep: Rep) -> Result<Self::Outcome>;
 
     /// Why a repetition that returned an outcome did not complete:
     /// `Interrupted`, or the failure that cut it short (its partial
@@ -138,7 +138,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
         let mut rec = ctx.new_run(b.name(), params.clone());
         rec.set_settings(b.settings());
         let result = b
-            .run_once(ctx, rep)
+            .measure(ctx, rep)
             .and_then(|out| injected_failure(rep).map(|()| out));
         rec.ended = crate::sys::time::unix_now();
         let mut out = match result {

@@ -59,7 +59,7 @@ impl Benchmark for Responsiveness {
         Ok(serde_json::to_value(&self.opts)?)
     }
 
-    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
+    fn measure(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
         let out = responsiveness::run(&self.opts)?;
         if out.runs() == 0 {
             ctx.info(&format!("kbench: warning: {NO_ITERATION}"));

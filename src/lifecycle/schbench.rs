@@ -144,7 +144,7 @@ impl Benchmark for Schbench {
         }))
     }
 
-    fn run_once(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
+    fn measure(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {
         let mut printer = Printer {
             quiet: ctx.global.json || ctx.global.quiet,
         };

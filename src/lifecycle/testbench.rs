@@ -44,7 +44,7 @@ impl Benchmark for Testbench {
         Ok(serde_json::json!({ "seconds": self.0.seconds }))
     }
 
-    fn run_once(&mut self, _ctx: &Ctx, rep: Rep) -> Result<Waited> {
+    fn measure(&mut self, _ctx: &Ctx, rep: Rep) -> Result<Waited> {
         if self.0.fail_at == Some(rep.index + 1) {
             anyhow::bail!("failed as asked (--fail-at {})", rep.index + 1);
         }

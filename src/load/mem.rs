@@ -55,14 +55,18 @@ impl Load for Mem {
             return 12;
         };
         let pages = len / PAGE;
-        let step = if pages % STEP == 0 { STEP + 2 } else { STEP };
+        let step = if pages.is_multiple_of(STEP) {
+            STEP + 2
+        } else {
+            STEP
+        };
         let mut idx = 0usize;
         let mut n = 0u64;
         loop {
             map.bump(idx * PAGE + (n as usize % 64) * 8);
             idx = (idx + step) % pages;
             n += 1;
-            if n % 256 == 0 {
+            if n.is_multiple_of(256) {
                 work.fetch_add(1, Relaxed);
             }
         }

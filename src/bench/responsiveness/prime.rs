@@ -9,7 +9,7 @@ use crate::sys::time;
 pub fn is_prime_countdown(i: u64) -> bool {
     let mut j = i - 1;
     while j > 2 {
-        if i % j == 0 {
+        if i.is_multiple_of(j) {
             return false;
         }
         j -= 1;

@@ -17,6 +17,7 @@ mod compare;
 mod contest;
 mod error;
 mod fingerprint;
+mod health;
 mod import;
 mod job;
 mod lifecycle;

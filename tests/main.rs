@@ -8,6 +8,7 @@ mod cyclictest;
 mod fingerprint;
 mod hackbench;
 mod hardening;
+mod health;
 mod lifecycle;
 mod loads;
 mod postgres;

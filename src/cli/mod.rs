@@ -119,6 +119,15 @@ pub enum Command {
     },
     /// Print the man page (roff) to stdout
     Man,
+    /// The run-health monitor the run lifecycle starts beside every run
+    #[command(hide = true)]
+    HealthMonitor {
+        /// The kbench process whose descendants are kbench's own
+        #[arg(long)]
+        root: i32,
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+        interval_ms: u64,
+    },
 }
 
 /// A benchmark's subcommand, found in [`crate::registry`]: its name and
@@ -592,6 +601,9 @@ pub struct CompareArgs {
     /// Under inconclusive verdicts, also say how many runs a side would detect this change (%)
     #[arg(long, value_name = "PCT", value_parser = positive_percent)]
     pub detect: Option<f64>,
+    /// Leave out runs the health monitor marked suspect (reports say how many)
+    #[arg(long)]
+    pub exclude_suspect: bool,
     /// Per-metric detail tables after the scoreboard (always in HTML)
     #[arg(long)]
     pub details: bool,

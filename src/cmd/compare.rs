@@ -75,6 +75,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         },
         threshold_pct: a.threshold,
         detect_pct: a.detect,
+        exclude_suspect: a.exclude_suspect,
     };
     let c = compare::build(&runs, &opts)?;
     let text = match (format, a.layout) {

@@ -116,11 +116,23 @@ pub fn show(ctx: &Ctx, wanted: &[String], reference: Option<&str>) -> Result<()>
             );
         }
     }
+    let suspect: Vec<i64> = runs
+        .iter()
+        .filter(|r| crate::health::is_suspect(&r.settings))
+        .map(|r| r.id)
+        .collect();
     if ctx.global.json {
         print_json(
             "contest",
-            serde_json::json!({ "reference": reference, "labels": labels, "jobs": out }),
+            serde_json::json!({ "reference": reference, "labels": labels, "jobs": out, "suspect_runs": suspect }),
         )?;
+    } else if !suspect.is_empty() {
+        println!(
+            "suspect: {} of {} runs were disturbed by the machine: runs {} (`kbench runs show ID` says how)",
+            suspect.len(),
+            runs.len(),
+            crate::lifecycle::id_list(&suspect)
+        );
     }
     Ok(())
 }
@@ -144,6 +156,7 @@ struct Recorder<'a> {
     bar: ProgressBar,
     failures: Vec<String>,
     started: f64,
+    monitor: Option<Result<crate::health::Monitor, String>>,
 }
 
 impl Recorder<'_> {
@@ -154,6 +167,14 @@ impl Recorder<'_> {
         );
         rec.started = self.started;
         rec.ended = crate::sys::time::unix_now();
+        let health = self
+            .monitor
+            .take()
+            .unwrap_or_else(|| Err("no monitor was started".into()))
+            .and_then(crate::health::Monitor::finish);
+        if let Ok(Some(s)) = crate::lifecycle::record_health(health, &mut rec) {
+            self.bar.suspend(|| self.ctx.info(&format!("kbench: {s}")));
+        }
         rec
     }
 }
@@ -161,6 +182,7 @@ impl Recorder<'_> {
 impl Observer for Recorder<'_> {
     fn step(&mut self, load: &str, round: u32) {
         self.started = crate::sys::time::unix_now();
+        self.monitor = Some(crate::health::Monitor::start());
         self.bar.set_message(format!("round {} {load}", round + 1));
     }
 
@@ -301,6 +323,7 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
         bar,
         failures: Vec::new(),
         started: crate::sys::time::unix_now(),
+        monitor: None,
     };
     let result = contest::run(&job, &loads, a.runs, &load_opts, &mut rec);
     rec.bar.finish_and_clear();

@@ -48,6 +48,8 @@ pub struct Options {
     pub threshold_pct: f64,
     /// With `--detect`: the change (%) to size the runs needed for.
     pub detect_pct: Option<f64>,
+    /// Leave out runs the health monitor marked suspect.
+    pub exclude_suspect: bool,
 }
 
 /// The default `--threshold`: changes under 2 % are below the run-to-run
@@ -178,8 +180,31 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         )));
     }
     let mut warnings = Vec::new();
+    let suspect: Vec<i64> = runs
+        .iter()
+        .filter(|r| labels.contains(&r.label) && crate::health::is_suspect(&r.settings))
+        .map(|r| r.id)
+        .collect();
+    if !suspect.is_empty() {
+        let chosen = runs.iter().filter(|r| labels.contains(&r.label)).count();
+        let ids = crate::lifecycle::id_list(&suspect);
+        warnings.push(if o.exclude_suspect {
+            format!(
+                "{} suspect run(s) left out (--exclude-suspect): {ids}",
+                suspect.len()
+            )
+        } else {
+            format!(
+                "{} of {chosen} runs are suspect (the machine disturbed them; `kbench runs show ID` says how): {ids}; --exclude-suspect leaves them out",
+                suspect.len()
+            )
+        });
+    }
     let mut by_group: BTreeMap<(String, String), Vec<&RunRecord>> = BTreeMap::new();
     for r in &runs {
+        if o.exclude_suspect && suspect.contains(&r.id) {
+            continue;
+        }
         if labels.contains(&r.label) {
             by_group.entry(group_key(r)).or_default().push(r);
         }

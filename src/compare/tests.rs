@@ -15,6 +15,7 @@ fn opts(decider: Decider, correction: Correction) -> Options {
         correction,
         threshold_pct: DEFAULT_THRESHOLD_PCT,
         detect_pct: None,
+        exclude_suspect: false,
     }
 }
 

@@ -137,13 +137,16 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
         }
         let mut rec = ctx.new_run(b.name(), params.clone());
         rec.set_settings(b.settings());
+        let monitor = crate::health::Monitor::start();
         let result = b
             .measure(ctx, rep)
             .and_then(|out| injected_failure(rep).map(|()| out));
         rec.ended = crate::sys::time::unix_now();
+        let health = monitor.and_then(crate::health::Monitor::finish);
         let mut out = match result {
             Ok(out) => out,
             Err(e) => {
+                record_health(health, &mut rec)?;
                 rec.status = status_of(&e);
                 rec.notes.push(format!("{e:#}"));
                 match save(&mut store, &rec) {
@@ -157,6 +160,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
         };
         let stop = b.stopped(&mut out);
         b.record(&out, &mut rec)?;
+        let suspect = record_health(health, &mut rec)?;
         if let Some(e) = &stop {
             rec.status = status_of(e);
             rec.notes.push(match rec.status {
@@ -173,6 +177,9 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
             docs.push(b.json(&out));
         } else {
             print!("{}", b.text(ctx, &out, rep));
+        }
+        if let Some(s) = suspect {
+            ctx.info(&format!("kbench: {s}"));
         }
         outs.push(out);
         if let Some(e) = stop {
@@ -205,6 +212,34 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
     }
     say_stored(ctx, &store, &ids);
     ending
+}
+
+/// Store what the health monitor saw with the run; the note to show when
+/// it makes the run suspect.
+pub fn record_health(
+    health: Result<crate::health::Health, String>,
+    rec: &mut RunRecord,
+) -> Result<Option<String>> {
+    match health {
+        Ok(h) => {
+            rec.absorb(&h.measurement())?;
+            let t = crate::health::Thresholds::from_env();
+            rec.set_settings(serde_json::json!({ "health": h.settings(&t) }));
+            let reasons = h.reasons(&t);
+            if reasons.is_empty() {
+                return Ok(None);
+            }
+            let msg = format!("suspect run: {}", reasons.join("; "));
+            rec.notes.push(msg.clone());
+            Ok(Some(msg))
+        }
+        Err(e) => {
+            let msg = format!("run health not monitored: {e}");
+            rec.set_settings(serde_json::json!({ "health": { "suspect": null, "error": &msg } }));
+            rec.notes.push(msg);
+            Ok(None)
+        }
+    }
 }
 
 /// In debug builds, `KBENCH_INJECT_FAILURE=N` fails repetition N of any

@@ -320,6 +320,7 @@ mod tests {
             correction: crate::stats::multiple::Correction::Holm,
             threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
             detect_pct: None,
+            exclude_suspect: false,
         };
         let c = crate::compare::build(&runs, &o).unwrap();
         let text = render_article(&c, &runs).unwrap();

@@ -93,7 +93,8 @@ fn spawn<'a>(
         "nice": task.nice, "role": task.role,
         "session": if task.own_session { "own" } else { "shared" },
     });
-    c.env(ENV_SCENARIO, &t.id)
+    c.env(crate::health::ENV_ROOT, std::process::id().to_string())
+        .env(ENV_SCENARIO, &t.id)
         .env(ENV_PHASE, phase)
         .env(ENV_REP, rep.to_string())
         .env(ENV_TASK, &task.name)

@@ -387,7 +387,10 @@ impl Store for PgStore {
                 started: r.started,
                 status: r.status,
                 fingerprint_id: r.fingerprint.map(|f| f.id),
-                headline: r.metrics.into_iter().next(),
+                headline: r
+                    .metrics
+                    .into_iter()
+                    .find(|m| !m.name.starts_with("health.")),
             })
             .collect())
     }

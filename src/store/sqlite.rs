@@ -363,7 +363,10 @@ impl Store for SqliteStore {
         })?;
         let mut out: Vec<RunSummary> = rows.collect::<rusqlite::Result<_>>()?;
         for s in &mut out {
-            s.headline = self.metrics_of(s.id)?.into_iter().next();
+            s.headline = self
+                .metrics_of(s.id)?
+                .into_iter()
+                .find(|m| !m.name.starts_with("health."));
         }
         Ok(out)
     }

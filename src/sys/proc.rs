@@ -307,3 +307,14 @@ pub fn sleep_until_parent_dies(parent: libc::pid_t) {
         }
     }
 }
+
+/// Name this process (its `comm`, as `ps` and `/proc/<pid>/stat` show it;
+/// at most 15 bytes).
+pub fn set_name(name: &str) {
+    let mut buf = [0u8; 16];
+    let n = name.len().min(15);
+    buf[..n].copy_from_slice(&name.as_bytes()[..n]);
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16
+    // bytes from a buffer that outlives the call.
+    unsafe { libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0) };
+}

@@ -1,0 +1,143 @@
+//! Readers of the `/proc` and `/sys` files the health monitor samples.
+//! Each takes the file's text, so tests feed recorded snapshots.
+
+use std::collections::BTreeMap;
+
+/// Jiffies of one `cpu` line of `/proc/stat`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuTimes {
+    pub busy: u64,
+    pub idle: u64,
+    pub iowait: u64,
+    pub irq: u64,
+    pub softirq: u64,
+    pub steal: u64,
+}
+
+impl CpuTimes {
+    pub fn total(&self) -> u64 {
+        self.busy + self.idle + self.iowait + self.irq + self.softirq + self.steal
+    }
+
+    pub fn minus(&self, before: &CpuTimes) -> CpuTimes {
+        CpuTimes {
+            busy: self.busy.saturating_sub(before.busy),
+            idle: self.idle.saturating_sub(before.idle),
+            iowait: self.iowait.saturating_sub(before.iowait),
+            irq: self.irq.saturating_sub(before.irq),
+            softirq: self.softirq.saturating_sub(before.softirq),
+            steal: self.steal.saturating_sub(before.steal),
+        }
+    }
+}
+
+/// `/proc/stat`: the all-CPU line (key `cpu`) and each `cpuN`.  Fields
+/// (proc(5)): user nice system idle iowait irq softirq steal guest
+/// guest_nice; guest time is already inside user, so it is not added.
+pub fn proc_stat(text: &str) -> BTreeMap<String, CpuTimes> {
+    let mut out = BTreeMap::new();
+    for line in text.lines().filter(|l| l.starts_with("cpu")) {
+        let mut w = line.split_whitespace();
+        let Some(name) = w.next() else { continue };
+        let v: Vec<u64> = w.map(|x| x.parse().unwrap_or(0)).collect();
+        let f = |i: usize| v.get(i).copied().unwrap_or(0);
+        out.insert(
+            name.to_string(),
+            CpuTimes {
+                busy: f(0) + f(1) + f(2),
+                idle: f(3),
+                iowait: f(4),
+                irq: f(5),
+                softirq: f(6),
+                steal: f(7),
+            },
+        );
+    }
+    out
+}
+
+/// `total=` of the `some` and `full` lines of a `/proc/pressure/*` file,
+/// in microseconds.
+pub fn pressure(text: &str) -> (Option<u64>, Option<u64>) {
+    let total = |kind: &str| {
+        text.lines()
+            .find(|l| l.starts_with(kind))
+            .and_then(|l| l.split_whitespace().find_map(|w| w.strip_prefix("total=")))
+            .and_then(|v| v.parse().ok())
+    };
+    (total("some"), total("full"))
+}
+
+/// A counter of `/proc/vmstat` (`oom_kill`).
+pub fn vmstat(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
+}
+
+/// What `/proc/<pid>/stat` says of a process: parent, name, CPU jiffies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcStat {
+    pub ppid: i32,
+    pub name: String,
+    pub ticks: u64,
+}
+
+/// Parse `/proc/<pid>/stat` (the name may hold spaces and parentheses:
+/// it runs to the last `)`).
+pub fn proc_pid_stat(text: &str) -> Option<ProcStat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let name = text.get(open + 1..close)?.to_string();
+    let rest: Vec<&str> = text.get(close + 2..)?.split_whitespace().collect();
+    // After the name: state(0) ppid(1) … utime(11) stime(12).
+    let ppid = rest.get(1)?.parse().ok()?;
+    let utime: u64 = rest.get(11)?.parse().ok()?;
+    let stime: u64 = rest.get(12)?.parse().ok()?;
+    Some(ProcStat {
+        ppid,
+        name,
+        ticks: utime + stime,
+    })
+}
+
+/// Run delay (ns, time spent runnable but waiting) from a
+/// `/proc/<pid>/schedstat` line: `on-cpu-ns run-delay-ns timeslices`.
+pub fn schedstat_delay(text: &str) -> Option<u64> {
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_snapshots_parse() {
+        let stat = "cpu  965018 19209 228493 1108201 35410 0 4038 12784 0 0\n\
+                    cpu0 443546 9709 104616 609554 12032 0 772 6112 0 0\n\
+                    intr 1 2 3\n";
+        let s = proc_stat(stat);
+        assert_eq!(s["cpu"].steal, 12784);
+        assert_eq!(s["cpu"].busy, 965018 + 19209 + 228493);
+        assert_eq!(s["cpu0"].iowait, 12032);
+        assert_eq!(s.len(), 2);
+        let p = "some avg10=51.43 avg60=57.17 avg300=59.33 total=2267910201\n\
+                 full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        assert_eq!(pressure(p), (Some(2267910201), Some(0)));
+        assert_eq!(pressure("some avg10=0.00 total=5\n"), (Some(5), None));
+        assert_eq!(vmstat("nr_free_pages 5\noom_kill 3\n", "oom_kill"), Some(3));
+        assert_eq!(vmstat("nr_free_pages 5\n", "oom_kill"), None);
+        let st = "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 100 1000 10";
+        assert_eq!(
+            proc_pid_stat(st),
+            Some(ProcStat {
+                ppid: 1,
+                name: "my (odd) name".into(),
+                ticks: 300
+            })
+        );
+        assert_eq!(proc_pid_stat("garbage"), None);
+        assert_eq!(schedstat_delay("0 335792 1\n"), Some(335792));
+    }
+}

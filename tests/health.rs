@@ -1,0 +1,117 @@
+//! Run health: every run carries what the monitor saw; a run beside a busy
+//! foreign process is suspect with that reason; compare counts suspect
+//! runs and `--exclude-suspect` leaves them out.
+
+use crate::common::Env;
+
+fn show(env: &Env, id: i64) -> serde_json::Value {
+    env.json(&["runs", "show", &id.to_string()])
+}
+
+fn last_id(env: &Env) -> i64 {
+    let v = env.json(&["runs", "list", "--last", "1"]);
+    v["runs"][0]["id"].as_i64().unwrap()
+}
+
+#[test]
+fn a_run_beside_a_busy_foreign_process_is_suspect() {
+    let env = Env::new();
+    // A CPU hog that is not kbench's: the test's own child.
+    let mut hog = std::process::Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = env
+        .cmd()
+        .args(["testbench", "--seconds", "2.5", "--label", "busy"])
+        .env_remove("KBENCH_MAX_OUTSIDE_CPU_PCT")
+        .env_remove("KBENCH_MAX_STEAL_PCT")
+        .output()
+        .unwrap();
+    let _ = hog.kill();
+    let _ = hog.wait();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("kbench: suspect run: processes outside kbench"),
+        "{err}"
+    );
+    let s = show(&env, last_id(&env));
+    let h = &s["settings"]["health"];
+    assert_eq!(h["suspect"], true, "{s}");
+    let reasons = h["reasons"].to_string();
+    assert!(
+        reasons.contains("processes outside kbench") && reasons.contains("sh "),
+        "{reasons}"
+    );
+    let names: Vec<&str> = s["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    for m in [
+        "health.steal_pct",
+        "health.outside_cpu_pct",
+        "health.monitor_cpu_pct",
+    ] {
+        assert!(names.contains(&m), "{m} missing: {names:?}");
+    }
+    // What this machine cannot tell is listed, and never stored as zero.
+    for na in h["not_available"].as_array().unwrap() {
+        if na == "thermal throttle counters" {
+            assert!(!names.contains(&"health.thermal_throttles"));
+        }
+    }
+    assert!(s["notes"].to_string().contains("suspect run"), "{s}");
+}
+
+#[test]
+fn compare_counts_suspect_runs_and_can_leave_them_out() {
+    let env = Env::new();
+    for (label, values) in [("a", [1.0, 1.1, 0.9, 1.0]), ("b", [2.0, 2.1, 1.9, 2.0])] {
+        for v in values {
+            env.ok(&["testbench", "--value", &v.to_string(), "--label", label]);
+        }
+    }
+    // Mark two of a's runs suspect and the rest clean, whatever the
+    // machine was doing while the test ran.
+    let db = rusqlite::Connection::open(env.db()).unwrap();
+    db.execute(
+        "UPDATE runs SET settings = json_set(settings, '$.health.suspect', json(CASE WHEN label = 'a' AND id IN (SELECT id FROM runs WHERE label = 'a' ORDER BY id LIMIT 2) THEN 'true' ELSE 'false' END))",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let n_a = |v: &serde_json::Value| {
+        v["groups"][0]["metrics"][0]["labels"][0]["values"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let all = env.json(&["compare", "--label", "a", "--label", "b"]);
+    assert_eq!(n_a(&all), 4);
+    let w = all["warnings"].to_string();
+    assert!(
+        w.contains("2 of 8 runs are suspect") && w.contains("--exclude-suspect"),
+        "{w}"
+    );
+    let clean = env.json(&[
+        "compare",
+        "--label",
+        "a",
+        "--label",
+        "b",
+        "--exclude-suspect",
+    ]);
+    assert_eq!(n_a(&clean), 2);
+    assert!(
+        clean["warnings"]
+            .to_string()
+            .contains("2 suspect run(s) left out"),
+        "{clean}"
+    );
+    let text = env.ok(&["compare", "--label", "a", "--label", "b"]);
+    assert!(text.contains("2 of 8 runs are suspect"), "{text}");
+}

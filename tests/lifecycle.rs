@@ -295,3 +295,76 @@ fn an_imported_log_and_a_run_of_the_same_settings_compare() {
     );
     assert!(err.contains("not hackbench parameters"), "{err}");
 }
+
+/// `--runs auto` stops when the answer is clear: alone, once the interval
+/// is within --precision; against a stored label, once the verdict is
+/// decided; else at its cap.  Bad values are refused.
+#[test]
+fn runs_auto_stops_when_the_answer_is_clear() {
+    let env = Env::new();
+    let stored = |label: &str| {
+        env.json(&["runs", "list"])["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["label"] == label)
+            .count()
+    };
+    // Identical figures: the interval has no width after the first look.
+    let out = env.run(&["testbench", "--runs", "auto", "--label", "base"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("--runs auto: the 95% confidence sequence"),
+        "{err}"
+    );
+    assert_eq!(stored("base"), 3);
+    // Half the baseline's figure (lower is better): decided at the first look.
+    let v = env.json(&[
+        "testbench",
+        "--value",
+        "0.5",
+        "--runs",
+        "auto:9",
+        "--against",
+        "base",
+        "--label",
+        "new",
+    ]);
+    assert!(
+        v["auto"]
+            .as_str()
+            .unwrap()
+            .starts_with("better than the baseline"),
+        "{v}"
+    );
+    assert_eq!(stored("new"), 3);
+    // Alone, constant figures are precise at the first look, under the cap.
+    let v = env.json(&[
+        "testbench",
+        "--value",
+        "1.5",
+        "--runs",
+        "auto:4",
+        "--label",
+        "capped",
+    ]);
+    assert_eq!(
+        v["runs"].as_array().unwrap().len(),
+        3,
+        "constant figures: precise at 3 {v}"
+    );
+    assert!(
+        v["auto"].as_str().unwrap().contains("after 3 run(s)"),
+        "{v}"
+    );
+    let err = env.fails(&["testbench", "--runs", "auto:2"], 2);
+    assert!(err.contains("at least 3"), "{err}");
+    let err = env.fails(&["testbench", "--runs", "auto", "--against", "nobody"], 2);
+    assert!(
+        err.contains("--against nobody") && err.contains("at least 2"),
+        "{err}"
+    );
+    let err = env.fails(&["testbench", "--runs", "0"], 2);
+    assert!(err.contains("from 1 to"), "{err}");
+}

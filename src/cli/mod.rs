@@ -83,6 +83,15 @@ pub struct GlobalArgs {
     /// Print less: no banners, no progress
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// With --runs auto alone: stop when the headline metric's interval is within this % of its mean
+    #[arg(long, global = true, value_name = "PCT", default_value_t = 2.0, value_parser = positive_percent)]
+    pub precision: f64,
+    /// With --runs auto: stop when the verdict against this stored label is decided
+    #[arg(long, global = true, value_name = "LABEL")]
+    pub against: Option<String>,
+    /// With --runs auto: stop after this much time at most (e.g. 10m)
+    #[arg(long, global = true, value_name = "TIME", value_parser = values::duration)]
+    pub time_budget: Option<Duration>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -221,7 +230,6 @@ const HB_GROUPS: u32 = 10;
 const HB_GROUPS_MAX: u32 = 100_000;
 const HB_FDS: u32 = 20;
 const HB_FDS_MAX: u32 = 10_000;
-const HB_RUNS_MAX: u32 = 100_000;
 
 #[derive(Args, Debug, Clone)]
 pub struct HackbenchArgs {
@@ -252,9 +260,9 @@ pub struct HackbenchArgs {
     /// Pin every task to these CPUs (numactl -C syntax: 0-31, 0,2,4-7)
     #[arg(long, value_name = "LIST", value_parser = values::cpu_list)]
     pub cpus: Option<CpuList>,
-    /// Repeat N times; every run is stored
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=HB_RUNS_MAX as i64))]
-    pub runs: u32,
+    /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
+    pub runs: values::Runs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -310,9 +318,9 @@ pub struct SchbenchArgs {
     /// Percent of the footprint private to each worker; the rest is shared by all
     #[arg(long = "split", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub split: Option<u32>,
-    /// Repeat the measurement N times (each run stored)
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
+    /// Repeat the measurement N times (each run stored) (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
+    pub runs: values::Runs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -360,9 +368,9 @@ pub struct CyclictestArgs {
     /// Leave /dev/cpu_dma_latency alone (by default it is held at 0 during the run)
     #[arg(long)]
     pub default_system: bool,
-    /// Repeat N times; every run is stored
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub runs: u32,
+    /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
+    pub runs: values::Runs,
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
@@ -382,9 +390,9 @@ pub struct ColdwalkArgs {
     /// entries whose type the directory does not give)
     #[arg(long)]
     pub stat: bool,
-    /// Repeat N times (caches dropped before each); every run is stored
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub runs: u32,
+    /// Repeat N times (caches dropped before each); every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
+    pub runs: values::Runs,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -410,9 +418,9 @@ pub struct ResponsivenessArgs {
     /// Where the tasks' printing goes: a file, or `stdout` as the original did
     #[arg(long, default_value = "/dev/null", value_name = "FILE|stdout")]
     pub print_to: String,
-    /// Repeat N times; every run is stored
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
+    /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
+    pub runs: values::Runs,
 }
 
 /// Where and how a background load runs (shared by `load` and `contest`).
@@ -662,9 +670,9 @@ pub enum BetterArg {
 pub struct JobCmdArgs {
     #[command(flatten)]
     pub job: JobArgs,
-    /// Repeat N times (cleaned before each); every run is stored
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
+    /// Repeat N times (cleaned before each); every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
+    pub runs: values::Runs,
     /// Drop caches before each run (needs root)
     #[arg(long)]
     pub drop_caches: bool,
@@ -733,8 +741,8 @@ pub struct TestbenchArgs {
     #[arg(long, value_name = "N")]
     pub fail_at: Option<u32>,
     /// Repeat N times; every run is stored
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub runs: u32,
+    #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
+    pub runs: values::Runs,
 }
 
 /// A non-negative number of seconds, at most a year.

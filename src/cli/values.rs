@@ -103,6 +103,42 @@ pub fn job_size(s: &str) -> Result<String, String> {
     }
 }
 
+/// `--runs`: a count, or `auto[:MAX]` (repeat until the answer is clear,
+/// at most MAX runs; 20 by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    Fixed(u32),
+    Auto { max: u32 },
+}
+
+/// Most runs one command may be asked for.
+pub const MAX_RUNS: u32 = 100_000;
+/// `--runs auto`'s cap when none is given.
+pub const AUTO_MAX: u32 = 20;
+
+pub fn runs(s: &str) -> Result<Runs, String> {
+    let count = |v: &str| match v.parse::<u32>() {
+        Ok(n) if (1..=MAX_RUNS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{v}' is not a number of runs from 1 to {MAX_RUNS}"
+        )),
+    };
+    match s.strip_prefix("auto") {
+        Some("") => Ok(Runs::Auto { max: AUTO_MAX }),
+        Some(rest) => match rest.strip_prefix(':') {
+            Some(m) => count(m).and_then(|max| {
+                if max < 3 {
+                    Err("auto needs a MAX of at least 3 runs".into())
+                } else {
+                    Ok(Runs::Auto { max })
+                }
+            }),
+            None => Err(format!("'{s}': use a number, auto or auto:MAX")),
+        },
+        None => count(s).map(Runs::Fixed),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +157,9 @@ mod tests {
             .contains("unknown load 'fio'"));
         assert!(job_size("huge").is_err());
         assert!(policy("deadline").is_err());
+        assert_eq!(runs("3"), Ok(Runs::Fixed(3)));
+        assert_eq!(runs("auto"), Ok(Runs::Auto { max: AUTO_MAX }));
+        assert_eq!(runs("auto:50"), Ok(Runs::Auto { max: 50 }));
+        assert!(runs("0").is_err() && runs("auto:2").is_err() && runs("autox").is_err());
     }
 }

@@ -166,5 +166,5 @@ pub fn run(ctx: &Ctx, a: &LoadArgs) -> Result<()> {
         opts,
         duration,
     };
-    drive(ctx, &mut b, 1)
+    drive(ctx, &mut b, crate::cli::values::Runs::Fixed(1))
 }

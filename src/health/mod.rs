@@ -62,6 +62,10 @@ impl Default for Thresholds {
         }
     }
 }
+/// Steal and outside CPU count only from this much time on (ms): `/proc`
+/// counts in clock ticks (4 ms at HZ 250), so over a run of a few tens of
+/// milliseconds one tick would otherwise read as 10 %.
+pub const MIN_DISTURBANCE_MS: f64 = 50.0;
 /// How often the monitor samples.
 pub const INTERVAL_MS: u64 = 1000;
 
@@ -102,13 +106,18 @@ impl Health {
     /// Why the run is suspect (empty: it is not).
     pub fn reasons(&self, t: &Thresholds) -> Vec<String> {
         let mut r = Vec::new();
-        if self.steal_pct > t.steal_pct {
+        // CPU-time a percentage stands for: of all CPUs (steal), of one (outside).
+        let ncpu = crate::sys::cpus::online_here().len().max(1) as f64;
+        let ms = |pct: f64, cpus: f64| pct / 100.0 * self.wall_s * cpus * 1000.0;
+        if self.steal_pct > t.steal_pct && ms(self.steal_pct, ncpu) >= MIN_DISTURBANCE_MS {
             r.push(format!(
                 "steal {:.1}% of CPU time (over {}%)",
                 self.steal_pct, t.steal_pct
             ));
         }
-        if self.outside_cpu_pct > t.outside_cpu_pct {
+        if self.outside_cpu_pct > t.outside_cpu_pct
+            && ms(self.outside_cpu_pct, 1.0) >= MIN_DISTURBANCE_MS
+        {
             let top: Vec<String> = self
                 .outside_top
                 .iter()
@@ -211,6 +220,7 @@ impl Health {
             "thresholds": {
                 "steal_pct": t.steal_pct, "outside_cpu_pct": t.outside_cpu_pct,
                 "freq_spread_pct": t.freq_spread_pct, "oom_kills": 0, "rt_throttled": 0,
+                "min_disturbance_ms": MIN_DISTURBANCE_MS,
                 "thermal_throttles": 0,
             },
         })

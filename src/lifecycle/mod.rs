@@ -10,6 +10,7 @@
 //! The engines under `bench/` never print or store: they return an outcome
 //! and this loop turns it into a stored run.
 
+use crate::cli::values::Runs;
 use crate::cmd::{print_json, save, say_stored, Ctx};
 use crate::error::Interrupted;
 use crate::store::{RunRecord, RunStatus};
@@ -19,6 +20,7 @@ pub mod cyclictest;
 pub mod hackbench;
 pub mod responsiveness;
 pub mod schbench;
+pub mod sequential;
 #[cfg(debug_assertions)]
 pub mod testbench;
 
@@ -105,6 +107,117 @@ pub trait Benchmark {
     }
 }
 
+/// `--runs auto`: the headline metric's values so far and the rule that
+/// decides when they are enough ([`sequential`]).
+struct AutoRuns {
+    metric: &'static str,
+    rule: sequential::Rule,
+    values: Vec<f64>,
+    decision: sequential::Decision,
+    why_stopped: Option<String>,
+}
+
+impl AutoRuns {
+    fn new(ctx: &Ctx, benchmark: &str, params: &serde_json::Value) -> Result<AutoRuns> {
+        let entry = crate::registry::find(benchmark).ok_or_else(|| {
+            crate::error::input(format!("--runs auto: unknown benchmark {benchmark}"))
+        })?;
+        let spec = entry
+            .metrics
+            .iter()
+            .find(|m| m.name == entry.headline)
+            .copied()
+            .ok_or_else(|| {
+                crate::error::input(format!("--runs auto: {benchmark} has no headline metric"))
+            })?;
+        let baseline = match &ctx.global.against {
+            None => None,
+            Some(label) => Some(baseline_values(ctx, label, benchmark, params, spec.name)?),
+        };
+        Ok(AutoRuns {
+            metric: spec.name,
+            rule: sequential::Rule {
+                alpha: 0.05,
+                precision_pct: ctx.global.precision,
+                threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
+                better: spec.better,
+                baseline,
+            },
+            values: Vec::new(),
+            decision: sequential::Decision::Continue,
+            why_stopped: None,
+        })
+    }
+
+    /// After a stored run: is it time to stop?
+    fn after(
+        &mut self,
+        rec: &RunRecord,
+        last: bool,
+        elapsed: std::time::Duration,
+        budget: Option<std::time::Duration>,
+    ) -> bool {
+        if let Some(m) = rec.metrics.iter().find(|m| m.name == self.metric) {
+            if rec.status == RunStatus::Complete && !crate::health::is_suspect(&rec.settings) {
+                self.values.push(m.value);
+            }
+        }
+        self.decision = sequential::decide(&self.rule, &self.values);
+        if self.decision != sequential::Decision::Continue {
+            self.why_stopped = Some(self.decision.describe());
+        } else if budget.is_some_and(|b| elapsed >= b) {
+            self.why_stopped = Some("the time budget is spent; undecided".into());
+        } else if last {
+            self.why_stopped = Some("the most runs allowed; undecided".into());
+        }
+        self.why_stopped.is_some()
+    }
+
+    fn outcome(&self, runs: usize) -> String {
+        format!(
+            "{} after {runs} run(s), {} of them counted ({} of complete, not suspect runs; 5% error rate kept across every look)",
+            self.why_stopped.as_deref().unwrap_or("stopped"),
+            self.values.len(),
+            self.metric
+        )
+    }
+}
+
+/// The headline metric of `label`'s stored runs of this benchmark with the
+/// same canonical parameters (complete, not suspect).
+fn baseline_values(
+    ctx: &Ctx,
+    label: &str,
+    benchmark: &str,
+    params: &serde_json::Value,
+    metric: &str,
+) -> Result<Vec<f64>> {
+    let store = ctx.store_for_reading()?;
+    let runs = store.load_runs(
+        &crate::store::RunFilter {
+            labels: vec![label.to_string()],
+            benchmarks: vec![benchmark.to_string()],
+            only_complete: true,
+            ..Default::default()
+        },
+        false,
+    )?;
+    let want = crate::registry::canonical_params(benchmark, params);
+    let v: Vec<f64> = runs
+        .iter()
+        .filter(|r| crate::registry::canonical_params(benchmark, &r.params) == want)
+        .filter(|r| !crate::health::is_suspect(&r.settings))
+        .filter_map(|r| r.metrics.iter().find(|m| m.name == metric).map(|m| m.value))
+        .collect();
+    if v.len() < 2 {
+        return Err(crate::error::input(format!(
+            "--against {label}: {} stored run(s) of {benchmark} with these settings; at least 2 are needed",
+            v.len()
+        )));
+    }
+    Ok(v)
+}
+
 /// How a repetition ended, for its record.
 pub fn status_of(e: &anyhow::Error) -> RunStatus {
     if e.downcast_ref::<Interrupted>().is_some() {
@@ -115,9 +228,13 @@ pub fn status_of(e: &anyhow::Error) -> RunStatus {
 }
 
 /// Run `runs` repetitions of `b`, store each, print, and close.
-pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
+pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
     let mut store = ctx.store_for_writing()?;
     let params = b.params()?;
+    let (count, mut auto) = match runs {
+        Runs::Fixed(n) => (n, None),
+        Runs::Auto { max } => (max, Some(AutoRuns::new(ctx, b.name(), &params)?)),
+    };
     b.prepare(ctx)?;
     let json = ctx.global.json;
     if !json {
@@ -129,8 +246,9 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
     let mut docs = Vec::new();
     let mut ids = Vec::new();
     let mut ending: Result<()> = Ok(());
-    for index in 0..runs {
-        let rep = Rep { index, of: runs };
+    let started = std::time::Instant::now();
+    for index in 0..count {
+        let rep = Rep { index, of: count };
         if crate::sys::signals::stop_requested() {
             ending = Err(Interrupted.into());
             break;
@@ -186,6 +304,19 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
             ending = Err(e);
             break;
         }
+        if let Some(a) = auto.as_mut() {
+            if a.after(
+                &rec,
+                index + 1 == count,
+                started.elapsed(),
+                ctx.global.time_budget,
+            ) {
+                break;
+            }
+        }
+    }
+    if let Some(a) = &auto {
+        ctx.info(&format!("kbench: --runs auto: {}", a.outcome(outs.len())));
     }
     let failed = ending
         .as_ref()
@@ -197,6 +328,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: u32) -> Result<()> {
             let base = serde_json::json!({
                 "label": ctx.label(), "parameters": b.json_parameters(), "runs": docs,
                 "stored_ids": ids, "interrupted": ending.is_err(),
+                "auto": auto.as_ref().map(|a| a.outcome(outs.len())),
             });
             if let serde_json::Value::Object(b) = base {
                 for (k, v) in b {

@@ -19,6 +19,7 @@ mod error;
 mod fingerprint;
 mod health;
 mod import;
+mod isolate;
 mod job;
 mod lifecycle;
 mod load;

@@ -89,6 +89,9 @@ pub struct GlobalArgs {
     /// With --runs auto: stop when the verdict against this stored label is decided
     #[arg(long, global = true, value_name = "LABEL")]
     pub against: Option<String>,
+    /// Keep every other process off the probe CPUs during the run (cpusets, needs root)
+    #[arg(long, global = true)]
+    pub isolate: bool,
     /// With --runs auto: stop after this much time at most (e.g. 10m)
     #[arg(long, global = true, value_name = "TIME", value_parser = values::duration)]
     pub time_budget: Option<Duration>,
@@ -128,6 +131,12 @@ pub enum Command {
     },
     /// Print the man page (roff) to stdout
     Man,
+    /// Undo an --isolate that kbench could not undo itself (after a crash)
+    Restore {
+        /// Wait until this kbench process dies, then undo its isolation (the janitor)
+        #[arg(long, hide = true)]
+        after: Option<i32>,
+    },
     /// The run-health monitor the run lifecycle starts beside every run
     #[command(hide = true)]
     HealthMonitor {

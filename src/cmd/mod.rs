@@ -170,6 +170,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Labels => runs::labels(&ctx),
         Command::Completions { shell } => meta::completions(shell),
         Command::Man => meta::man(),
+        Command::Restore { after } => crate::isolate::restore(after),
         Command::HealthMonitor { root, interval_ms } => {
             crate::health::monitor::run(root, interval_ms)
         }

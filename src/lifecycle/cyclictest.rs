@@ -104,6 +104,13 @@ impl Benchmark for Cyclictest {
         Ok(self.params.clone())
     }
 
+    fn probe_cpus(&self) -> Option<Vec<usize>> {
+        let mut c: Vec<usize> = self.opts.threads.iter().filter_map(|t| t.cpu).collect();
+        c.sort_unstable();
+        c.dedup();
+        (!c.is_empty()).then_some(c)
+    }
+
     fn settings(&self) -> serde_json::Value {
         let o = &self.opts;
         serde_json::json!({

@@ -41,6 +41,10 @@ impl Benchmark for Hackbench {
         Ok(serde_json::to_value(Params::of(&self.0))?)
     }
 
+    fn probe_cpus(&self) -> Option<Vec<usize>> {
+        self.0.cpus.clone()
+    }
+
     fn banner(&self) -> Option<String> {
         Some(banner(&self.0))
     }

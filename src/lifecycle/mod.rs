@@ -58,6 +58,12 @@ pub trait Benchmark {
         None
     }
 
+    /// The CPUs the measurement runs on, when it pins itself (`--isolate`
+    /// keeps everything else off them; default: every CPU but the first).
+    fn probe_cpus(&self) -> Option<Vec<usize>> {
+        None
+    }
+
     /// Untimed set-up, once, after the store is open (so a bad `--db`
     /// fails before minutes of preparation).
     fn prepare(&mut self, _ctx: &Ctx) -> Result<()> {
@@ -231,11 +237,32 @@ pub fn status_of(e: &anyhow::Error) -> RunStatus {
 pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
     let mut store = ctx.store_for_writing()?;
     let params = b.params()?;
+    let mut isolated = None;
     let (count, mut auto) = match runs {
         Runs::Fixed(n) => (n, None),
         Runs::Auto { max } => (max, Some(AutoRuns::new(ctx, b.name(), &params)?)),
     };
     b.prepare(ctx)?;
+    let isolation = match ctx.global.isolate {
+        false => serde_json::json!({ "isolated": false }),
+        true => match crate::isolate::apply(b.probe_cpus().as_deref()) {
+            crate::isolate::Outcome::Isolated(i) => {
+                let s = i.summary.clone();
+                ctx.info(&format!(
+                    "kbench: isolated: CPUs {} for the probe, {} for the {} other tasks moved",
+                    s["probe_cpus"].as_str().unwrap_or("?"),
+                    s["house_cpus"].as_str().unwrap_or("?"),
+                    s["tasks_moved"]
+                ));
+                isolated = Some(i);
+                s
+            }
+            crate::isolate::Outcome::NotPossible(why) => {
+                ctx.info(&format!("kbench: not isolated: {why}; the run goes on"));
+                serde_json::json!({ "isolated": false, "asked": true, "reason": why })
+            }
+        },
+    };
     let json = ctx.global.json;
     if !json {
         if let Some(s) = b.banner() {
@@ -255,6 +282,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
         }
         let mut rec = ctx.new_run(b.name(), params.clone());
         rec.set_settings(b.settings());
+        rec.set_settings(serde_json::json!({ "isolation": isolation }));
         let monitor = crate::health::Monitor::start();
         let result = b
             .measure(ctx, rep)
@@ -341,6 +369,9 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
         if let Some(s) = b.summary(&outs) {
             println!("{s}");
         }
+    }
+    if let Some(mut i) = isolated {
+        i.undo();
     }
     say_stored(ctx, &store, &ids);
     ending

@@ -45,6 +45,11 @@ pub struct Entry {
     /// Stored parameters of any version in their canonical form, which is
     /// what compare groups by.
     pub canonical: fn(&serde_json::Value) -> serde_json::Value,
+    /// The first repetition of a command differs from the rest on the
+    /// machines measured (see the entry's comment): with `--runs` above 1
+    /// it is stored marked warm-up, and compare leaves it out unless
+    /// `--include-warmup`.
+    pub warmup: bool,
 }
 
 /// Every benchmark, in the order help lists them.

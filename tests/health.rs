@@ -34,7 +34,7 @@ fn a_run_beside_a_busy_foreign_process_is_suspect() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(
-        err.contains("kbench: suspect run: processes outside kbench"),
+        err.contains("kbench: suspect run: ") && err.contains("processes outside kbench"),
         "{err}"
     );
     let s = show(&env, last_id(&env));
@@ -114,4 +114,68 @@ fn compare_counts_suspect_runs_and_can_leave_them_out() {
     );
     let text = env.ok(&["compare", "--label", "a", "--label", "b"]);
     assert!(text.contains("2 of 8 runs are suspect"), "{text}");
+}
+
+/// cyclictest's first repetition differs from the rest on the machines
+/// measured: with --runs above 1 it is stored as warm-up, and compare
+/// leaves it out unless --include-warmup, saying so.
+#[test]
+fn the_first_cyclictest_repetition_is_a_warm_up() {
+    let env = Env::new();
+    for label in ["a", "b"] {
+        env.ok(&[
+            "cyclictest",
+            "-t",
+            "1",
+            "-i",
+            "1000",
+            "-D",
+            "300ms",
+            "--runs",
+            "3",
+            "--label",
+            label,
+        ]);
+    }
+    let runs = env.json(&["runs", "list", "--benchmark", "cyclictest"]);
+    let mut ids: Vec<i64> = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    ids.sort();
+    let warm: Vec<bool> = ids
+        .iter()
+        .map(|&id| show(&env, id)["settings"]["warmup"] == true)
+        .collect();
+    assert_eq!(warm, [true, false, false, true, false, false]);
+    let n_a = |v: &serde_json::Value| {
+        v["groups"][0]["metrics"][0]["labels"][0]["values"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let v = env.json(&["compare", "--label", "a", "--label", "b"]);
+    assert_eq!(n_a(&v), 2);
+    assert!(
+        v["left_out"]
+            .to_string()
+            .contains("2 warm-up run(s) left out"),
+        "{v}"
+    );
+    let text = env.ok(&["compare", "--label", "a", "--label", "b"]);
+    assert!(text.contains("2 warm-up run(s) left out"), "{text}");
+    let v = env.json(&[
+        "compare",
+        "--label",
+        "a",
+        "--label",
+        "b",
+        "--include-warmup",
+    ]);
+    assert_eq!(n_a(&v), 3);
+    // A single run is never a warm-up.
+    env.ok(&["cyclictest", "-t", "1", "-D", "200ms", "--label", "one"]);
+    assert_ne!(show(&env, last_id(&env))["settings"]["warmup"], true);
 }

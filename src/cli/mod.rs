@@ -621,6 +621,9 @@ pub struct CompareArgs {
     /// Leave out runs the health monitor marked suspect (reports say how many)
     #[arg(long)]
     pub exclude_suspect: bool,
+    /// Keep runs stored as warm-up (the first repetition of benchmarks whose first differs)
+    #[arg(long)]
+    pub include_warmup: bool,
     /// Per-metric detail tables after the scoreboard (always in HTML)
     #[arg(long)]
     pub details: bool,

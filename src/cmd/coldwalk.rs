@@ -27,6 +27,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: registry::no_estimate,
     canonical: registry::canonical_via::<Options>,
+    warmup: false,
 };
 
 struct Coldwalk {

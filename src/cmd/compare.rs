@@ -76,6 +76,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         threshold_pct: a.threshold,
         detect_pct: a.detect,
         exclude_suspect: a.exclude_suspect,
+        include_warmup: a.include_warmup,
     };
     let c = compare::build(&runs, &opts)?;
     let text = match (format, a.layout) {

@@ -32,6 +32,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: registry::no_estimate,
     canonical: registry::canonical_as_is,
+    warmup: false,
 };
 
 pub fn job_options(a: &JobArgs) -> JobOptions {

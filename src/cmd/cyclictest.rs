@@ -35,6 +35,11 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--duration"),
     canonical: registry::canonical_as_is,
+    // Measured on the 2-vCPU VM kbench is developed on: the first of 5
+    // one-second repetitions had p99 2.5-8x the others' (1157 vs 115-153,
+    // 297 vs 102-215, 747 vs 106-150 us; with -m as well), while
+    // hackbench's and a tiny job's first runs were within their spread.
+    warmup: true,
 };
 
 /// Longest interval any thread may get, µs (an hour).

@@ -25,6 +25,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: registry::no_estimate,
     canonical: crate::bench::hackbench::params::canonical,
+    warmup: false,
 };
 
 pub fn options(a: &HackbenchArgs) -> Result<Options> {

@@ -28,6 +28,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate,
     canonical: registry::canonical_as_is,
+    warmup: false,
 };
 
 struct TimedJob {

@@ -29,6 +29,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--duration").or(Some(30.0)),
     canonical: registry::canonical_as_is,
+    warmup: false,
 };
 
 /// Typed load options from the flags.

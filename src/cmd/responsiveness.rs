@@ -36,6 +36,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--time-limit"),
     canonical: registry::canonical_via::<Options>,
+    warmup: false,
 };
 
 fn scaled(p: &SleepPattern, scale: f64) -> Result<Vec<f64>> {

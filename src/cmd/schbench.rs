@@ -42,6 +42,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--runtime").or(Some(30.0)),
     canonical: registry::canonical_as_is,
+    warmup: false,
 };
 
 /// Most threads one run may start.

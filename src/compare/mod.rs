@@ -50,6 +50,8 @@ pub struct Options {
     pub detect_pct: Option<f64>,
     /// Leave out runs the health monitor marked suspect.
     pub exclude_suspect: bool,
+    /// Keep runs stored as warm-up (left out by default).
+    pub include_warmup: bool,
 }
 
 /// The default `--threshold`: changes under 2 % are below the run-to-run
@@ -107,6 +109,9 @@ pub struct Comparison {
     pub tally: Vec<(Verdict, usize)>,
     pub config_diff: Vec<config_diff::Row>,
     pub warnings: Vec<String>,
+    /// Runs left out by rule, not by trouble (warm-up runs), said in the
+    /// footnotes of every report.
+    pub left_out: Vec<String>,
     pub groups: Vec<Group>,
 }
 
@@ -200,9 +205,33 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
             )
         });
     }
+    let warmup: Vec<i64> = runs
+        .iter()
+        .filter(|r| labels.contains(&r.label) && r.settings["warmup"] == true)
+        .map(|r| r.id)
+        .collect();
+    let mut left_out = Vec::new();
+    if !warmup.is_empty() {
+        left_out.push(if o.include_warmup {
+            format!(
+                "{} warm-up run(s) kept (--include-warmup): {}",
+                warmup.len(),
+                crate::lifecycle::id_list(&warmup)
+            )
+        } else {
+            format!(
+                "{} warm-up run(s) left out (the first repetition differs for their benchmark; --include-warmup keeps them): {}",
+                warmup.len(),
+                crate::lifecycle::id_list(&warmup)
+            )
+        });
+    }
     let mut by_group: BTreeMap<(String, String), Vec<&RunRecord>> = BTreeMap::new();
     for r in &runs {
         if o.exclude_suspect && suspect.contains(&r.id) {
+            continue;
+        }
+        if !o.include_warmup && warmup.contains(&r.id) {
             continue;
         }
         if labels.contains(&r.label) {
@@ -243,6 +272,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         tally,
         config_diff: diff,
         warnings,
+        left_out,
         groups,
     })
 }

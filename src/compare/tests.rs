@@ -16,6 +16,7 @@ fn opts(decider: Decider, correction: Correction) -> Options {
         threshold_pct: DEFAULT_THRESHOLD_PCT,
         detect_pct: None,
         exclude_suspect: false,
+        include_warmup: false,
     }
 }
 

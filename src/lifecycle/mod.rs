@@ -283,6 +283,12 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
         let mut rec = ctx.new_run(b.name(), params.clone());
         rec.set_settings(b.settings());
         rec.set_settings(serde_json::json!({ "isolation": isolation }));
+        if index == 0 && count > 1 && crate::registry::find(b.name()).is_some_and(|e| e.warmup) {
+            rec.set_settings(serde_json::json!({ "warmup": true }));
+            rec.notes.push(
+                "warm-up: the first repetition differs from the rest for this benchmark; compare leaves it out unless --include-warmup".into(),
+            );
+        }
         let monitor = crate::health::Monitor::start();
         let result = b
             .measure(ctx, rep)

@@ -23,6 +23,7 @@ pub const ENTRY: Entry = Entry {
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--seconds"),
     canonical: registry::canonical_as_is,
+    warmup: false,
 };
 
 struct Testbench(TestbenchArgs);

@@ -294,6 +294,7 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
             ));
         }
     }
+    v.extend(c.left_out.iter().cloned());
     v.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
     v
 }

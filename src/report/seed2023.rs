@@ -321,6 +321,7 @@ mod tests {
             threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
             detect_pct: None,
             exclude_suspect: false,
+            include_warmup: false,
         };
         let c = crate::compare::build(&runs, &o).unwrap();
         let text = render_article(&c, &runs).unwrap();

@@ -109,11 +109,6 @@ where
     out
 }
 
-/// `canonical` for benchmarks whose stored JSON is already canonical.
-pub fn canonical_as_is(v: &serde_json::Value) -> serde_json::Value {
-    v.clone()
-}
-
 /// A subcommand built from clap `Args`.
 pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::Command {
     A::augment_args(clap::Command::new(name).about(about))

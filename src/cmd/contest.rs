@@ -31,7 +31,7 @@ pub const ENTRY: Entry = Entry {
     command: || registry::command::<ContestArgs>("contest", ABOUT),
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: registry::no_estimate,
-    canonical: registry::canonical_as_is,
+    canonical: registry::canonical_via::<crate::lifecycle::params::Contest>,
     warmup: false,
 };
 
@@ -164,7 +164,12 @@ impl Recorder<'_> {
     fn record(&mut self, load: &str, round: u32) -> RunRecord {
         let mut rec = self.ctx.new_run(
             "contest",
-            serde_json::json!({ "load": load, "job": self.job_identity, "round": round }),
+            crate::lifecycle::params::to_value(&crate::lifecycle::params::Contest {
+                v: 1,
+                load: Some(load.to_string()),
+                job: Some(self.job_identity.clone()),
+                round: Some(round),
+            }),
         );
         rec.started = self.started;
         rec.ended = crate::sys::time::unix_now();

@@ -34,7 +34,7 @@ pub const ENTRY: Entry = Entry {
     command: || registry::command::<CyclictestArgs>("cyclictest", ABOUT).disable_help_flag(true),
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--duration"),
-    canonical: registry::canonical_as_is,
+    canonical: registry::canonical_via::<crate::lifecycle::params::Cyclictest>,
     // Measured on the 2-vCPU VM kbench is developed on: the first of 5
     // one-second repetitions had p99 2.5-8x the others' (1157 vs 115-153,
     // 297 vs 102-215, 747 vs 106-150 us; with -m as well), while
@@ -107,11 +107,18 @@ pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {
     if opts.duration.is_none() && opts.loops.is_none() {
         ctx.info("running until Ctrl-C (give -D or -l to stop by itself)");
     }
-    let params = serde_json::json!({
-        "interval_us": a.interval, "distance_us": a.distance, "duration_s": opts.duration_s,
-        "loops": opts.loops, "threads": opts.threads.len(), "smp": a.smp,
-        "affinity": a.affinity.as_ref().map(|l| cpus::format_list(&l.0)), "priority": opts.priority, "policy": opts.policy,
-        "mlockall": opts.mlockall,
+    let params = crate::lifecycle::params::to_value(&crate::lifecycle::params::Cyclictest {
+        v: 1,
+        interval_us: Some(a.interval),
+        distance_us: Some(a.distance),
+        duration_s: opts.duration_s,
+        loops: opts.loops,
+        threads: Some(opts.threads.len() as u64),
+        smp: Some(a.smp),
+        affinity: a.affinity.as_ref().map(|l| cpus::format_list(&l.0)),
+        priority: Some(opts.priority),
+        policy: Some(opts.policy.name().to_string()),
+        mlockall: Some(opts.mlockall),
     });
     let mut b = Cyclictest {
         opts,

@@ -27,7 +27,7 @@ pub const ENTRY: Entry = Entry {
     command: || registry::command::<JobCmdArgs>("job", ABOUT),
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate,
-    canonical: registry::canonical_as_is,
+    canonical: registry::canonical_via::<crate::lifecycle::params::Job>,
     warmup: false,
 };
 
@@ -44,7 +44,12 @@ impl Benchmark for TimedJob {
     }
 
     fn params(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({ "job": self.job.identity() }))
+        Ok(crate::lifecycle::params::to_value(
+            &crate::lifecycle::params::Job {
+                v: 1,
+                job: Some(self.job.identity()),
+            },
+        ))
     }
 
     fn prepare(&mut self, ctx: &Ctx) -> Result<()> {

@@ -28,7 +28,7 @@ pub const ENTRY: Entry = Entry {
     command: || registry::command::<LoadArgs>("load", ABOUT),
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--duration").or(Some(30.0)),
-    canonical: registry::canonical_as_is,
+    canonical: registry::canonical_via::<crate::lifecycle::params::Load>,
     warmup: false,
 };
 
@@ -68,10 +68,17 @@ impl Benchmark for LoadRun {
 
     fn params(&self) -> Result<serde_json::Value> {
         let o = &self.opts;
-        Ok(serde_json::json!({
-            "load": self.name, "duration_s": self.duration.as_secs_f64(), "size": o.size,
-            "cpus": o.cpus, "nice": o.nice, "procs": o.procs,
-        }))
+        Ok(crate::lifecycle::params::to_value(
+            &crate::lifecycle::params::Load {
+                v: 1,
+                load: Some(self.name.clone()),
+                duration_s: Some(self.duration.as_secs_f64()),
+                size: o.size,
+                cpus: o.cpus.clone(),
+                nice: o.nice,
+                procs: o.procs,
+            },
+        ))
     }
 
     fn measure(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Done> {

@@ -41,7 +41,7 @@ pub const ENTRY: Entry = Entry {
     command: || registry::command::<SchbenchArgs>("schbench", ABOUT),
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--runtime").or(Some(30.0)),
-    canonical: registry::canonical_as_is,
+    canonical: registry::canonical_via::<crate::lifecycle::params::Schbench>,
     warmup: false,
 };
 

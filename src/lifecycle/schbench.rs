@@ -134,13 +134,23 @@ impl Benchmark for Schbench {
 
     fn params(&self) -> Result<serde_json::Value> {
         let o = &self.0;
-        Ok(serde_json::json!({
-            "message_threads": o.message_threads, "workers": o.workers, "runtime_s": o.runtime_s,
-            "warmup_s": o.warmup_s, "footprint_kb": o.footprint_kb, "operations": o.operations,
-            "sleep_us": o.sleep_us, "rps": o.rps, "auto_rps": o.auto_rps, "pipe": o.pipe_bytes,
-            "calibrate": o.calibrate, "no_locking": o.no_locking, "split": o.split,
-            "message_cpus": o.message_cpus.as_ref().map(|c| cpus::format_list(c)),
-            "worker_cpus": o.worker_cpus.as_ref().map(|c| cpus::format_list(c)),
+        Ok(super::params::to_value(&super::params::Schbench {
+            v: 1,
+            message_threads: Some(o.message_threads as u64),
+            workers: Some(o.workers as u64),
+            runtime_s: Some(o.runtime_s),
+            warmup_s: Some(o.warmup_s),
+            footprint_kb: Some(o.footprint_kb),
+            operations: Some(o.operations),
+            sleep_us: Some(o.sleep_us),
+            rps: Some(o.rps),
+            auto_rps: o.auto_rps.map(u64::from),
+            pipe: Some(o.pipe_bytes as u64),
+            calibrate: Some(o.calibrate),
+            no_locking: Some(o.no_locking),
+            split: o.split,
+            message_cpus: o.message_cpus.as_ref().map(|c| cpus::format_list(c)),
+            worker_cpus: o.worker_cpus.as_ref().map(|c| cpus::format_list(c)),
         }))
     }
 

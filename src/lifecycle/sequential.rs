@@ -233,4 +233,81 @@ mod tests {
         }
         assert!(matches!(d, Decision::Precise(h) if h <= 2.0), "{d:?}");
     }
+
+    /// Replay on samples recorded on a machine (`bench/sequential-vs-pts.sh`
+    /// records them and runs this): one value per line in the file named by
+    /// `KBENCH_REPLAY`.  A baseline of 5 runs and a candidate whose values
+    /// are resampled and scaled by 0.95 (a true 5 % improvement, lower is
+    /// better), or by 1.0 (no difference): how many runs `--runs auto`
+    /// needs to decide, against the Phoronix Test Suite's rule (repeat while
+    /// the relative standard deviation is over 3.5 %, then compare at p <
+    /// 0.05), both capped at 30 runs.
+    #[test]
+    #[ignore]
+    fn replay_recorded_samples() {
+        let Ok(path) = std::env::var("KBENCH_REPLAY") else {
+            eprintln!("set KBENCH_REPLAY=FILE (one value per line)");
+            return;
+        };
+        let vals: Vec<f64> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        assert!(vals.len() >= 5, "{path}: too few values");
+        let mut g = Normal(3);
+        let pick = |g: &mut Normal| vals[(g.uniform() * vals.len() as f64) as usize % vals.len()];
+        let (sims, cap) = (2000, 30);
+        for factor in [0.95, 1.0] {
+            let (mut a_runs, mut a_right, mut a_wrong) = (0usize, 0, 0);
+            let (mut p_runs, mut p_right, mut p_wrong) = (0usize, 0, 0);
+            for _ in 0..sims {
+                let base: Vec<f64> = (0..5).map(|_| pick(&mut g)).collect();
+                let rule = Rule {
+                    alpha: 0.05,
+                    precision_pct: 2.0,
+                    threshold_pct: 2.0,
+                    better: Better::Lower,
+                    baseline: Some(base.clone()),
+                };
+                let mut v = Vec::new();
+                let mut d = Decision::Continue;
+                while d == Decision::Continue && v.len() < cap {
+                    v.push(pick(&mut g) * factor);
+                    d = decide(&rule, &v);
+                }
+                a_runs += v.len();
+                match (d, factor < 1.0) {
+                    (Decision::Better(_), true) => a_right += 1,
+                    (Decision::Better(_) | Decision::Worse(_), _) => a_wrong += 1,
+                    _ => {}
+                }
+                let mut v: Vec<f64> = (0..3).map(|_| pick(&mut g) * factor).collect();
+                while v.len() < cap && (variance(&v).sqrt() / mean(&v) * 100.0) > 3.5 {
+                    v.push(pick(&mut g) * factor);
+                }
+                p_runs += v.len();
+                if let Some(w) = welch::test(&v, &base) {
+                    if w.p < 0.05 {
+                        if factor < 1.0 && mean(&v) < mean(&base) {
+                            p_right += 1;
+                        } else {
+                            p_wrong += 1;
+                        }
+                    }
+                }
+            }
+            let f = |n: usize| n as f64 / sims as f64;
+            println!(
+                "{path}: true change {:+.0}%: --runs auto {:.1} runs, right {:.1}%, wrong {:.1}%; PTS rule {:.1} runs, right {:.1}%, wrong {:.1}%",
+                (factor - 1.0) * 100.0,
+                f(a_runs),
+                f(a_right) * 100.0,
+                f(a_wrong) * 100.0,
+                f(p_runs),
+                f(p_right) * 100.0,
+                f(p_wrong) * 100.0
+            );
+        }
+    }
 }

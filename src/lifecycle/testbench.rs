@@ -22,7 +22,7 @@ pub const ENTRY: Entry = Entry {
     command: || registry::command::<TestbenchArgs>("testbench", ENTRY.about).hide(true),
     run: |ctx, m| run(ctx, &registry::args(m)?),
     estimate: |argv| registry::flag_seconds(argv, "--seconds"),
-    canonical: registry::canonical_as_is,
+    canonical: registry::canonical_via::<super::params::Testbench>,
     warmup: false,
 };
 
@@ -42,7 +42,10 @@ impl Benchmark for Testbench {
     }
 
     fn params(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({ "seconds": self.0.seconds }))
+        Ok(super::params::to_value(&super::params::Testbench {
+            v: 1,
+            seconds: Some(self.0.seconds),
+        }))
     }
 
     fn measure(&mut self, _ctx: &Ctx, rep: Rep) -> Result<Waited> {

@@ -1,15 +1,10 @@
 //! The comparison as CSV: one row per group × metric × label with every
-//! statistic (RFC 4180 quoting).
+//! statistic, written by the `csv` crate (RFC 4180 quoting).
 
 use crate::compare::{params_text, Comparison};
 
 fn field(s: &str) -> String {
-    let s = &*super::clean(s);
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    super::clean(s).into_owned()
 }
 
 fn f(v: Option<f64>) -> String {
@@ -17,10 +12,13 @@ fn f(v: Option<f64>) -> String {
         .map_or(String::new(), |x| format!("{x}"))
 }
 
+const HEADER: &str = "benchmark,params,metric,unit,better,label,baseline,n,mean,median,sd,ci_low,ci_high,min,max,change_pct,change_ci_low_pct,change_ci_high_pct,welch_p_value,mann_whitney_p_value,p_adjusted,tost_p_adjusted,effect_size,cohens_d,significant,verdict,detectable_change_pct";
+
 pub fn render(c: &Comparison) -> String {
-    let mut out = String::from(
-        "benchmark,params,metric,unit,better,label,baseline,n,mean,median,sd,ci_low,ci_high,min,max,change_pct,change_ci_low_pct,change_ci_high_pct,welch_p_value,mann_whitney_p_value,p_adjusted,tost_p_adjusted,effect_size,cohens_d,significant,verdict,detectable_change_pct\n",
-    );
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let _ = w.write_record(HEADER.split(','));
     for g in &c.groups {
         for m in &g.metrics {
             for l in &m.labels {
@@ -56,10 +54,10 @@ pub fn render(c: &Comparison) -> String {
                     field(v.map_or("baseline", |v| v.verdict.as_str())),
                     f(v.and_then(|v| v.detectable_change_pct)),
                 ];
-                out.push_str(&cols.join(","));
-                out.push('\n');
+                let _ = w.write_record(&cols);
             }
         }
     }
-    out
+    // Writing to memory cannot fail.
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }

@@ -245,7 +245,10 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
     };
     b.prepare(ctx)?;
     let isolation = match ctx.global.isolate {
-        false => serde_json::json!({ "isolated": false }),
+        false => std::env::var(crate::scenario::runner::ENV_ISOLATION)
+            .ok()
+            .and_then(|v| serde_json::from_str(&v).ok())
+            .unwrap_or_else(|| serde_json::json!({ "isolated": false })),
         true => match crate::isolate::apply(b.probe_cpus().as_deref()) {
             crate::isolate::Outcome::Isolated(i) => {
                 let s = i.summary.clone();

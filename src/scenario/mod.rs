@@ -79,5 +79,8 @@ pub struct Scenario {
     pub description: String,
     pub runs: u32,
     pub scale: f64,
+    /// Keep every other process off the CPUs for the whole scenario
+    /// (`isolate = true`; the first CPU is the house's).
+    pub isolate: bool,
     pub phases: Vec<Phase>,
 }

@@ -16,6 +16,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const ENV_SCENARIO: &str = "KBENCH_SCENARIO_RUN";
+/// The isolation a scenario put in place, as JSON, for its tasks to record.
+pub const ENV_ISOLATION: &str = "KBENCH_SCENARIO_ISOLATION";
 const ENV_PHASE: &str = "KBENCH_SCENARIO_PHASE";
 const ENV_REP: &str = "KBENCH_SCENARIO_REPETITION";
 const ENV_TASK: &str = "KBENCH_SCENARIO_TASK";
@@ -257,6 +259,26 @@ pub fn run(
     progress: &mut dyn Progress,
 ) -> Result<Vec<String>> {
     let scratch = crate::sys::tempdir::PrivateDir::in_tmp("scenario")?;
+    // Isolation covers every phase; the tasks record it (ENV_ISOLATION).
+    let _isolated = if sc.isolate {
+        match crate::isolate::apply(None) {
+            crate::isolate::Outcome::Isolated(i) => {
+                std::env::set_var(ENV_ISOLATION, i.summary.to_string());
+                Some(i)
+            }
+            crate::isolate::Outcome::NotPossible(why) => {
+                eprintln!("kbench: not isolated: {why}; the scenario goes on");
+                std::env::set_var(
+                    ENV_ISOLATION,
+                    serde_json::json!({ "isolated": false, "asked": true, "reason": why })
+                        .to_string(),
+                );
+                None
+            }
+        }
+    } else {
+        None
+    };
     let mut failures = Vec::new();
     for rep in 0..sc.runs {
         for ph in &sc.phases {

@@ -21,6 +21,9 @@ struct FileSpec {
     runs: u32,
     #[serde(default = "one_f")]
     scale: f64,
+    /// Keep other processes off the CPUs but the first (see `--isolate`).
+    #[serde(default)]
+    isolate: bool,
     /// Default values of user variables (`--var NAME=VALUE` overrides).
     #[serde(default)]
     vars: BTreeMap<String, toml::Value>,
@@ -205,6 +208,7 @@ pub fn parse(
         description: spec.description,
         runs: spec.runs,
         scale,
+        isolate: spec.isolate,
         phases,
     })
 }

@@ -107,6 +107,34 @@ fn isolation_moves_other_processes_off_and_back_also_after_kill_9() {
             .collect();
         assert!(left.is_empty(), "a house cpuset was left");
     }
+    // A scenario with `isolate = true` isolates for all its phases, and
+    // its tasks record it.
+    let f = env.dir.path().join("iso.toml");
+    std::fs::write(
+        &f,
+        "name = \"iso\"\nisolate = true\n[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"testbench\"\nargs = { seconds = 3 }\n",
+    )
+    .unwrap();
+    let kb = env.spawn(&["run", f.to_str().unwrap(), "--label", "isoscen"]);
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    assert!(
+        cpuset(w).starts_with("/kbench-house-"),
+        "scenario: {}",
+        cpuset(w)
+    );
+    let out = kb.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!((cpuset(w), allowed(w), cpuset(n), allowed(n)), before);
+    let last = env.json(&["runs", "list", "--last", "1"]);
+    let id = last["runs"][0]["id"].as_i64().unwrap().to_string();
+    assert_eq!(
+        env.json(&["runs", "show", &id])["settings"]["isolation"]["isolated"],
+        true
+    );
     // After a crash: a record left behind is applied by `kbench restore`.
     let home = env.dir.path().join("home");
     let rdir = home.join(".local/share/kbench/restore");

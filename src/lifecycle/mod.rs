@@ -430,8 +430,11 @@ fn injected_failure(rep: Rep) -> Result<()> {
     Ok(())
 }
 
-/// Ids as a short list: `3`, `3-5`, `3-5,9`.
+/// Ids as a short list, in order: `3`, `3-5`, `3-5,9`.
 pub fn id_list(ids: &[i64]) -> String {
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < ids.len() {
@@ -459,5 +462,6 @@ mod tests {
         assert_eq!(id_list(&[3]), "3");
         assert_eq!(id_list(&[3, 4, 5]), "3-5");
         assert_eq!(id_list(&[3, 4, 5, 9, 11, 12]), "3-5,9,11-12");
+        assert_eq!(id_list(&[7, 1, 2, 6, 9, 2]), "1-2,6-7,9");
     }
 }

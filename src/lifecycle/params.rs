@@ -122,6 +122,7 @@ pub struct Contest {
 }
 
 /// `kbench testbench` (debug builds).
+#[cfg(debug_assertions)]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Testbench {
     #[serde(default = "one")]

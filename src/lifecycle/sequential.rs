@@ -1,11 +1,14 @@
 //! `--runs auto`: repeat until the answer is clear, with an error rate that
-//! survives looking after every run.
+//! survives looking at the data again and again.
 //!
 //! Looking at the data after every run and stopping at the first "p <
 //! 0.05" inflates the false-verdict rate far above 5 % (see the tests).
-//! Here look k (the k-th look, from the [`MIN_RUNS`]-th run on) spends
-//! α_k = α · 6 / (π² k²), and Σ_k α_k = α (Σ 1/k² = π²/6).  By the union
-//! bound (Bonferroni) the probability that *any* look gives a false
+//! Here the data are looked at after run 3, 5, 8, 12, 18, 27, 41, … (each
+//! about 1.5 times the last, [`look_index`]), and look k spends
+//! α_k = α · 6 / (π² k²), and Σ_k α_k = α (Σ 1/k² = π²/6).  Looking on a
+//! geometric schedule rather than after every run keeps k, and so the
+//! price of each look, small: run 27 is look 6 (α_k ≈ 0.017 α), not look 25.
+//! By the union bound (Bonferroni) the probability that *any* look gives a false
 //! verdict, or that any of the intervals misses, is at most α, whatever
 //! the stopping time and however the looks depend on each other: the
 //! intervals form a confidence sequence.  The rule is conservative (an
@@ -28,6 +31,18 @@ use crate::stats::{student_t, welch};
 
 /// Runs before the first look.
 pub const MIN_RUNS: usize = 3;
+
+/// The look that run `n` is (1-based), or `None` when run `n` is not
+/// looked at: looks fall at 3, 5, 8, 12, 18, 27, 41, … runs.
+pub fn look_index(n: usize) -> Option<u32> {
+    let mut at = MIN_RUNS;
+    let mut k = 1;
+    while at < n {
+        at = (at * 3).div_ceil(2);
+        k += 1;
+    }
+    (at == n).then_some(k)
+}
 
 /// α spent at look `k` (1-based).
 pub fn alpha_at(alpha: f64, k: u32) -> f64 {
@@ -84,7 +99,9 @@ pub fn decide(rule: &Rule, values: &[f64]) -> Decision {
     if values.len() < MIN_RUNS {
         return Decision::Continue;
     }
-    let look = (values.len() - MIN_RUNS + 1) as u32;
+    let Some(look) = look_index(values.len()) else {
+        return Decision::Continue;
+    };
     let a = alpha_at(rule.alpha, look);
     match &rule.baseline {
         None => {
@@ -140,6 +157,13 @@ mod tests {
             let (u, v) = (self.uniform().max(1e-300), self.uniform());
             mu + sd * (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
         }
+    }
+
+    #[test]
+    fn looks_fall_on_a_geometric_schedule() {
+        let looks: Vec<usize> = (1..50).filter(|&n| look_index(n).is_some()).collect();
+        assert_eq!(looks, [3, 5, 8, 12, 18, 27, 41]);
+        assert_eq!(look_index(27), Some(6));
     }
 
     #[test]

@@ -188,40 +188,15 @@ fn tgid(tid: i32) -> Option<i32> {
         .ok()
 }
 
-/// kbench and its descendants (and the scenario runner's, when it set the
+/// kbench and its descendants (the scenario runner's, when it set the
 /// root), by the parent chain in `/proc`.
 fn own_pids() -> std::collections::HashSet<i32> {
-    let root = std::env::var(crate::health::ENV_ROOT)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(std::process::id() as i32);
-    let mut parent = std::collections::HashMap::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        if let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) {
-            if let Some(st) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|t| crate::health::sample::proc_pid_stat(&t))
-            {
-                parent.insert(pid, st.ppid);
-            }
-        }
-    }
-    parent
+    let root = crate::health::root_pid();
+    let procs = crate::health::sample::processes();
+    procs
         .keys()
         .copied()
-        .filter(|&p| {
-            let mut q = p;
-            for _ in 0..64 {
-                if q == root {
-                    return true;
-                }
-                match parent.get(&q) {
-                    Some(&pp) if pp > 0 && pp != q => q = pp,
-                    _ => return false,
-                }
-            }
-            false
-        })
+        .filter(|&p| crate::health::sample::descends(&procs, p, root))
         .collect()
 }
 

@@ -116,15 +116,20 @@ pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::
 
 /// Typed flags from a subcommand's matches.
 pub fn args<A: clap::FromArgMatches>(m: &clap::ArgMatches) -> Result<A> {
-    A::from_arg_matches(m).map_err(|e| crate::error::input(e.to_string().trim().to_string()))
+    A::from_arg_matches(m).map_err(|e| crate::error::input(crate::cli::one_line(&e.to_string())))
+}
+
+/// The value following `flag` in an argv.
+pub fn flag_value<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
+    argv.iter()
+        .position(|a| a == flag)
+        .and_then(|i| argv.get(i + 1))
+        .map(String::as_str)
 }
 
 /// The value following `flag` in an argv, as seconds.
 pub fn flag_seconds(argv: &[String], flag: &str) -> Option<f64> {
-    let v = argv
-        .iter()
-        .position(|a| a == flag)
-        .and_then(|i| argv.get(i + 1))?;
+    let v = flag_value(argv, flag)?;
     crate::sys::time::parse_duration(v)
         .ok()
         .map(|d| d.as_secs_f64())

@@ -6,7 +6,7 @@ use crate::bench::{Better, Metric};
 use crate::cli::{ContestArgs, JobArgs};
 use crate::contest::table::{self, Row};
 use crate::contest::{self, Observer, RunResult, CACHERUN, NOLOAD};
-use crate::error::{input, Interrupted};
+use crate::error::input;
 use crate::job::{Job, JobOptions, Spec};
 use crate::registry::{self, metric, Entry};
 use crate::store::{RunFilter, RunRecord, RunStatus, Store};
@@ -117,23 +117,14 @@ pub fn show(ctx: &Ctx, wanted: &[String], reference: Option<&str>) -> Result<()>
             );
         }
     }
-    let suspect: Vec<i64> = runs
-        .iter()
-        .filter(|r| crate::health::is_suspect(&r.settings))
-        .map(|r| r.id)
-        .collect();
     if ctx.global.json {
+        let suspect = crate::health::suspect_ids(&runs);
         print_json(
             "contest",
             serde_json::json!({ "reference": reference, "labels": labels, "jobs": out, "suspect_runs": suspect }),
         )?;
-    } else if !suspect.is_empty() {
-        println!(
-            "suspect: {} of {} runs were disturbed by the machine: runs {} (`kbench runs show ID` says how)",
-            suspect.len(),
-            runs.len(),
-            crate::lifecycle::id_list(&suspect)
-        );
+    } else if let Some(line) = crate::health::suspect_line(&runs) {
+        println!("{line}");
     }
     Ok(())
 }
@@ -237,11 +228,7 @@ impl Observer for Recorder<'_> {
 
     fn failed(&mut self, load: &str, round: u32, err: &anyhow::Error, fatal: bool) -> Result<()> {
         let mut rec = self.record(load, round);
-        rec.status = if err.downcast_ref::<Interrupted>().is_some() {
-            RunStatus::Interrupted
-        } else {
-            RunStatus::Failed
-        };
+        rec.status = crate::lifecycle::status_of(err);
         rec.notes.push(format!("{err:#}"));
         save(&mut self.store, &rec)?;
         if rec.status == RunStatus::Failed && !fatal {

@@ -116,15 +116,11 @@ pub fn run(ctx: &Ctx, a: &JobCmdArgs) -> Result<()> {
 /// Seconds a generated-project job takes by its size (a guess for the
 /// scenario plan); a kernel build or a command of the user's: unknown.
 fn estimate(argv: &[String]) -> Option<f64> {
-    let val = |flag: &str| {
-        argv.iter()
-            .position(|a| a == flag)
-            .and_then(|i| argv.get(i + 1))
-    };
+    let val = |flag: &str| registry::flag_value(argv, flag);
     if val("--kernel-tree").is_some() || val("--job-cmd").is_some() {
         return None;
     }
-    Some(match val("--job-size").map(String::as_str) {
+    Some(match val("--job-size") {
         Some("tiny") => 2.0,
         Some("medium") => 60.0,
         Some("large") => 240.0,

@@ -185,11 +185,8 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         )));
     }
     let mut warnings = Vec::new();
-    let suspect: Vec<i64> = runs
-        .iter()
-        .filter(|r| labels.contains(&r.label) && crate::health::is_suspect(&r.settings))
-        .map(|r| r.id)
-        .collect();
+    let suspect =
+        crate::health::suspect_ids(runs.iter().copied().filter(|r| labels.contains(&r.label)));
     if !suspect.is_empty() {
         let chosen = runs.iter().filter(|r| labels.contains(&r.label)).count();
         let ids = crate::lifecycle::id_list(&suspect);

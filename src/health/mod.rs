@@ -232,23 +232,51 @@ pub fn is_suspect(settings: &serde_json::Value) -> bool {
     settings["health"]["suspect"].as_bool() == Some(true)
 }
 
+/// The ids of the suspect runs among `runs`.
+pub fn suspect_ids<'a>(runs: impl IntoIterator<Item = &'a crate::store::RunRecord>) -> Vec<i64> {
+    runs.into_iter()
+        .filter(|r| is_suspect(&r.settings))
+        .map(|r| r.id)
+        .collect()
+}
+
+/// The line a report ends with when some of its runs are suspect.
+pub fn suspect_line(runs: &[crate::store::RunRecord]) -> Option<String> {
+    let ids = suspect_ids(runs);
+    (!ids.is_empty()).then(|| {
+        format!(
+            "suspect: {} of {} runs were disturbed by the machine (steal, other processes, OOM, throttling): runs {}; `kbench runs show ID` says how, `compare --exclude-suspect` leaves them out",
+            ids.len(),
+            runs.len(),
+            crate::lifecycle::id_list(&ids)
+        )
+    })
+}
+
 /// The environment variable naming the kbench process whose descendants
 /// are kbench's own (a scenario's runner sets it for its tasks).
 pub const ENV_ROOT: &str = "KBENCH_ROOT_PID";
 
+/// The kbench process whose descendants are kbench's own: the scenario
+/// runner's when it set [`ENV_ROOT`], else this one.
+pub fn root_pid() -> i32 {
+    std::env::var(ENV_ROOT)
+        .ok()
+        .and_then(|v| v.parse::<i32>().ok())
+        .unwrap_or(std::process::id() as i32)
+}
+
 /// The parent's handle on a running monitor.
 pub struct Monitor {
     child: std::process::Child,
+    out: std::io::BufReader<std::process::ChildStdout>,
 }
 
 impl Monitor {
     /// Start the monitor process; `Err` says why there is none.
     pub fn start() -> Result<Monitor, String> {
         use std::process::Stdio;
-        let root = std::env::var(ENV_ROOT)
-            .ok()
-            .and_then(|v| v.parse::<i32>().ok())
-            .unwrap_or(std::process::id() as i32);
+        let root = root_pid();
         let exe = std::env::current_exe().map_err(|e| format!("kbench's own path: {e}"))?;
         let mut cmd = std::process::Command::new(exe);
         cmd.args([
@@ -268,10 +296,21 @@ impl Monitor {
                 ..Default::default()
             },
         );
-        let child = cmd
+        let mut child = cmd
             .spawn()
             .map_err(|e| format!("starting the monitor: {e}"))?;
-        Ok(Monitor { child })
+        let stdout = child.stdout.take().ok_or("the monitor has no output")?;
+        let mut mon = Monitor {
+            child,
+            out: std::io::BufReader::new(stdout),
+        };
+        // Wait until it has read its starting figures, so its start-up
+        // never overlaps the measurement.
+        let mut line = String::new();
+        match std::io::BufRead::read_line(&mut mon.out, &mut line) {
+            Ok(_) if line.trim() == "ready" => Ok(mon),
+            _ => Err("the monitor did not start".into()),
+        }
     }
 
     /// Stop it and read what it saw.
@@ -279,9 +318,7 @@ impl Monitor {
         use std::io::Read;
         drop(self.child.stdin.take());
         let mut out = String::new();
-        if let Some(mut o) = self.child.stdout.take() {
-            let _ = o.read_to_string(&mut out);
-        }
+        let _ = self.out.read_to_string(&mut out);
         let _ = self.child.wait();
         serde_json::from_str(out.trim()).map_err(|e| format!("the monitor's report: {e}"))
     }

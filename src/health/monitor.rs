@@ -4,7 +4,7 @@
 //! visible and measured.  It samples once per interval until its standard
 //! input closes, then prints one JSON [`Health`](super::Health) line.
 
-use super::sample::{self, CpuTimes, ProcStat};
+use super::sample::{self, CpuTimes};
 use super::Health;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -12,43 +12,6 @@ use std::time::Instant;
 
 /// The monitor's process name (`ps` shows it).
 pub const NAME: &str = "kbench-health";
-
-/// What one scan of `/proc` found.
-struct Scan {
-    procs: HashMap<i32, ProcStat>,
-}
-
-fn scan() -> Scan {
-    let mut procs = HashMap::new();
-    if let Ok(dir) = std::fs::read_dir("/proc") {
-        for e in dir.flatten() {
-            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
-                continue;
-            };
-            if let Some(st) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|t| sample::proc_pid_stat(&t))
-            {
-                procs.insert(pid, st);
-            }
-        }
-    }
-    Scan { procs }
-}
-
-/// Is `pid` `root` or one of its descendants (by the parent chain)?
-fn descends(procs: &HashMap<i32, ProcStat>, mut pid: i32, root: i32) -> bool {
-    for _ in 0..64 {
-        if pid == root {
-            return true;
-        }
-        match procs.get(&pid) {
-            Some(p) if p.ppid > 0 && p.ppid != pid => pid = p.ppid,
-            _ => return false,
-        }
-    }
-    false
-}
 
 fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
@@ -144,30 +107,25 @@ pub fn run(root: i32, interval_ms: u64) -> anyhow::Result<()> {
     let mut fmin = u64::MAX;
     let mut fmax = 0u64;
     // Outside CPU: ticks at first sight (0 for processes born during the run).
-    let first = scan();
-    let mut base: HashMap<i32, u64> = first
-        .procs
+    let mut procs = sample::processes();
+    let mut base: HashMap<i32, u64> = procs
         .iter()
-        .filter(|(pid, _)| !descends(&first.procs, **pid, root))
+        .filter(|(pid, _)| !sample::descends(&procs, **pid, root))
         .map(|(pid, p)| (*pid, p.ticks))
         .collect();
     let mut last_outside: HashMap<i32, (String, u64)> = HashMap::new();
     // Run delay of kbench's own processes: first and last seen.
     let mut delay: HashMap<i32, (u64, u64)> = HashMap::new();
-    let mut own_seen_first = true;
-    loop {
-        let s = scan();
-        for (pid, p) in &s.procs {
-            if descends(&s.procs, *pid, root) {
+    let mut account = |procs: &HashMap<i32, sample::ProcStat>, first: bool| {
+        for (pid, p) in procs {
+            if sample::descends(procs, *pid, root) {
                 if *pid == me {
                     continue;
                 }
                 if let Some(d) = read(&format!("/proc/{pid}/schedstat"))
                     .and_then(|t| sample::schedstat_delay(&t))
                 {
-                    let e = delay
-                        .entry(*pid)
-                        .or_insert((if own_seen_first { d } else { 0 }, d));
+                    let e = delay.entry(*pid).or_insert((if first { d } else { 0 }, d));
                     e.1 = d;
                 }
             } else {
@@ -175,12 +133,22 @@ pub fn run(root: i32, interval_ms: u64) -> anyhow::Result<()> {
                 last_outside.insert(*pid, (p.name.clone(), p.ticks));
             }
         }
-        own_seen_first = false;
+    };
+    // Everything is read once: the run may start (see `Monitor::start`).
+    println!("ready");
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let mut first = true;
+    loop {
+        account(&procs, first);
+        first = false;
         for f in freqs() {
             fmin = fmin.min(f);
             fmax = fmax.max(f);
         }
-        if crate::sys::fd::wait_readable(0, interval_ms as i32).unwrap_or(true) {
+        let stop = crate::sys::fd::wait_readable(0, interval_ms as i32).unwrap_or(true);
+        procs = sample::processes();
+        if stop {
+            account(&procs, false);
             break;
         }
     }

@@ -102,6 +102,37 @@ pub fn proc_pid_stat(text: &str) -> Option<ProcStat> {
     })
 }
 
+/// Every process in `/proc` now, by pid.
+pub fn processes() -> std::collections::HashMap<i32, ProcStat> {
+    let mut procs = std::collections::HashMap::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        if let Some(st) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|t| proc_pid_stat(&t))
+        {
+            procs.insert(pid, st);
+        }
+    }
+    procs
+}
+
+/// Is `pid` `root` or one of its descendants (by the parent chain)?
+pub fn descends(procs: &std::collections::HashMap<i32, ProcStat>, mut pid: i32, root: i32) -> bool {
+    for _ in 0..64 {
+        if pid == root {
+            return true;
+        }
+        match procs.get(&pid) {
+            Some(p) if p.ppid > 0 && p.ppid != pid => pid = p.ppid,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// Run delay (ns, time spent runnable but waiting) from a
 /// `/proc/<pid>/schedstat` line: `on-cpu-ns run-delay-ns timeslices`.
 pub fn schedstat_delay(text: &str) -> Option<u64> {

@@ -143,19 +143,16 @@ pub fn decide(rule: &Rule, values: &[f64]) -> Decision {
 mod tests {
     use super::*;
 
-    /// SplitMix64 and Box-Muller: a seeded normal sampler for simulation.
-    struct Normal(u64);
+    use crate::stats::bootstrap::SplitMix;
+
+    /// A seeded normal sampler for simulation.
+    struct Normal(SplitMix);
     impl Normal {
         fn uniform(&mut self) -> f64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+            self.0.uniform()
         }
         fn sample(&mut self, mu: f64, sd: f64) -> f64 {
-            let (u, v) = (self.uniform().max(1e-300), self.uniform());
-            mu + sd * (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+            mu + sd * self.0.normal()
         }
     }
 
@@ -178,7 +175,7 @@ mod tests {
     /// does not.
     #[test]
     fn looking_after_every_run_keeps_the_error_rate() {
-        let mut g = Normal(7);
+        let mut g = Normal(SplitMix(7));
         let (sims, max, alpha) = (2000, 30, 0.05);
         let mut false_verdicts = 0;
         let mut naive_false = 0;
@@ -225,7 +222,7 @@ mod tests {
 
     #[test]
     fn a_real_difference_is_found_and_precision_is_reached() {
-        let mut g = Normal(11);
+        let mut g = Normal(SplitMix(11));
         let base: Vec<f64> = (0..10).map(|_| g.sample(100.0, 2.0)).collect();
         let rule = Rule {
             alpha: 0.05,
@@ -279,7 +276,7 @@ mod tests {
             .filter_map(|l| l.trim().parse().ok())
             .collect();
         assert!(vals.len() >= 5, "{path}: too few values");
-        let mut g = Normal(3);
+        let mut g = Normal(SplitMix(3));
         let pick = |g: &mut Normal| vals[(g.uniform() * vals.len() as f64) as usize % vals.len()];
         let (sims, cap) = (2000, 30);
         for factor in [0.95, 1.0] {

@@ -138,18 +138,8 @@ pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
             label,
         ));
     }
-    let suspect: Vec<i64> = runs
-        .iter()
-        .filter(|r| crate::health::is_suspect(&r.settings))
-        .map(|r| r.id)
-        .collect();
-    if !suspect.is_empty() {
-        out.push_str(&format!(
-            "\nsuspect: {} of {} runs were disturbed by the machine (steal, other processes, OOM, throttling): runs {}; `kbench runs show ID` says how, `compare --exclude-suspect` leaves them out\n",
-            suspect.len(),
-            runs.len(),
-            crate::lifecycle::id_list(&suspect)
-        ));
+    if let Some(line) = crate::health::suspect_line(runs) {
+        out.push_str(&format!("\n{line}\n"));
     }
     out
 }

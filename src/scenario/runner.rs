@@ -106,7 +106,7 @@ fn spawn<'a>(
         crate::sys::proc::OnExec {
             die_with_parent: true,
             own_session: task.own_session,
-            cpus: task.cpus.as_deref().map(crate::sys::proc::cpu_set),
+            cpus: task.cpus.as_deref().map(crate::sys::sched::cpu_set),
             nice: task.nice,
             policy: task
                 .policy

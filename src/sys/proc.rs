@@ -207,24 +207,11 @@ pub struct OnExec {
     pub own_group: bool,
     /// Lead a new session (its own autogroup, as a separate terminal).
     pub own_session: bool,
-    /// Pin to these CPUs.
+    /// Pin to these CPUs ([`crate::sys::sched::cpu_set`]).
     pub cpus: Option<libc::cpu_set_t>,
     pub nice: Option<i32>,
     /// Scheduling policy and priority.
     pub policy: Option<(libc::c_int, i32)>,
-}
-
-/// A CPU set for [`OnExec::cpus`].
-pub fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
-    // SAFETY: an all-zero cpu_set_t is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &cpu in cpus {
-        if cpu < libc::CPU_SETSIZE as usize {
-            // SAFETY: cpu is below the set's size (checked above).
-            unsafe { libc::CPU_SET(cpu, &mut set) };
-        }
-    }
-    set
 }
 
 /// Arrange `on` to happen in `cmd`'s child before it execs.

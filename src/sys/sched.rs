@@ -91,15 +91,24 @@ pub fn set_policy(tid: libc::pid_t, policy: Policy, prio: i32) -> anyhow::Result
 
 /// Pin thread `tid` (0 = calling thread) to `cpus`.
 pub fn set_affinity(tid: libc::pid_t, cpus: &[usize]) -> std::io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus {
-        // SAFETY: CPU_SET bounds-checks against the set size.
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
+    let set = cpu_set(cpus);
     // SAFETY: set is a valid cpu_set_t of the size passed.
     let ret = unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) };
     super::check(ret).map(|_| ())
+}
+
+/// A `cpu_set_t` of `cpus` (CPUs past the set's size are left out; the
+/// CPU-list parser refuses them before this).
+pub fn cpu_set(cpus: &[usize]) -> libc::cpu_set_t {
+    // SAFETY: an all-zero cpu_set_t is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        if cpu < libc::CPU_SETSIZE as usize {
+            // SAFETY: cpu is below the set's size (checked above).
+            unsafe { libc::CPU_SET(cpu, &mut set) };
+        }
+    }
+    set
 }
 
 /// The CPUs thread `tid` (0 = calling thread) may run on.

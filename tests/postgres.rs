@@ -205,7 +205,7 @@ fn a_dropped_connection_mid_push_completes_on_retry() {
     assert!(crate::common::wait_for(60, || db.count() > 0));
     let mut c = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
     c.execute(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kbench' AND pid <> pg_backend_pid()",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kbench' AND datname = current_database() AND pid <> pg_backend_pid()",
         &[],
     )
     .unwrap();

@@ -32,7 +32,7 @@ struct Record {
 }
 
 /// Where restore records live.
-fn record_dir() -> PathBuf {
+pub(crate) fn record_dir() -> PathBuf {
     crate::store::default_path()
         .parent()
         .map(Path::to_path_buf)
@@ -215,7 +215,9 @@ fn count_other_cpusets(mount: &Path, house: &Path) -> u64 {
     n
 }
 
-fn spawn_janitor() -> Result<std::process::Child> {
+/// A `kbench restore --after <this pid>` process, which applies this
+/// process's restore records once it has died.
+pub(crate) fn spawn_janitor() -> Result<std::process::Child> {
     let mut c = std::process::Command::new(std::env::current_exe()?);
     c.args(["restore", "--after", &std::process::id().to_string()])
         .stdin(std::process::Stdio::null())
@@ -267,8 +269,10 @@ impl Drop for Isolation {
 }
 
 /// `kbench restore`: apply every restore record left (after `--after PID`
-/// dies, for the janitor).
+/// dies, for the janitor).  Records of a kbench that is still running are
+/// its own business and are left alone.
 pub fn restore(after: Option<i32>) -> Result<()> {
+    use crate::experiment::restore as knobs;
     if let Some(pid) = after {
         crate::sys::proc::set_name("kbench-restore");
         crate::sys::proc::sleep_until_parent_dies(pid);
@@ -280,19 +284,48 @@ pub fn restore(after: Option<i32>) -> Result<()> {
                 }
             }
         }
+        let file = knobs::file_of(pid as u32);
+        if file.exists() {
+            let _ = knobs::undo_file(&file);
+        }
         return Ok(());
     }
     let mut done = 0;
-    for e in std::fs::read_dir(record_dir())
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(record_dir())
         .into_iter()
         .flatten()
         .flatten()
-    {
-        let t = std::fs::read_to_string(e.path())?;
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let owner = name
+            .trim_start_matches("knobs-")
+            .trim_end_matches(".json")
+            .parse::<i32>()
+            .ok();
+        if let Some(pid) = owner.filter(|p| kbench_alive(*p)) {
+            println!(
+                "skipped: {} belongs to kbench {pid}, which is still running and restores it itself",
+                path.display()
+            );
+            continue;
+        }
+        if knobs::is_record(&name) {
+            println!("{}", knobs::undo_file(&path)?);
+            done += 1;
+            continue;
+        }
+        let t = std::fs::read_to_string(&path)?;
         let r: Record = serde_json::from_str(&t)
-            .with_context(|| format!("{} is not a restore record", e.path().display()))?;
+            .with_context(|| format!("{} is not a restore record", path.display()))?;
         let back = undo_record(&r)?;
-        std::fs::remove_file(e.path())?;
+        std::fs::remove_file(&path)?;
         println!(
             "restored: {} tasks back from {} (removed)",
             back,
@@ -304,4 +337,17 @@ pub fn restore(after: Option<i32>) -> Result<()> {
         println!("nothing to restore");
     }
     Ok(())
+}
+
+/// Is `pid` a live kbench process (not a zombie)?
+fn kbench_alive(pid: i32) -> bool {
+    if pid == std::process::id() as i32 {
+        return false;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let comm = stat
+        .split_once('(')
+        .and_then(|(_, r)| r.rsplit_once(')'))
+        .map(|(c, rest)| (c.to_string(), rest.trim_start().chars().next()));
+    matches!(comm, Some((c, Some(state))) if c.starts_with("kbench") && state != 'Z')
 }

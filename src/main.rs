@@ -16,6 +16,7 @@ mod cmd;
 mod compare;
 mod contest;
 mod error;
+mod experiment;
 mod fingerprint;
 mod health;
 mod import;

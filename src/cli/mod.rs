@@ -3,7 +3,10 @@
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
+mod experiment;
 pub mod values;
+
+pub use experiment::{CampaignCommand, MatrixArgs};
 
 use std::time::Duration;
 use values::{CpuList, LoadList, Pinning, SleepPattern};
@@ -131,7 +134,12 @@ pub enum Command {
     },
     /// Print the man page (roff) to stdout
     Man,
-    /// Undo an --isolate that kbench could not undo itself (after a crash)
+    /// Run a kbench command under every combination of kernel knobs, interleaved within one boot
+    Matrix(MatrixArgs),
+    /// Compare boots (kernels, boot parameters): a plan of interleaved blocks across reboots
+    #[command(subcommand)]
+    Campaign(CampaignCommand),
+    /// Undo an --isolate or a matrix's knob changes that kbench could not undo itself (after a crash)
     Restore {
         /// Wait until this kbench process dies, then undo its isolation (the janitor)
         #[arg(long, hide = true)]

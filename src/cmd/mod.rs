@@ -6,6 +6,7 @@ pub(crate) mod coldwalk;
 mod compare;
 pub(crate) mod contest;
 pub(crate) mod cyclictest;
+mod experiment;
 pub(crate) mod hackbench;
 mod import;
 pub(crate) mod job;
@@ -81,6 +82,7 @@ impl Ctx {
             Some(self.fingerprint().clone()),
         );
         crate::scenario::runner::tag(&mut r);
+        crate::experiment::tag(&mut r);
         r
     }
 
@@ -170,6 +172,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Labels => runs::labels(&ctx),
         Command::Completions { shell } => meta::completions(shell),
         Command::Man => meta::man(),
+        Command::Matrix(a) => experiment::matrix(&ctx, &a),
+        Command::Campaign(c) => experiment::campaign(&ctx, &c),
         Command::Restore { after } => crate::isolate::restore(after),
         Command::HealthMonitor { root, interval_ms } => {
             crate::health::monitor::run(root, interval_ms)

@@ -71,6 +71,55 @@ pub struct LabelStats {
     pub bootstrap_ci: Option<(f64, f64)>,
     /// Against the baseline (None for the baseline itself).
     pub versus: Option<Versus>,
+    /// When the comparison takes the boot as its unit: the spread within
+    /// and between boots (`values` are then boot means).
+    pub boots: Option<BootSpread>,
+}
+
+/// Variation within and between boots of one label and metric.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct BootSpread {
+    pub boots: usize,
+    pub runs: usize,
+    /// Pooled SD of runs around their own boot's mean.
+    pub within_sd: Option<f64>,
+    /// SD of the boot means.
+    pub between_sd: Option<f64>,
+}
+
+/// Runs nested in boots are not independent: when any label of a group
+/// has runs from two or more boots, each label's values become its boot
+/// means (runs of unknown boot count as one boot), and the spread within
+/// and between boots is kept.  This is the "analyse the cluster means"
+/// approach to nested data (Snedecor & Cochran, *Statistical Methods*,
+/// 8th ed., 1989, §13.12): exact for balanced designs and never
+/// anticonservative, at the cost of fewer degrees of freedom than a mixed
+/// model would claim.
+fn by_boot(runs: &[(f64, Option<&str>)]) -> (Vec<f64>, BootSpread) {
+    let mut boots: Vec<(Option<&str>, Vec<f64>)> = Vec::new();
+    for &(v, b) in runs {
+        match boots.iter_mut().find(|(k, _)| *k == b) {
+            Some((_, vs)) => vs.push(v),
+            None => boots.push((b, vec![v])),
+        }
+    }
+    let means: Vec<f64> = boots
+        .iter()
+        .map(|(_, v)| v.iter().sum::<f64>() / v.len() as f64)
+        .collect();
+    let n = runs.len();
+    let ss: f64 = boots
+        .iter()
+        .zip(&means)
+        .map(|((_, v), m)| v.iter().map(|x| (x - m).powi(2)).sum::<f64>())
+        .sum();
+    let spread = BootSpread {
+        boots: boots.len(),
+        runs: n,
+        within_sd: (n > boots.len()).then(|| (ss / (n - boots.len()) as f64).sqrt()),
+        between_sd: (means.len() > 1).then(|| crate::stats::describe::variance(&means).sqrt()),
+    };
+    (means, spread)
 }
 
 /// One metric of one group.
@@ -339,27 +388,49 @@ fn build_group(
     let mut metrics = Vec::new();
     for ((name, unit, better), _) in kept {
         let mut dropped = 0usize;
-        let mut values_of = |label: &str| -> Vec<f64> {
-            let all: Vec<f64> = rs
+        let mut runs_of = |label: &str| -> Vec<(f64, Option<&str>)> {
+            let all: Vec<(f64, Option<&str>)> = rs
                 .iter()
                 .filter(|r| r.label == label)
                 .filter_map(|r| {
                     r.metrics
                         .iter()
                         .find(|m| m.name == name && m.unit == unit && m.better == better)
-                        .map(|m| m.value)
+                        .map(|m| (m.value, boot_of(r)))
                 })
                 .collect();
-            let finite: Vec<f64> = all.iter().copied().filter(|v| v.is_finite()).collect();
+            let finite: Vec<_> = all.iter().copied().filter(|v| v.0.is_finite()).collect();
             dropped += all.len() - finite.len();
             finite
         };
-        let base_vals = values_of(baseline);
+        let per_label: Vec<Vec<(f64, Option<&str>)>> = labels.iter().map(|l| runs_of(l)).collect();
+        let boot_unit = per_label.iter().any(|rs| {
+            let mut seen: Vec<&str> = rs.iter().filter_map(|r| r.1).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            seen.len() >= 2
+        });
+        let values_of = |i: usize| -> (Vec<f64>, Option<BootSpread>) {
+            if boot_unit {
+                let (v, s) = by_boot(&per_label[i]);
+                (v, Some(s))
+            } else {
+                (per_label[i].iter().map(|r| r.0).collect(), None)
+            }
+        };
+        let base_idx = labels.iter().position(|l| l == baseline).unwrap_or(0);
+        let base_vals = values_of(base_idx).0;
         let mut per = Vec::new();
-        for l in labels {
-            let vals = values_of(l);
+        for (i, l) in labels.iter().enumerate() {
+            let (vals, boots) = values_of(i);
             if vals.is_empty() {
                 continue;
+            }
+            if let Some(b) = boots.as_ref().filter(|b| b.boots == 1) {
+                warnings.push(format!(
+                    "{benchmark} {name}: {l} has runs from one boot only ({} runs): boot-to-boot variation is unseen, and with the boot as the unit it has n = 1",
+                    b.runs
+                ));
             }
             let versus = (l != baseline && !base_vals.is_empty())
                 .then(|| verdict::versus(&base_vals, &vals, better, o));
@@ -369,11 +440,28 @@ fn build_group(
                 bootstrap_ci: bootstrap::mean_ci(&vals, 0.95, 2000, 0x6b62_656e_6368),
                 versus,
                 values: vals,
+                boots,
             });
         }
         if dropped > 0 {
             warnings.push(format!(
                 "{benchmark} {name}: {dropped} value(s) that are not finite numbers left out"
+            ));
+        }
+        if boot_unit {
+            warnings.push(format!(
+                "{benchmark} {name}: runs come from several boots, so the boot is the unit (n = boots, each a boot mean): {}",
+                per.iter()
+                    .filter_map(|p| p.boots.as_ref().map(|b| format!(
+                        "{} {} boots/{} runs, SD within boots {}, SD of boot means {}",
+                        p.label,
+                        b.boots,
+                        b.runs,
+                        b.within_sd.map_or("-".into(), |v| format!("{v:.4}")),
+                        b.between_sd.map_or("-".into(), |v| format!("{v:.4}"))
+                    )))
+                    .collect::<Vec<_>>()
+                    .join("; ")
             ));
         }
         if per.len() >= 2 || labels.len() == 1 {
@@ -395,6 +483,11 @@ fn build_group(
         duplicates,
         run_ids,
     })
+}
+
+/// The boot a run was measured in, when known.
+fn boot_of(r: &RunRecord) -> Option<&str> {
+    r.fingerprint.as_ref()?.boot_id.as_deref()
 }
 
 /// Summary with a 95 % interval that respects positive metrics.

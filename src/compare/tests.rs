@@ -213,3 +213,71 @@ fn inconclusive_verdicts_say_what_would_decide_them() {
     assert!(v.detectable_change_pct.unwrap() > 2.0);
     assert!(v.runs_needed.unwrap() > 4);
 }
+
+#[test]
+fn runs_from_several_boots_are_compared_with_the_boot_as_the_unit() {
+    // Three boots a side; the boots differ by ±3 %, the runs in a boot
+    // hardly at all.  Counted as 15 independent runs a side, +4 % looks
+    // decided; with boots as units it is three against three.
+    let mut rs = Vec::new();
+    for (label, means) in [("a", [100.0, 103.0, 97.0]), ("b", [104.0, 107.0, 101.0])] {
+        for (bi, m) in means.iter().enumerate() {
+            for k in 0..5 {
+                let fp = crate::fingerprint::Fingerprint {
+                    boot_id: Some(format!("{label}-boot-{bi}")),
+                    ..Default::default()
+                };
+                let mut r = RunRecord::new(label, "bench", serde_json::json!({}), Some(fp));
+                r.id = rs.len() as i64;
+                r.metrics.push(Metric::new(
+                    "m0",
+                    "s",
+                    m + 0.01 * f64::from(k),
+                    Better::Lower,
+                ));
+                rs.push(r);
+            }
+        }
+    }
+    let c = build(&rs, &opts(Decider::Welch, Correction::Holm)).unwrap();
+    let m = &c.groups[0].metrics[0];
+    assert_eq!(m.labels[0].summary.n, 3);
+    let b = m.labels[1].boots.as_ref().unwrap();
+    assert_eq!((b.boots, b.runs), (3, 15));
+    assert!(b.within_sd.unwrap() < 0.02, "{b:?}");
+    assert!((b.between_sd.unwrap() - 3.0).abs() < 1e-9, "{b:?}");
+    assert_eq!(verdicts(&c), vec![Verdict::Inconclusive]);
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.contains("the boot is the unit")));
+    // The same runs without boot ids are 15 a side, and decided.
+    for r in rs.iter_mut() {
+        r.fingerprint = None;
+    }
+    let c = build(&rs, &opts(Decider::Welch, Correction::Holm)).unwrap();
+    assert_eq!(c.groups[0].metrics[0].labels[0].summary.n, 15);
+    assert_eq!(verdicts(&c), vec![Verdict::Worse]);
+    // One boot on one side is said.
+    let mut one = rs.clone();
+    for (i, r) in one.iter_mut().enumerate() {
+        let boot = if r.label == "a" {
+            "only".to_string()
+        } else {
+            format!("b{}", i / 5)
+        };
+        r.fingerprint = Some(crate::fingerprint::Fingerprint {
+            boot_id: Some(boot),
+            ..Default::default()
+        });
+    }
+    let c = build(&one, &opts(Decider::Welch, Correction::Holm)).unwrap();
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("a has runs from one boot only")),
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(verdicts(&c), vec![Verdict::TooFewRuns]);
+}

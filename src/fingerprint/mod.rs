@@ -53,6 +53,12 @@ pub struct Fingerprint {
     pub cpu: cpu::CpuInfo,
     pub mem_total_kib: Option<u64>,
     pub swap_total_kib: Option<u64>,
+    /// `/proc/sys/kernel/random/boot_id`: runs of one boot share it, so
+    /// a comparison across boots can take the boot as its unit.
+    pub boot_id: Option<String>,
+    /// Knobs a `kbench matrix` set for the run: name → the value read back
+    /// from the kernel after writing it (empty outside a matrix).
+    pub knobs: BTreeMap<String, String>,
 }
 
 impl Fingerprint {
@@ -84,11 +90,30 @@ impl Fingerprint {
             cpu: cpu::CpuInfo::collect(root),
             mem_total_kib: meminfo_kib(&meminfo, "MemTotal"),
             swap_total_kib: meminfo_kib(&meminfo, "SwapTotal"),
+            boot_id: rd("proc/sys/kernel/random/boot_id"),
+            knobs: BTreeMap::new(),
             release,
             cmdline,
         };
+        #[cfg(debug_assertions)]
+        if root == Path::new("/") {
+            fp.apply_test_identity();
+        }
         fp.id = fp.compute_id();
         fp
+    }
+
+    /// Debug builds only: `KBENCH_TEST_IDENTITY` (JSON with `release`,
+    /// `cmdline`, `boot_id`) stands in for the running system, so tests can
+    /// simulate reboots into other kernels.  Release builds never read it.
+    #[cfg(debug_assertions)]
+    fn apply_test_identity(&mut self) {
+        let Some(id) = crate::experiment::test_identity() else {
+            return;
+        };
+        self.release = Some(id.release);
+        self.cmdline = Some(id.cmdline);
+        self.boot_id = Some(id.boot_id);
     }
 
     /// The short id that groups runs of the same kernel configuration:

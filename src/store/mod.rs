@@ -36,6 +36,12 @@ pub trait Store {
     fn delete_runs(&mut self, ids: &[i64]) -> Result<usize>;
     /// Labels with run counts and fingerprint ids.
     fn labels(&self) -> Result<Vec<LabelSummary>>;
+    /// A named document (a campaign's plan), or `None`.
+    fn get_document(&self, kind: &str, name: &str) -> Result<Option<String>>;
+    /// Create or replace a named document, atomically.
+    fn put_document(&mut self, kind: &str, name: &str, body: &str) -> Result<()>;
+    /// Every document of a kind: (name, body), by name.
+    fn list_documents(&self, kind: &str) -> Result<Vec<(String, String)>>;
     /// Where the store is, for messages (never with a password).
     fn describe(&self) -> String;
     /// Is it reached over the network?

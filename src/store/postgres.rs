@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use postgres::{Client, NoTls};
 use std::cell::RefCell;
 
-/// PostgreSQL dialect of the same two migrations as SQLite's.
+/// PostgreSQL dialect of the same migrations as SQLite's.
 const MIGRATIONS: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS kbench_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
      CREATE TABLE systems (key TEXT PRIMARY KEY, fingerprint_id TEXT NOT NULL, json TEXT NOT NULL);
@@ -48,6 +48,8 @@ const MIGRATIONS: &[&str] = &[
      ALTER TABLE runs ADD COLUMN imported BOOLEAN NOT NULL DEFAULT FALSE;
      CREATE INDEX runs_started ON runs(started);
      CREATE INDEX notes_run ON notes(run_id);",
+    "CREATE TABLE documents (kind TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
+        updated DOUBLE PRECISION NOT NULL, PRIMARY KEY (kind, name));",
 ];
 
 /// An advisory lock key so concurrent kbench processes migrate one at a time.
@@ -436,6 +438,31 @@ impl Store for PgStore {
                 last: r.get(5),
             })
             .collect())
+    }
+
+    fn get_document(&self, kind: &str, name: &str) -> Result<Option<String>> {
+        let row = self.client.borrow_mut().query_opt(
+            "SELECT body FROM documents WHERE kind = $1 AND name = $2",
+            &[&kind, &name],
+        )?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    fn put_document(&mut self, kind: &str, name: &str, body: &str) -> Result<()> {
+        self.client.borrow_mut().execute(
+            "INSERT INTO documents (kind, name, body, updated) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (kind, name) DO UPDATE SET body = EXCLUDED.body, updated = EXCLUDED.updated",
+            &[&kind, &name, &body, &crate::sys::time::unix_now()],
+        )?;
+        Ok(())
+    }
+
+    fn list_documents(&self, kind: &str) -> Result<Vec<(String, String)>> {
+        let rows = self.client.borrow_mut().query(
+            "SELECT name, body FROM documents WHERE kind = $1 ORDER BY name",
+            &[&kind],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     fn describe(&self) -> String {

@@ -51,4 +51,13 @@ pub const MIGRATIONS: &[&str] = &[
      ALTER TABLE runs ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
      CREATE INDEX runs_started ON runs(started);
      CREATE INDEX notes_run ON notes(run_id);",
+    // 3: named documents (a campaign's plan), kept beside the runs they
+    // produce so one store holds the whole experiment.
+    "CREATE TABLE documents (
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        body TEXT NOT NULL,
+        updated REAL NOT NULL,
+        PRIMARY KEY (kind, name)
+     );",
 ];

@@ -441,6 +441,36 @@ impl Store for SqliteStore {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    fn get_document(&self, kind: &str, name: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT body FROM documents WHERE kind = ?1 AND name = ?2",
+                params![kind, name],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    fn put_document(&mut self, kind: &str, name: &str, body: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO documents (kind, name, body, updated) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (kind, name) DO UPDATE SET body = excluded.body, updated = excluded.updated",
+                params![kind, name, body, crate::sys::time::unix_now()],
+            )
+            .with_context(|| format!("writing to result store {}", self.path.display()))?;
+        Ok(())
+    }
+
+    fn list_documents(&self, kind: &str) -> Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT name, body FROM documents WHERE kind = ?1 ORDER BY name")?;
+        let rows = st.query_map(params![kind], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     fn describe(&self) -> String {
         self.path.display().to_string()
     }

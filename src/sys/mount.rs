@@ -9,6 +9,11 @@ fn cstr(s: &str) -> std::io::Result<CString> {
 
 /// `mount -t fstype -o ro fstype target`.
 pub fn mount_readonly(fstype: &str, target: &Path) -> std::io::Result<()> {
+    mount_fs(fstype, target, true)
+}
+
+/// `mount -t fstype fstype target`, read-only or not.
+pub fn mount_fs(fstype: &str, target: &Path, readonly: bool) -> std::io::Result<()> {
     let t = cstr(&target.to_string_lossy())?;
     let f = cstr(fstype)?;
     // SAFETY: valid NUL-terminated strings that outlive the call; no data.
@@ -17,7 +22,7 @@ pub fn mount_readonly(fstype: &str, target: &Path) -> std::io::Result<()> {
             f.as_ptr(),
             t.as_ptr(),
             f.as_ptr(),
-            libc::MS_RDONLY,
+            if readonly { libc::MS_RDONLY } else { 0 },
             std::ptr::null(),
         )
     };

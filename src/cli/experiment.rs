@@ -1,0 +1,125 @@
+//! Flags of `kbench matrix` and `kbench campaign`.
+
+use super::values::{self, Runs};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+fn alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("'{s}' is not a significance level between 0 and 1")),
+    }
+}
+
+fn threshold(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a percentage above 0")),
+    }
+}
+
+fn rounds(s: &str) -> Result<Runs, String> {
+    match values::runs(s)? {
+        Runs::Fixed(n) if n > 1000 => Err("at most 1000 rounds".into()),
+        Runs::Auto { max } if max > 1000 => Err("at most 1000 rounds".into()),
+        r => Ok(r),
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = "Examples:\n  \
+kbench matrix --knob autogroup=0,1 --rounds 5 -- hackbench -g 4 -l 500\n  \
+kbench matrix --knob thp=always,never --knob autogroup=0,1 --rounds auto -- schbench -r 10\n  \
+kbench matrix --knob preempt=none,voluntary,full --rounds 3 -- run quick --scale 0.2\n\n\
+Named knobs: preempt (debugfs sched/preempt, PREEMPT_DYNAMIC kernels), governor (cpufreq, every CPU), \
+thp (transparent_hugepage/enabled), autogroup (kernel.sched_autogroup_enabled), rt_runtime \
+(kernel.sched_rt_runtime_us). Any sysctl (kernel.sched_foo) or file under /proc/sys or /sys works too.\n\
+Runs are labelled <label>/<knob>=<value>/...; the original values are restored at the end, on \
+error or Ctrl-C, by a janitor after kill -9, and by `kbench restore` after a crash.")]
+pub struct MatrixArgs {
+    /// A knob and its values: NAME=V1,V2 (repeat for more knobs; every combination runs)
+    #[arg(long, value_name = "NAME=VALUES", required = true)]
+    pub knob: Vec<String>,
+    /// Rounds; each visits every combination once in a fresh random order.
+    /// auto[:MAX] stops when every combination is decided against the first
+    #[arg(long, value_name = "N|auto[:MAX]", default_value = "3", value_parser = rounds)]
+    pub rounds: Runs,
+    /// Seed of the random order (default: a fresh one, printed and stored)
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The metric --rounds auto decides on (default: the benchmark's headline;
+    /// required with `run SCENARIO`), and the only one reported when given
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+    /// Significance level of the verdicts
+    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    pub alpha: f64,
+    /// Smallest change that matters, in %
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_THRESHOLD_PCT, value_parser = threshold)]
+    pub threshold: f64,
+    /// Check the knobs and print the order, change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The kbench command to run in each combination: a benchmark with its
+    /// flags, or `run SCENARIO`
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum CampaignCommand {
+    /// Plan a campaign: which boots, what to run in each, in which order
+    #[command(
+        after_help = "Example (two kernels via GRUB, 3 rounds: A B B A A B):\n  \
+kbench campaign init xanmod-vs-clear \\\n    \
+--boot 'xanmod=release=6.1.54-x64v3-xanmod1,entry=Advanced options for Debian>Debian, with Linux 6.1.54-x64v3-xanmod1' \\\n    \
+--boot 'clear=release=6.1.53-clear,entry=Advanced options for Debian>Debian, with Linux 6.1.53-clear' \\\n    \
+--rounds 3 --scenario xanmod-clear-2023\n\n\
+A boot is recognised by release= (uname -r) and cmdline= (a word of /proc/cmdline, repeatable), and \
+booted by the --reboot command with {entry}, {release} and {label} filled in."
+    )]
+    Init(CampaignInit),
+    /// Run the next block if this is the boot the plan expects, then boot the next one
+    Step {
+        name: String,
+        /// Run the block but do not reboot afterwards (say what to boot next)
+        #[arg(long)]
+        no_reboot: bool,
+    },
+    /// Progress of one campaign, or of all
+    Status { name: Option<String> },
+    /// Write (and enable) a systemd unit that runs `campaign step NAME` at every boot until done
+    InstallService {
+        name: String,
+        /// Write the unit here instead of /etc/systemd/system (and do not enable it)
+        #[arg(long, value_name = "DIR")]
+        unit_dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CampaignInit {
+    pub name: String,
+    /// LABEL=release=R[,cmdline=WORD][,entry=E] (at least two)
+    #[arg(long, value_name = "LABEL=SPEC", required = true)]
+    pub boot: Vec<String>,
+    /// A scenario file or preset each block runs (or give a command after --)
+    #[arg(long, value_name = "FILE|PRESET", conflicts_with = "command")]
+    pub scenario: Option<String>,
+    /// Rounds: each boots every label once
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: u32,
+    /// Block order: alternating (A B, B A, ...) or random (seeded blocks)
+    #[arg(long, value_name = "KIND", default_value = "alternating", value_parser = ["alternating", "random"])]
+    pub order: String,
+    /// Seed of the random order
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// How to boot the next label: grub (grub-reboot {entry} && systemctl reboot),
+    /// kexec (kexec -l {entry} ... && systemctl kexec) or a command template
+    #[arg(long, value_name = "grub|kexec|CMD", default_value = "grub")]
+    pub reboot: String,
+    /// The kbench command each block runs (instead of --scenario)
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}

@@ -1,0 +1,79 @@
+//! `kbench matrix` and `kbench campaign`: flags to options.
+
+use super::Ctx;
+use crate::cli::{CampaignCommand, MatrixArgs};
+use crate::experiment::{campaign, knob, matrix};
+use anyhow::Result;
+
+pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
+    if ctx.global.no_store {
+        return Err(crate::error::input(
+            "a matrix compares its stored runs: --no-store does not fit",
+        ));
+    }
+    let knobs = a
+        .knob
+        .iter()
+        .map(|k| knob::parse(k))
+        .collect::<Result<Vec<_>>>()?;
+    matrix::run(&matrix::Options {
+        knobs,
+        rounds: a.rounds,
+        seed: a.seed,
+        command: a.command.clone(),
+        metric: a.metric.clone(),
+        alpha: a.alpha,
+        threshold_pct: a.threshold,
+        dry_run: a.dry_run,
+        base_label: ctx.label(),
+        db: ctx.global.db.clone(),
+        quiet: ctx.global.quiet,
+        json: ctx.global.json,
+    })
+}
+
+pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
+    let db = ctx.global.db.as_deref();
+    match c {
+        CampaignCommand::Init(a) => {
+            let command = match (&a.scenario, a.command.is_empty()) {
+                (Some(s), true) => vec!["run".to_string(), s.clone()],
+                (None, false) => a.command.clone(),
+                _ => {
+                    return Err(crate::error::input(
+                        "say what each block runs: --scenario FILE|PRESET, or a kbench command after --",
+                    ))
+                }
+            };
+            let boots = a
+                .boot
+                .iter()
+                .map(|b| campaign::parse_boot(b))
+                .collect::<Result<Vec<_>>>()?;
+            campaign::init(
+                db,
+                &campaign::InitOptions {
+                    name: a.name.clone(),
+                    boots,
+                    command,
+                    rounds: a.rounds as usize,
+                    random: a.order == "random",
+                    seed: a.seed,
+                    reboot: a.reboot.clone(),
+                },
+            )
+        }
+        CampaignCommand::Step { name, no_reboot } => campaign::step(
+            db,
+            &campaign::StepOptions {
+                name: name.clone(),
+                no_reboot: *no_reboot,
+                quiet: ctx.global.quiet,
+            },
+        ),
+        CampaignCommand::Status { name } => campaign::status(db, name.as_deref(), ctx.global.json),
+        CampaignCommand::InstallService { name, unit_dir } => {
+            campaign::install_service(db, name, unit_dir.as_deref())
+        }
+    }
+}

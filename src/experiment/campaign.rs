@@ -1,0 +1,819 @@
+//! `kbench campaign`: an experiment across reboots, for settings only a
+//! boot can change (kernels, `preempt=`, `mitigations=off`, `threadirqs`).
+//!
+//! `init` writes a plan into the store: the boots to compare (how each is
+//! recognised: its release and words of its command line; how to boot it:
+//! a GRUB entry or a kexec kernel), the kbench command or scenario to run
+//! in each, and the order of blocks (alternating, A B B A …, or randomised
+//! blocks from a seed).  `step` checks that the running system is the boot
+//! the plan expects, runs that block (its runs tagged with the campaign,
+//! block, round and boot id), marks it done, and boots the next one with
+//! the plan's reboot command.  A boot into the wrong system pauses the
+//! campaign instead of storing mislabelled runs; a block cut short (power
+//! failure, kill) is run again, its partial runs removed first.  Each block
+//! needs its own boot: that is what lets the comparison see boot-to-boot
+//! variation, so a second block in one boot is refused.
+//! `install-service` writes a systemd unit that runs `step` at every boot
+//! until the plan is done; the last step removes it.
+
+use crate::error::{input, resource};
+use crate::store::{Access, RunFilter, Store};
+use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The store document kind of campaign plans.
+const KIND: &str = "campaign";
+
+/// Where systemd units are installed by default.
+pub const UNIT_DIR: &str = "/etc/systemd/system";
+
+/// One boot of the comparison, and how to recognise and reach it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Boot {
+    pub label: String,
+    /// `uname -r` it must report.
+    pub release: Option<String>,
+    /// Words that must all appear in `/proc/cmdline`.
+    pub cmdline: Vec<String>,
+    /// What the reboot command boots: a GRUB menu entry or a kernel image.
+    pub entry: Option<String>,
+}
+
+/// A block that was started.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Block {
+    pub position: usize,
+    pub label: String,
+    pub boot_id: String,
+    pub started: f64,
+    pub ended: Option<f64>,
+    /// `running`, `done` or `failed`.
+    pub status: String,
+}
+
+/// The plan and its progress, as stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    pub name: String,
+    pub boots: Vec<Boot>,
+    /// The kbench command each block runs (`run PRESET`, or a benchmark).
+    pub command: Vec<String>,
+    pub rounds: usize,
+    /// `alternating` or `random`.
+    pub order_kind: String,
+    pub seed: Option<u64>,
+    /// Boot index of each block, in order.
+    pub order: Vec<usize>,
+    /// The next block to run.
+    pub next: usize,
+    /// The reboot command template (`{entry}`, `{release}`, `{label}`).
+    pub reboot: String,
+    pub history: Vec<Block>,
+    pub paused: Option<String>,
+    /// The systemd unit that runs `step` at boot, when installed.
+    pub service: Option<PathBuf>,
+    pub created: f64,
+}
+
+/// What `init` needs.
+#[derive(Clone, Debug)]
+pub struct InitOptions {
+    pub name: String,
+    pub boots: Vec<Boot>,
+    pub command: Vec<String>,
+    pub rounds: usize,
+    pub random: bool,
+    pub seed: Option<u64>,
+    /// `grub`, `kexec`, or a command template.
+    pub reboot: String,
+}
+
+/// The reboot command templates kbench knows.
+pub const GRUB: &str = "grub-reboot {entry} && systemctl reboot";
+pub const KEXEC: &str =
+    "kexec -l {entry} --initrd=/boot/initrd.img-{release} --reuse-cmdline && systemctl kexec";
+
+/// Parse `LABEL=release=R,cmdline=WORD,entry=E` (`;` also separates; a
+/// `,` separates only before a known key, so `isolcpus=1,2` survives).
+pub fn parse_boot(spec: &str) -> Result<Boot> {
+    let (label, rest) = spec.split_once('=').ok_or_else(|| {
+        input(format!(
+            "--boot '{spec}': give LABEL=release=R[,cmdline=WORD][,entry=E]"
+        ))
+    })?;
+    let label = label.trim();
+    if label.is_empty() || label.len() > 100 || label.chars().any(char::is_control) {
+        return Err(input(format!(
+            "--boot '{spec}': a label must be 1-100 printable characters"
+        )));
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for piece in rest.split(';') {
+        for (i, bit) in piece.split(',').enumerate() {
+            let known = ["release=", "cmdline=", "entry="]
+                .iter()
+                .any(|k| bit.trim_start().starts_with(k));
+            match parts.last_mut() {
+                Some(last) if i > 0 && !known => {
+                    last.push(',');
+                    last.push_str(bit);
+                }
+                _ => parts.push(bit.to_string()),
+            }
+        }
+    }
+    let mut b = Boot {
+        label: label.to_string(),
+        release: None,
+        cmdline: Vec::new(),
+        entry: None,
+    };
+    for p in parts {
+        let (k, v) = p.trim().split_once('=').unwrap_or((p.trim(), ""));
+        let v = v.trim();
+        if v.is_empty() || v.chars().any(char::is_control) {
+            return Err(input(format!("--boot {label}: '{k}' needs a value")));
+        }
+        match k {
+            "release" => b.release = Some(v.to_string()),
+            "cmdline" => b.cmdline.extend(v.split_whitespace().map(String::from)),
+            "entry" => b.entry = Some(v.to_string()),
+            _ => {
+                return Err(input(format!(
+                    "--boot {label}: unknown key '{k}' (use release=, cmdline=, entry=)"
+                )))
+            }
+        }
+    }
+    if b.release.is_none() && b.cmdline.is_empty() {
+        return Err(input(format!(
+            "--boot {label}: say how to recognise it: release= (uname -r) and/or cmdline= (a word of /proc/cmdline)"
+        )));
+    }
+    Ok(b)
+}
+
+/// A campaign name: letters, digits, `-`, `_`, `.`, at most 64.
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(input(format!(
+            "campaign name '{}': use 1-64 letters, digits, '-', '_' or '.'",
+            name.escape_default()
+        )))
+    }
+}
+
+fn load(store: &dyn Store, name: &str) -> Result<Plan> {
+    check_name(name)?;
+    let body = store.get_document(KIND, name)?.ok_or_else(|| {
+        input(format!(
+            "no campaign '{name}' in {} (see `kbench campaign status`)",
+            store.describe()
+        ))
+    })?;
+    serde_json::from_str(&body)
+        .with_context(|| format!("campaign {name}: the stored plan is damaged"))
+}
+
+fn save(store: &mut dyn Store, p: &Plan) -> Result<()> {
+    store.put_document(KIND, &p.name, &serde_json::to_string(p)?)
+}
+
+/// `campaign init`.
+pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
+    check_name(&o.name)?;
+    if o.boots.len() < 2 {
+        return Err(input(
+            "a campaign compares at least two boots: give --boot twice or more",
+        ));
+    }
+    for (i, b) in o.boots.iter().enumerate() {
+        if o.boots[..i].iter().any(|x| x.label == b.label) {
+            return Err(input(format!("--boot {}: label given twice", b.label)));
+        }
+    }
+    super::matrix::check_command(&o.command)?;
+    let reboot = match o.reboot.as_str() {
+        "grub" => GRUB.to_string(),
+        "kexec" => KEXEC.to_string(),
+        other => other.to_string(),
+    };
+    if reboot.contains("{entry}") {
+        if let Some(b) = o.boots.iter().find(|b| b.entry.is_none()) {
+            return Err(input(format!(
+                "--boot {}: the reboot command needs entry= (the GRUB menu entry, or the kernel image for kexec)",
+                b.label
+            )));
+        }
+    }
+    if reboot.contains("{release}") {
+        if let Some(b) = o.boots.iter().find(|b| b.release.is_none()) {
+            return Err(input(format!(
+                "--boot {}: the reboot command needs release=",
+                b.label
+            )));
+        }
+    }
+    let blocks = if o.random {
+        let seed = o.seed.unwrap_or_else(super::order::fresh_seed);
+        (
+            super::order::blocks(o.boots.len(), o.rounds, seed),
+            Some(seed),
+        )
+    } else {
+        (super::order::alternating(o.boots.len(), o.rounds), None)
+    };
+    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    if store.get_document(KIND, &o.name)?.is_some() {
+        return Err(input(format!(
+            "campaign '{}' already exists in {} (choose another name)",
+            o.name,
+            store.describe()
+        )));
+    }
+    let plan = Plan {
+        name: o.name.clone(),
+        boots: o.boots.clone(),
+        command: o.command.clone(),
+        rounds: o.rounds,
+        order_kind: if o.random { "random" } else { "alternating" }.into(),
+        seed: blocks.1,
+        order: blocks.0.into_iter().flatten().collect(),
+        next: 0,
+        reboot,
+        history: Vec::new(),
+        paused: None,
+        service: None,
+        created: crate::sys::time::unix_now(),
+    };
+    save(store.as_mut(), &plan)?;
+    println!(
+        "campaign {}: {} blocks ({} boots x {} rounds, {} order) of `kbench {}`, stored in {}",
+        plan.name,
+        plan.order.len(),
+        plan.boots.len(),
+        plan.rounds,
+        plan.order_kind,
+        plan.command.join(" "),
+        store.describe()
+    );
+    println!("order: {}", order_line(&plan));
+    println!(
+        "next: boot {} and run `kbench campaign step {}` (or `kbench campaign install-service {}` to run each step at boot)",
+        plan.boots[plan.order[0]].label, plan.name, plan.name
+    );
+    Ok(())
+}
+
+fn order_line(p: &Plan) -> String {
+    p.order
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            let mark = if i < p.next {
+                "✓"
+            } else if i == p.next {
+                "→"
+            } else {
+                ""
+            };
+            format!("{mark}{}", p.boots[b].label)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Does the running system match `b`?  `Err(why not)` when it does not.
+fn matches(b: &Boot, id: &super::Identity) -> std::result::Result<(), String> {
+    if let Some(r) = &b.release {
+        if r != &id.release {
+            return Err(format!("release {} (expected {r})", id.release));
+        }
+    }
+    let words: Vec<&str> = id.cmdline.split_whitespace().collect();
+    if let Some(w) = b.cmdline.iter().find(|w| !words.contains(&w.as_str())) {
+        return Err(format!(
+            "no '{w}' on the kernel command line ({})",
+            id.cmdline
+        ));
+    }
+    Ok(())
+}
+
+/// Options of `step`.
+#[derive(Clone, Debug, Default)]
+pub struct StepOptions {
+    pub name: String,
+    /// Run the block but do not reboot afterwards.
+    pub no_reboot: bool,
+    pub quiet: bool,
+}
+
+/// `campaign step`.
+pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
+    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut plan = load(store.as_ref(), &o.name)?;
+    if plan.next >= plan.order.len() {
+        println!(
+            "campaign {} is complete ({} blocks)",
+            plan.name,
+            plan.order.len()
+        );
+        remove_service(&mut plan, store.as_mut())?;
+        return Ok(());
+    }
+    let id = super::identity();
+    let boot = plan.boots[plan.order[plan.next]].clone();
+    let position = plan.next;
+    if let Err(why) = matches(&boot, &id) {
+        let msg = format!(
+            "campaign {} paused at block {} of {}: it expects boot '{}', but this system has {why}; nothing was run or stored. Boot '{}' and run `kbench campaign step {}`",
+            plan.name,
+            position + 1,
+            plan.order.len(),
+            boot.label,
+            boot.label,
+            plan.name
+        );
+        plan.paused = Some(msg.clone());
+        save(store.as_mut(), &plan)?;
+        return Err(resource(msg));
+    }
+    if let Some(b) = plan
+        .history
+        .iter()
+        .find(|b| b.status == "done" && b.boot_id == id.boot_id)
+    {
+        let msg = format!(
+            "campaign {}: block {} needs a boot of its own, and this boot ({}) already ran block {}: reboot first (the plan reboots with `{}`)",
+            plan.name,
+            position + 1,
+            id.boot_id,
+            b.position + 1,
+            plan.reboot
+        );
+        return Err(resource(msg));
+    }
+    // A block cut short earlier runs again; its partial runs go first.
+    let cut: Vec<Block> = plan
+        .history
+        .iter()
+        .filter(|b| b.position == position && b.status != "done")
+        .cloned()
+        .collect();
+    if !cut.is_empty() {
+        let ids = block_runs(store.as_ref(), &plan, &boot.label, position)?;
+        if !ids.is_empty() {
+            store.delete_runs(&ids)?;
+        }
+        eprintln!(
+            "campaign {}: block {} was cut short before (boot {}); it runs again ({} partial run(s) removed)",
+            plan.name,
+            position + 1,
+            cut.last().map(|b| b.boot_id.as_str()).unwrap_or("?"),
+            ids.len()
+        );
+        plan.history.retain(|b| b.position != position);
+    }
+    plan.paused = None;
+    plan.history.push(Block {
+        position,
+        label: boot.label.clone(),
+        boot_id: id.boot_id.clone(),
+        started: crate::sys::time::unix_now(),
+        ended: None,
+        status: "running".into(),
+    });
+    save(store.as_mut(), &plan)?;
+    drop(store);
+    let round = position / plan.boots.len() + 1;
+    if !o.quiet {
+        eprintln!(
+            "campaign {}: block {} of {} (round {round}), boot '{}' ({}), running `kbench {}`",
+            plan.name,
+            position + 1,
+            plan.order.len(),
+            boot.label,
+            id.boot_id,
+            plan.command.join(" ")
+        );
+    }
+    let tag = serde_json::json!({
+        "kind": "campaign", "id": plan.name, "round": round,
+        "position": position + 1, "boot": boot.label, "boot_id": id.boot_id,
+    });
+    let status = run_block(db, &plan, &boot.label, &tag, o.quiet)?;
+    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut plan = load(store.as_ref(), &o.name)?;
+    let interrupted = crate::sys::signals::stop_requested() || status == Some(130);
+    if let Some(b) = plan
+        .history
+        .iter_mut()
+        .rev()
+        .find(|b| b.position == position)
+    {
+        b.ended = Some(crate::sys::time::unix_now());
+        b.status = if status == Some(0) && !interrupted {
+            "done"
+        } else {
+            "failed"
+        }
+        .into();
+    }
+    if interrupted {
+        save(store.as_mut(), &plan)?;
+        return Err(crate::error::Interrupted.into());
+    }
+    if status != Some(0) {
+        let msg = format!(
+            "campaign {} paused: block {} (`kbench {}`) failed ({}); fix the cause and run `kbench campaign step {}` to run it again",
+            plan.name,
+            position + 1,
+            plan.command.join(" "),
+            status.map_or("killed by a signal".into(), |s| format!("exit {s}")),
+            plan.name
+        );
+        plan.paused = Some(msg.clone());
+        save(store.as_mut(), &plan)?;
+        return Err(resource(msg));
+    }
+    plan.next += 1;
+    save(store.as_mut(), &plan)?;
+    if plan.next >= plan.order.len() {
+        println!(
+            "campaign {} complete: {} blocks. Compare with boots as units: kbench compare {}",
+            plan.name,
+            plan.order.len(),
+            plan.boots
+                .iter()
+                .map(|b| format!("--label {}", shell_quote(&b.label)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        remove_service(&mut plan, store.as_mut())?;
+        return Ok(());
+    }
+    let next = plan.boots[plan.order[plan.next]].clone();
+    let cmd = reboot_command(&plan.reboot, &next);
+    if o.no_reboot {
+        println!(
+            "block {} done; next: boot '{}' ({cmd}) and run `kbench campaign step {}`",
+            position + 1,
+            next.label,
+            plan.name
+        );
+        return Ok(());
+    }
+    println!(
+        "block {} done; booting '{}': {cmd}",
+        position + 1,
+        next.label
+    );
+    let st = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&cmd)
+        .status()
+        .map_err(|e| anyhow!("running the reboot command: {e}"))?;
+    if !st.success() {
+        let msg = format!(
+            "campaign {} paused: the reboot command failed ({st}): {cmd}; boot '{}' by hand and run `kbench campaign step {}`",
+            plan.name, next.label, plan.name
+        );
+        plan.paused = Some(msg.clone());
+        save(store.as_mut(), &plan)?;
+        return Err(resource(msg));
+    }
+    Ok(())
+}
+
+/// Run the block's command as a child kbench; its exit code.
+fn run_block(
+    db: Option<&str>,
+    plan: &Plan,
+    label: &str,
+    tag: &serde_json::Value,
+    quiet: bool,
+) -> Result<Option<i32>> {
+    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    let mut cmd = std::process::Command::new(exe);
+    if let Some(db) = db {
+        cmd.arg("--db").arg(db);
+    }
+    cmd.arg("--label").arg(label);
+    if quiet {
+        cmd.arg("-q");
+    }
+    cmd.args(&plan.command)
+        .env(super::ENV, tag.to_string())
+        .env(crate::health::ENV_ROOT, std::process::id().to_string())
+        .stdin(std::process::Stdio::null());
+    crate::sys::proc::on_exec(
+        &mut cmd,
+        crate::sys::proc::OnExec {
+            die_with_parent: true,
+            ..Default::default()
+        },
+    );
+    let mut child = cmd.spawn()?;
+    let mut passed_on = false;
+    loop {
+        if let Some(st) = child.try_wait()? {
+            return Ok(st.code());
+        }
+        if crate::sys::signals::stop_requested() && !passed_on {
+            crate::sys::proc::kill(child.id() as i32, libc::SIGINT);
+            passed_on = true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Ids of the runs one block stored.
+fn block_runs(store: &dyn Store, plan: &Plan, label: &str, position: usize) -> Result<Vec<i64>> {
+    let filter = RunFilter {
+        labels: vec![label.to_string()],
+        ..Default::default()
+    };
+    Ok(store
+        .list_runs(&filter)?
+        .into_iter()
+        .map(|s| s.id)
+        .filter_map(|id| store.load_run(id).ok().flatten())
+        .filter(|r| {
+            super::of(r) == Some(("campaign", plan.name.as_str()))
+                && r.settings["experiment"]["position"] == position + 1
+        })
+        .map(|r| r.id)
+        .collect())
+}
+
+/// Single-quote for `sh`.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:+,".contains(c))
+    {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The reboot command for `b`, every placeholder shell-quoted.
+pub fn reboot_command(template: &str, b: &Boot) -> String {
+    template
+        .replace("{entry}", &shell_quote(b.entry.as_deref().unwrap_or("")))
+        .replace(
+            "{release}",
+            &shell_quote(b.release.as_deref().unwrap_or("")),
+        )
+        .replace("{label}", &shell_quote(&b.label))
+}
+
+/// `campaign status`.
+pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
+    let store = crate::store::open(db, Access::ReadOnly)?;
+    let plans: Vec<Plan> = match name {
+        Some(n) => vec![load(store.as_ref(), n)?],
+        None => store
+            .list_documents(KIND)?
+            .into_iter()
+            .filter_map(|(_, b)| serde_json::from_str(&b).ok())
+            .collect(),
+    };
+    if json {
+        return crate::cmd::print_json("campaigns", serde_json::json!({ "campaigns": plans }));
+    }
+    if plans.is_empty() {
+        println!("no campaigns in {}", store.describe());
+        return Ok(());
+    }
+    for p in &plans {
+        let state = if p.next >= p.order.len() {
+            "complete".to_string()
+        } else if p.paused.is_some() {
+            "paused".to_string()
+        } else {
+            format!(
+                "next: block {} on boot '{}'",
+                p.next + 1,
+                p.boots[p.order[p.next]].label
+            )
+        };
+        println!(
+            "campaign {}: {} of {} blocks done, {state}; `kbench {}`",
+            p.name,
+            p.next.min(p.order.len()),
+            p.order.len(),
+            p.command.join(" ")
+        );
+        println!("  order: {}", order_line(p));
+        if let Some(why) = &p.paused {
+            println!("  paused: {why}");
+        }
+        if name.is_some() {
+            for b in &p.boots {
+                println!(
+                    "  boot {}: release {}, cmdline has [{}], entry {}",
+                    b.label,
+                    b.release.as_deref().unwrap_or("any"),
+                    b.cmdline.join(" "),
+                    b.entry.as_deref().unwrap_or("-")
+                );
+            }
+            for h in &p.history {
+                println!(
+                    "  block {} {} boot {} {}",
+                    h.position + 1,
+                    h.label,
+                    h.boot_id,
+                    h.status
+                );
+            }
+            if let Some(s) = &p.service {
+                println!("  service: {}", s.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `campaign install-service`: a oneshot unit that runs `step` at boot.
+pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) -> Result<()> {
+    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut plan = load(store.as_ref(), name)?;
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    // The service runs with another environment: name the store absolutely.
+    let db_arg = match db.filter(|s| !s.trim().is_empty()) {
+        Some(d) if crate::store::is_postgres(d) => d.to_string(),
+        Some(d) => std::path::absolute(d)?.display().to_string(),
+        None => crate::store::default_path().display().to_string(),
+    };
+    let system = unit_dir.is_none();
+    let dir = unit_dir.unwrap_or(Path::new(UNIT_DIR));
+    if !dir.is_dir() {
+        return Err(input(format!(
+            "{} is not a directory (no systemd here?)",
+            dir.display()
+        )));
+    }
+    let unit = dir.join(format!("kbench-campaign-{name}.service"));
+    let text = format!(
+        "# Written by `kbench campaign install-service {name}`; removed when the campaign ends.\n\
+         [Unit]\n\
+         Description=kbench campaign {name}: run the next block after boot\n\
+         After=multi-user.target\n\
+         \n\
+         [Service]\n\
+         Type=oneshot\n\
+         ExecStart={} --db {} campaign step {name}\n\
+         StandardOutput=journal\n\
+         \n\
+         [Install]\n\
+         WantedBy=multi-user.target\n",
+        systemd_quote(&exe.display().to_string()),
+        systemd_quote(&db_arg),
+    );
+    std::fs::write(&unit, text).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            crate::error::privilege(format!("writing {} needs root", unit.display()))
+        } else {
+            anyhow!("writing {}: {e}", unit.display())
+        }
+    })?;
+    plan.service = Some(unit.clone());
+    save(store.as_mut(), &plan)?;
+    println!("wrote {}", unit.display());
+    if system {
+        systemctl(&["daemon-reload"]);
+        if systemctl(&["enable", &format!("kbench-campaign-{name}.service")]) {
+            println!("enabled: the next block runs at the next boot");
+        }
+    } else {
+        println!(
+            "not in {UNIT_DIR}: enable it yourself with systemctl enable {}",
+            unit.display()
+        );
+    }
+    Ok(())
+}
+
+fn systemd_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| !c.is_whitespace() && c != '"' && c != '\\' && c != '%')
+    {
+        s.to_string()
+    } else {
+        format!(
+            "\"{}\"",
+            s.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('%', "%%")
+        )
+    }
+}
+
+fn systemctl(args: &[&str]) -> bool {
+    match std::process::Command::new("systemctl").args(args).status() {
+        Ok(s) if s.success() => true,
+        Ok(s) => {
+            eprintln!("kbench: systemctl {} failed ({s})", args.join(" "));
+            false
+        }
+        Err(e) => {
+            eprintln!("kbench: systemctl {}: {e}", args.join(" "));
+            false
+        }
+    }
+}
+
+/// The end of a campaign removes its unit.
+fn remove_service(plan: &mut Plan, store: &mut dyn Store) -> Result<()> {
+    let Some(unit) = plan.service.take() else {
+        return Ok(());
+    };
+    if unit.starts_with(UNIT_DIR) {
+        if let Some(n) = unit.file_name() {
+            systemctl(&["disable", &n.to_string_lossy()]);
+        }
+    }
+    match std::fs::remove_file(&unit) {
+        Ok(()) => println!("removed {}", unit.display()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => eprintln!("kbench: removing {}: {e}", unit.display()),
+    }
+    if unit.starts_with(UNIT_DIR) {
+        systemctl(&["daemon-reload"]);
+    }
+    save(store, plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boot_specs() {
+        let b = parse_boot("rt=release=6.1.0-rt,cmdline=preempt=full,entry=Advanced>RT").unwrap();
+        assert_eq!(b.label, "rt");
+        assert_eq!(b.release.as_deref(), Some("6.1.0-rt"));
+        assert_eq!(b.cmdline, vec!["preempt=full"]);
+        assert_eq!(b.entry.as_deref(), Some("Advanced>RT"));
+        let b = parse_boot("iso=cmdline=isolcpus=1,2;release=6.1").unwrap();
+        assert_eq!(b.cmdline, vec!["isolcpus=1,2"]);
+        for bad in [
+            "x",
+            "x=",
+            "=release=1",
+            "x=entry=e",
+            "x=colour=red",
+            "x=release=",
+        ] {
+            assert!(parse_boot(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn placeholders_are_quoted() {
+        let b = Boot {
+            label: "a b".into(),
+            release: Some("6.1".into()),
+            cmdline: vec![],
+            entry: Some("Debian; rm -rf /".into()),
+        };
+        assert_eq!(
+            reboot_command(GRUB, &b),
+            "grub-reboot 'Debian; rm -rf /' && systemctl reboot"
+        );
+        assert_eq!(
+            reboot_command("echo {label} {release}", &b),
+            "echo 'a b' 6.1"
+        );
+    }
+
+    #[test]
+    fn identity_matching() {
+        let id = super::super::Identity {
+            release: "6.1.0-18-amd64".into(),
+            cmdline: "BOOT_IMAGE=/vmlinuz ro preempt=full quiet".into(),
+            boot_id: "x".into(),
+        };
+        let mut b = parse_boot("a=release=6.1.0-18-amd64,cmdline=preempt=full").unwrap();
+        assert!(matches(&b, &id).is_ok());
+        b.cmdline = vec!["preempt=none".into()];
+        assert!(matches(&b, &id).unwrap_err().contains("preempt=none"));
+        b.release = Some("6.6".into());
+        assert!(matches(&b, &id).unwrap_err().contains("release"));
+    }
+}

@@ -1,0 +1,426 @@
+//! Knobs a matrix sets: where each one lives, how to read the value in
+//! effect, how to write one, and whether it can be written here at all.
+//!
+//! A knob is a sysctl (`kernel.sched_autogroup_enabled`), a file under
+//! `/proc/sys` or `/sys`, or one of the named common cases.  Nothing
+//! outside `/proc/sys` and `/sys` is ever written: a matrix runs as root,
+//! and a knob path is user input.  Choice files (THP's `[always] madvise
+//! never`, debugfs `sched/preempt`'s `none (voluntary) full`) list what
+//! they accept, so a value they do not list is refused before anything
+//! changes.
+
+use crate::error::{input, privilege};
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+/// Where a knob's value lives.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Location {
+    /// One file: a sysctl or a sysfs attribute.
+    File(PathBuf),
+    /// The same attribute of every CPU (cpufreq's governor): written to
+    /// all, read from all (they must agree).
+    PerCpu(Vec<PathBuf>),
+    /// A file inside debugfs, reached through a private mount when debugfs
+    /// is not mounted (so the machine's mounts are left as they were).
+    Debugfs(String),
+}
+
+/// A knob and the values a matrix gives it.
+#[derive(Clone, Debug)]
+pub struct Knob {
+    /// As the user named it, and as it appears in labels.
+    pub name: String,
+    pub location: Location,
+    pub values: Vec<String>,
+}
+
+/// Most values one knob may take, and most combinations of a matrix.
+pub const MAX_VALUES: usize = 16;
+pub const MAX_COMBINATIONS: usize = 64;
+
+/// The named knobs: name, what it is, where it lives.
+pub const NAMED: &[(&str, &str)] = &[
+    (
+        "preempt",
+        "preemption mode of a PREEMPT_DYNAMIC kernel (debugfs sched/preempt)",
+    ),
+    (
+        "governor",
+        "cpufreq governor of every CPU (cpu*/cpufreq/scaling_governor)",
+    ),
+    (
+        "thp",
+        "transparent huge pages (/sys/kernel/mm/transparent_hugepage/enabled)",
+    ),
+    (
+        "autogroup",
+        "scheduler autogroups (kernel.sched_autogroup_enabled)",
+    ),
+    (
+        "rt_runtime",
+        "real-time throttling budget in us, -1 for none (kernel.sched_rt_runtime_us)",
+    ),
+];
+
+/// Parse `NAME=V1,V2,…` (a named knob, a dotted sysctl or a path).
+pub fn parse(spec: &str) -> Result<Knob> {
+    let (name, values) = spec.split_once('=').ok_or_else(|| {
+        input(format!(
+            "--knob '{spec}': give NAME=VALUE,VALUE (e.g. autogroup=0,1)"
+        ))
+    })?;
+    let name = name.trim();
+    let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+    if let Some(bad) = values
+        .iter()
+        .find(|v| v.is_empty() || v.len() > 256 || v.chars().any(|c| c.is_control() || c == '/'))
+    {
+        return Err(input(format!(
+            "--knob {name}: '{}' is not a value (empty, too long, or with '/' or control characters)",
+            bad.escape_default()
+        )));
+    }
+    if values.len() > MAX_VALUES {
+        return Err(input(format!("--knob {name}: at most {MAX_VALUES} values")));
+    }
+    for (i, v) in values.iter().enumerate() {
+        if values[..i].contains(v) {
+            return Err(input(format!("--knob {name}: value '{v}' given twice")));
+        }
+    }
+    Ok(Knob {
+        location: locate(name)?,
+        name: name.to_string(),
+        values,
+    })
+}
+
+/// Where the knob called `name` lives.
+fn locate(name: &str) -> Result<Location> {
+    let file = |p: &str| Ok(Location::File(PathBuf::from(p)));
+    match name {
+        "preempt" => return Ok(Location::Debugfs("sched/preempt".into())),
+        "thp" => return file("/sys/kernel/mm/transparent_hugepage/enabled"),
+        "autogroup" => return file("/proc/sys/kernel/sched_autogroup_enabled"),
+        "rt_runtime" => return file("/proc/sys/kernel/sched_rt_runtime_us"),
+        "governor" => {
+            let mut files: Vec<PathBuf> = crate::sys::cpus::online_here()
+                .iter()
+                .map(|c| {
+                    PathBuf::from(format!(
+                        "/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_governor"
+                    ))
+                })
+                .filter(|p| p.exists())
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(input(
+                    "--knob governor: this machine has no cpufreq governors (no /sys/devices/system/cpu/cpu*/cpufreq: a VM, or a kernel without cpufreq)",
+                ));
+            }
+            return Ok(Location::PerCpu(files));
+        }
+        _ => {}
+    }
+    if name.starts_with('/') {
+        let allowed = |p: &Path| p.starts_with("/proc/sys") || p.starts_with("/sys");
+        let given = Path::new(name);
+        if !allowed(given) || name.contains("/../") || name.ends_with("/..") {
+            return Err(input(format!(
+                "--knob {name}: only files under /proc/sys and /sys can be knobs"
+            )));
+        }
+        if !given.exists() {
+            return Err(input(format!(
+                "--knob {name}: absent: no such file on this kernel"
+            )));
+        }
+        let real = given
+            .canonicalize()
+            .map_err(|e| input(format!("--knob {name}: {e}")))?;
+        if !allowed(&real) {
+            return Err(input(format!(
+                "--knob {name}: leads to {} (outside /proc/sys and /sys)",
+                real.display()
+            )));
+        }
+        if real.starts_with("/sys/kernel/debug") {
+            let rel = real.strip_prefix("/sys/kernel/debug").unwrap_or(&real);
+            return Ok(Location::Debugfs(rel.to_string_lossy().into_owned()));
+        }
+        return Ok(Location::File(real));
+    }
+    let dotted = !name.is_empty()
+        && name.len() <= 200
+        && name.split('.').all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        });
+    if !dotted || !name.contains('.') {
+        return Err(input(format!(
+            "--knob {name}: not a knob: use a sysctl name (kernel.sched_autogroup_enabled), a path under /proc/sys or /sys, or one of {}",
+            NAMED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let path = PathBuf::from("/proc/sys").join(name.replace('.', "/"));
+    if !path.exists() {
+        return Err(input(format!(
+            "--knob {name}: absent: no {} on this kernel",
+            path.display()
+        )));
+    }
+    Ok(Location::File(path))
+}
+
+impl Location {
+    /// How it is shown in messages.
+    pub fn shown(&self) -> String {
+        match self {
+            Location::File(p) => p.display().to_string(),
+            Location::PerCpu(f) => format!(
+                "{} (and {} more CPUs)",
+                f[0].display(),
+                f.len().saturating_sub(1)
+            ),
+            Location::Debugfs(rel) => format!("/sys/kernel/debug/{rel}"),
+        }
+    }
+
+    /// The raw text of the knob's file(s).
+    fn read_raw(&self) -> std::io::Result<String> {
+        match self {
+            Location::File(p) => std::fs::read_to_string(p),
+            Location::PerCpu(files) => {
+                let mut first: Option<String> = None;
+                for f in files {
+                    let t = std::fs::read_to_string(f)?;
+                    match &first {
+                        None => first = Some(t),
+                        Some(v) if selected(v) != selected(&t) => {
+                            return Ok(format!("{} (CPUs differ)", t.trim()));
+                        }
+                        Some(_) => {}
+                    }
+                }
+                Ok(first.unwrap_or_default())
+            }
+            Location::Debugfs(rel) => with_debugfs(|root| std::fs::read_to_string(root.join(rel))),
+        }
+    }
+
+    fn write_raw(&self, value: &str) -> std::io::Result<()> {
+        match self {
+            Location::File(p) => std::fs::write(p, value),
+            Location::PerCpu(files) => files.iter().try_for_each(|f| std::fs::write(f, value)),
+            Location::Debugfs(rel) => with_debugfs(|root| std::fs::write(root.join(rel), value)),
+        }
+    }
+
+    /// The value in effect.
+    pub fn read(&self) -> std::io::Result<String> {
+        self.read_raw().map(|t| selected(&t))
+    }
+
+    /// The values the file lists as accepted, for choice files.
+    pub fn choices(&self) -> Option<Vec<String>> {
+        self.read_raw().ok().and_then(|t| choices(&t))
+    }
+
+    /// Write `value` and read back what took effect.
+    pub fn write(&self, value: &str) -> std::io::Result<String> {
+        self.write_raw(value)?;
+        self.read()
+    }
+}
+
+/// The selected entry of a choice file (`[x]` or `(x)`), else the text
+/// with its whitespace collapsed.
+pub fn selected(text: &str) -> String {
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        if let Some(i) = text.find(open) {
+            if let Some(j) = text[i..].find(close) {
+                if text.split_whitespace().count() > 1 {
+                    return text[i + 1..i + j].trim().to_string();
+                }
+            }
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every entry of a choice file, marks removed; `None` for plain files.
+pub fn choices(text: &str) -> Option<Vec<String>> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let marked = words.iter().any(|w| {
+        (w.starts_with('[') && w.ends_with(']')) || (w.starts_with('(') && w.ends_with(')'))
+    });
+    (marked && words.len() > 1).then(|| {
+        words
+            .iter()
+            .map(|w| {
+                w.trim_matches(|c| matches!(c, '[' | ']' | '(' | ')'))
+                    .to_string()
+            })
+            .collect()
+    })
+}
+
+/// Run `f` with debugfs's root: the mounted one, or a private mount that is
+/// detached again afterwards.
+fn with_debugfs<T>(f: impl FnOnce(&Path) -> std::io::Result<T>) -> std::io::Result<T> {
+    let mounted = Path::new("/sys/kernel/debug");
+    if mounted.join("sched").exists() {
+        return f(mounted);
+    }
+    if !crate::sys::proc::is_root() {
+        return Err(std::io::Error::new(
+            ErrorKind::PermissionDenied,
+            "debugfs is not mounted",
+        ));
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "kbench-debugfs-{}-{}",
+        std::process::id(),
+        crate::sys::proc::random_hex128()
+    ));
+    std::fs::create_dir(&dir)?;
+    let out = match crate::sys::mount::mount_fs("debugfs", &dir, false) {
+        Ok(()) => {
+            let r = f(&dir);
+            crate::sys::mount::detach(&dir);
+            r
+        }
+        Err(e) => Err(e),
+    };
+    let _ = std::fs::remove_dir(&dir);
+    out
+}
+
+/// The kernel's lockdown mode (`none`, `integrity`, `confidentiality`),
+/// from securityfs (privately mounted when it is not).
+pub fn lockdown_mode() -> Option<String> {
+    let read = |root: &Path| {
+        std::fs::read_to_string(root.join("lockdown"))
+            .ok()
+            .map(|t| selected(&t))
+    };
+    let mounted = Path::new("/sys/kernel/security");
+    if let Some(m) = read(mounted) {
+        return Some(m);
+    }
+    if !crate::sys::proc::is_root() {
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("kbench-securityfs-{}", std::process::id()));
+    std::fs::create_dir(&dir).ok()?;
+    let out = crate::sys::mount::mount_fs("securityfs", &dir, true)
+        .ok()
+        .and_then(|()| {
+            let r = read(&dir);
+            crate::sys::mount::detach(&dir);
+            r
+        });
+    let _ = std::fs::remove_dir(&dir);
+    out
+}
+
+/// Why a knob cannot be read or written, as the one-line error a user
+/// gets before the experiment starts.
+pub fn refusal(k: &Knob, what: &str, e: &std::io::Error) -> anyhow::Error {
+    let shown = k.location.shown();
+    let debugfs = matches!(k.location, Location::Debugfs(_));
+    match e.kind() {
+        ErrorKind::NotFound if debugfs => input(format!(
+            "--knob {}: absent: {shown} does not exist on this kernel{}",
+            k.name,
+            if k.name == "preempt" {
+                " (not a PREEMPT_DYNAMIC kernel: choose the preemption mode at boot, with a campaign)"
+            } else {
+                ""
+            }
+        )),
+        ErrorKind::NotFound => input(format!("--knob {}: absent: {shown} does not exist", k.name)),
+        ErrorKind::PermissionDenied if !crate::sys::proc::is_root() => privilege(format!(
+            "--knob {}: {what} {shown} needs root: run kbench matrix with sudo",
+            k.name
+        )),
+        ErrorKind::PermissionDenied if debugfs => {
+            let mode = lockdown_mode();
+            privilege(format!(
+                "--knob {}: {what} {shown} is refused by the kernel's lockdown{}: debugfs is closed even to root; boot with lockdown off, or compare {} across boots with `kbench campaign` (preempt= on the kernel command line)",
+                k.name,
+                match mode.as_deref() {
+                    Some(m) if m != "none" => format!(" ({m})"),
+                    _ => " (EPERM as root)".into(),
+                },
+                if k.name == "preempt" { "preemption modes" } else { "its values" }
+            ))
+        }
+        ErrorKind::PermissionDenied => privilege(format!(
+            "--knob {}: {what} {shown} is refused by the kernel even to root (a read-only attribute, or lockdown)",
+            k.name
+        )),
+        ErrorKind::InvalidInput => input(format!(
+            "--knob {}: the kernel does not accept that value for {shown}",
+            k.name
+        )),
+        _ => input(format!("--knob {}: {what} {shown}: {e}", k.name)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choice_files_and_plain_values() {
+        assert_eq!(selected("always [madvise] never\n"), "madvise");
+        assert_eq!(selected("none (voluntary) full\n"), "voluntary");
+        assert_eq!(selected("1\n"), "1");
+        assert_eq!(selected("4\t4\t1\t7\n"), "4 4 1 7");
+        assert_eq!(
+            choices("always [madvise] never").unwrap(),
+            vec!["always", "madvise", "never"]
+        );
+        assert_eq!(choices("none (voluntary) full").unwrap().len(), 3);
+        assert_eq!(choices("950000"), None);
+    }
+
+    #[test]
+    fn specs_are_checked_before_anything_is_touched() {
+        let k = parse("autogroup=0,1").unwrap();
+        assert_eq!(
+            k.location,
+            Location::File("/proc/sys/kernel/sched_autogroup_enabled".into())
+        );
+        assert_eq!(k.values, vec!["0", "1"]);
+        let k = parse("kernel.sched_autogroup_enabled=1").unwrap();
+        assert_eq!(
+            k.location,
+            Location::File("/proc/sys/kernel/sched_autogroup_enabled".into())
+        );
+        assert_eq!(
+            parse("preempt=none,full").unwrap().location,
+            Location::Debugfs("sched/preempt".into())
+        );
+        for bad in [
+            "autogroup",
+            "autogroup=",
+            "autogroup=0,,1",
+            "autogroup=0,0",
+            "/etc/passwd=x",
+            "/proc/sys/../../etc/passwd=x",
+            "kernel..x=1",
+            "kernel.no_such_knob_here=1",
+            "nonsense=1",
+            "autogroup=a/b",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+}

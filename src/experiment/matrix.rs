@@ -1,0 +1,549 @@
+//! `kbench matrix`: one kbench command under every combination of runtime
+//! knobs, interleaved in seeded random blocks within one boot.
+//!
+//! Before anything changes, every knob is read (a knob that cannot be read
+//! or written is refused with the reason) and its original value goes into
+//! a restore record ([`super::restore`]); every value is then written once
+//! and read back, so a value the kernel refuses stops the experiment before
+//! the first run.  Each round visits every combination once in a fresh
+//! order ([`super::order`]); before each run the combination's values are
+//! written and read back, and the values read back go into the run's
+//! fingerprint.  The command runs as a child kbench process with the
+//! combination's label, `<base label>/<knob>=<value>/…`.  At the end (and on
+//! error or Ctrl-C) the originals are written back; the comparison across
+//! combinations is printed with compare's verdicts (Holm across the
+//! report).
+//!
+//! `--rounds auto` looks after rounds 3, 5, 8, 12, … with the sequential
+//! rule of `--runs auto` ([`crate::lifecycle::sequential`]): each look
+//! spends α·6/(π²k²), split evenly (Bonferroni) over the combinations
+//! compared with the first, and the matrix stops when every one of them is
+//! decided (better, worse or equivalent).  A round contributes one value
+//! per combination (the mean of its runs), so the rule sees independent
+//! blocks.
+
+use super::knob::{self, Knob};
+use super::restore::{Guard, Record, Saved};
+use crate::cli::values::Runs;
+use crate::compare;
+use crate::error::input;
+use crate::lifecycle::sequential::{self, Decision, Rule};
+use crate::store::{Access, RunFilter, RunRecord};
+use anyhow::{anyhow, Result};
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub knobs: Vec<Knob>,
+    pub rounds: Runs,
+    pub seed: Option<u64>,
+    /// The kbench command (a benchmark or `run SCENARIO`) and its flags.
+    pub command: Vec<String>,
+    /// The metric `--rounds auto` decides on (default: the benchmark's headline).
+    pub metric: Option<String>,
+    pub alpha: f64,
+    pub threshold_pct: f64,
+    pub dry_run: bool,
+    pub base_label: String,
+    pub db: Option<String>,
+    pub quiet: bool,
+    pub json: bool,
+}
+
+/// One combination: a value index per knob.
+#[derive(Clone, Debug)]
+struct Combination {
+    values: Vec<String>,
+    label: String,
+}
+
+/// Commands a matrix may run.
+fn runnable(cmd: &str) -> bool {
+    cmd == "run" || crate::registry::find(cmd).is_some()
+}
+
+/// Every combination, the first knob varying slowest.
+fn combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    for k in knobs {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                k.values.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push(v.clone());
+                    p
+                })
+            })
+            .collect();
+    }
+    out.into_iter()
+        .map(|values| {
+            let suffix: Vec<String> = knobs
+                .iter()
+                .zip(&values)
+                .map(|(k, v)| format!("{}={v}", k.name))
+                .collect();
+            Combination {
+                label: format!("{base}/{}", suffix.join("/")),
+                values,
+            }
+        })
+        .collect()
+}
+
+/// Check the command line given after `--` as kbench would parse it.
+pub fn check_command(command: &[String]) -> Result<()> {
+    let first = command.first().ok_or_else(|| {
+        input("give the kbench command to run after --, e.g. -- hackbench -l 200")
+    })?;
+    if !runnable(first) {
+        return Err(input(format!(
+            "an experiment runs a benchmark ({}) or `run SCENARIO`, not '{first}'",
+            crate::registry::names().collect::<Vec<_>>().join(", ")
+        )));
+    }
+    for a in command {
+        let flag = a.split('=').next().unwrap_or("");
+        if matches!(
+            flag,
+            "--label" | "--db" | "--no-store" | "--json" | "--against"
+        ) {
+            return Err(input(format!(
+                "{flag} belongs before the experiment's own command, not in the command it runs (the experiment labels and stores every run)"
+            )));
+        }
+    }
+    let argv = std::iter::once("kbench".to_string()).chain(command.iter().cloned());
+    if let Err(e) = <crate::cli::Cli as clap::Parser>::try_parse_from(argv) {
+        if matches!(
+            e.kind(),
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+        ) {
+            return Err(input(
+                "the command after -- asks for help: run it on its own",
+            ));
+        }
+        return Err(input(format!(
+            "the command after --: {}",
+            crate::cli::one_line(&e.to_string()).trim_start_matches("error: ")
+        )));
+    }
+    Ok(())
+}
+
+/// Run the matrix.
+pub fn run(o: &Options) -> Result<()> {
+    if o.knobs.is_empty() {
+        return Err(input("give at least one --knob NAME=VALUE,VALUE"));
+    }
+    for (i, k) in o.knobs.iter().enumerate() {
+        if let Some(other) = o.knobs[..i].iter().find(|j| j.location == k.location) {
+            return Err(input(format!(
+                "--knob {} and --knob {} are the same knob",
+                other.name, k.name
+            )));
+        }
+    }
+    check_command(&o.command)?;
+    let combos = combinations(&o.knobs, &o.base_label);
+    if combos.len() < 2 {
+        return Err(input(
+            "a matrix needs at least two combinations: give some knob two values",
+        ));
+    }
+    if combos.len() > knob::MAX_COMBINATIONS {
+        return Err(input(format!(
+            "{} combinations: at most {} (fewer knobs or values)",
+            combos.len(),
+            knob::MAX_COMBINATIONS
+        )));
+    }
+    let metric = match (&o.rounds, &o.metric) {
+        (_, Some(m)) => Some(m.clone()),
+        (Runs::Auto { .. }, None) => match crate::registry::find(&o.command[0]) {
+            Some(e) => Some(e.headline.to_string()),
+            None => {
+                return Err(input(
+                    "--rounds auto with a scenario needs --metric NAME to decide on",
+                ))
+            }
+        },
+        _ => None,
+    };
+    // Read every knob and check its values, before anything changes.
+    let mut saved = Vec::new();
+    for k in &o.knobs {
+        let original = k
+            .location
+            .read()
+            .map_err(|e| knob::refusal(k, "reading", &e))?;
+        if let Some(choices) = k.location.choices() {
+            if let Some(bad) = k.values.iter().find(|v| !choices.contains(v)) {
+                return Err(input(format!(
+                    "--knob {}: '{bad}' is not one of {} ({})",
+                    k.name,
+                    choices.join(", "),
+                    k.location.shown()
+                )));
+            }
+        }
+        saved.push(Saved {
+            name: k.name.clone(),
+            location: k.location.clone(),
+            original,
+        });
+    }
+    let (rounds_planned, max_rounds) = match o.rounds {
+        Runs::Fixed(n) => (n as usize, n as usize),
+        Runs::Auto { max } => (max as usize, max as usize),
+    };
+    let seed = o.seed.unwrap_or_else(super::order::fresh_seed);
+    let order = super::order::blocks(combos.len(), max_rounds, seed);
+    let id = format!("m{}", &crate::sys::proc::random_hex128()[..12]);
+    let say = |m: &str| {
+        if !o.quiet {
+            eprintln!("{m}");
+        }
+    };
+    say(&format!(
+        "kbench matrix {id}: {} combinations x {} rounds{} of `kbench {}`, seed {seed}",
+        combos.len(),
+        rounds_planned,
+        if matches!(o.rounds, Runs::Auto { .. }) {
+            " at most (stops when decided)"
+        } else {
+            ""
+        },
+        o.command.join(" ")
+    ));
+    for s in &saved {
+        say(&format!(
+            "  {} is {} now (restored at the end)",
+            s.name, s.original
+        ));
+    }
+    if o.dry_run {
+        for (r, block) in order.iter().enumerate() {
+            let names: Vec<&str> = block.iter().map(|&i| combos[i].label.as_str()).collect();
+            println!("round {}: {}", r + 1, names.join(", "));
+        }
+        return Ok(());
+    }
+    if !crate::sys::proc::is_root() {
+        return Err(crate::error::privilege(
+            "kbench matrix writes kernel knobs: run it as root (sudo)",
+        ));
+    }
+    let started = crate::sys::time::unix_now();
+    let mut guard = Guard::new(Record {
+        knobs: saved.clone(),
+    })?;
+    // Every value once, read back, before the first run.
+    for (k, s) in o.knobs.iter().zip(&saved) {
+        for v in k.values.iter().chain(std::iter::once(&s.original)) {
+            let back = k
+                .location
+                .write(v)
+                .map_err(|e| knob::refusal(k, &format!("writing {v} to"), &e))?;
+            if &back != v {
+                return Err(input(format!(
+                    "--knob {}: wrote {v} to {} but it reads back {back}",
+                    k.name,
+                    k.location.shown()
+                )));
+            }
+        }
+    }
+    let plan = serde_json::json!({
+        "id": id, "seed": seed, "command": o.command,
+        "knobs": o.knobs.iter().map(|k| serde_json::json!({"name": k.name, "where": k.location.shown(), "values": k.values})).collect::<Vec<_>>(),
+        "originals": saved.iter().map(|s| (s.name.clone(), s.original.clone())).collect::<BTreeMap<_, _>>(),
+        "order": order.iter().map(|b| b.iter().map(|&i| combos[i].label.clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+    });
+    {
+        let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
+        store.put_document("matrix", &id, &serde_json::to_string(&plan)?)?;
+    }
+    let outcome = rounds(o, &combos, &order, &id, seed, metric.as_deref(), started);
+    let restored = guard.restore();
+    say(&match &restored {
+        Ok(()) => format!(
+            "knobs restored: {}",
+            saved
+                .iter()
+                .map(|s| format!("{}={}", s.name, s.original))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Err(e) => format!("kbench: {e:#}"),
+    });
+    let (done, stop) = outcome?;
+    restored?;
+    report(o, &combos, &id, seed, started, done, &stop, &plan)
+}
+
+/// Run the rounds; how many finished and why they stopped.
+#[allow(clippy::too_many_arguments)]
+fn rounds(
+    o: &Options,
+    combos: &[Combination],
+    order: &[Vec<usize>],
+    id: &str,
+    seed: u64,
+    metric: Option<&str>,
+    started: f64,
+) -> Result<(usize, String)> {
+    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    let total = order.len() * combos.len();
+    for (r, block) in order.iter().enumerate() {
+        for (p, &ci) in block.iter().enumerate() {
+            let c = &combos[ci];
+            let mut knobs = BTreeMap::new();
+            for (k, v) in o.knobs.iter().zip(&c.values) {
+                let back = k
+                    .location
+                    .write(v)
+                    .map_err(|e| knob::refusal(k, &format!("writing {v} to"), &e))?;
+                if &back != v {
+                    anyhow::bail!(
+                        "--knob {}: wrote {v} but the kernel shows {back}; stopped",
+                        k.name
+                    );
+                }
+                knobs.insert(k.name.clone(), back);
+            }
+            if !o.quiet {
+                eprintln!(
+                    "[round {}/{} · {} of {total}] {}",
+                    r + 1,
+                    order.len(),
+                    r * combos.len() + p + 1,
+                    c.label
+                );
+            }
+            let tag = serde_json::json!({
+                "kind": "matrix", "id": id, "seed": seed,
+                "round": r + 1, "position": p + 1, "knobs": knobs,
+            });
+            let mut cmd = Command::new(&exe);
+            if let Some(db) = &o.db {
+                cmd.arg("--db").arg(db);
+            }
+            cmd.arg("--label").arg(&c.label);
+            if o.quiet {
+                cmd.arg("-q");
+            }
+            cmd.args(&o.command)
+                .env(super::ENV, tag.to_string())
+                .env(crate::health::ENV_ROOT, std::process::id().to_string())
+                .stdin(Stdio::null());
+            if o.json {
+                cmd.stdout(Stdio::null());
+            }
+            crate::sys::proc::on_exec(
+                &mut cmd,
+                crate::sys::proc::OnExec {
+                    die_with_parent: true,
+                    ..Default::default()
+                },
+            );
+            let status = wait(cmd.spawn()?)?;
+            if crate::sys::signals::stop_requested() || status == Some(130) {
+                return Err(crate::error::Interrupted.into());
+            }
+            if status != Some(0) {
+                anyhow::bail!(
+                    "round {}, {}: `kbench {}` failed ({}); the runs before it are stored",
+                    r + 1,
+                    c.label,
+                    o.command.join(" "),
+                    status.map_or("killed by a signal".into(), |s| format!("exit {s}"))
+                );
+            }
+        }
+        if let (Some(m), Runs::Auto { .. }) = (metric, o.rounds) {
+            if let Some(why) = decided(o, combos, id, started, m, r + 1)? {
+                return Ok((r + 1, why));
+            }
+        }
+    }
+    Ok((
+        order.len(),
+        if matches!(o.rounds, Runs::Auto { .. }) {
+            format!("undecided at the cap of {} rounds", order.len())
+        } else {
+            format!("{} rounds as asked", order.len())
+        },
+    ))
+}
+
+/// Wait for the child, passing a stop request on while it is still ours
+/// (unreaped, so its PID cannot be another process's).
+fn wait(mut child: std::process::Child) -> Result<Option<i32>> {
+    let mut passed_on = false;
+    loop {
+        if let Some(st) = child.try_wait()? {
+            return Ok(st.code());
+        }
+        if crate::sys::signals::stop_requested() && !passed_on {
+            crate::sys::proc::kill(child.id() as i32, libc::SIGINT);
+            passed_on = true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// This experiment's complete runs.
+fn runs_of(o: &Options, combos: &[Combination], id: &str, started: f64) -> Result<Vec<RunRecord>> {
+    let store = crate::store::open(o.db.as_deref(), Access::ReadOnly)?;
+    let filter = RunFilter {
+        labels: combos.iter().map(|c| c.label.clone()).collect(),
+        since: Some(started - 1.0),
+        only_complete: true,
+        ..Default::default()
+    };
+    Ok(store
+        .load_runs(&filter, false)?
+        .into_iter()
+        .filter(|r| super::of(r) == Some(("matrix", id)))
+        .collect())
+}
+
+/// The `--rounds auto` look after `round` rounds: `Some(reason)` to stop.
+fn decided(
+    o: &Options,
+    combos: &[Combination],
+    id: &str,
+    started: f64,
+    metric: &str,
+    round: usize,
+) -> Result<Option<String>> {
+    if sequential::look_index(round).is_none() {
+        return Ok(None);
+    }
+    let runs = runs_of(o, combos, id, started)?;
+    // One value per combination and round: the mean of that round's runs.
+    let mut better = None;
+    let per_combo: Vec<Vec<f64>> = combos
+        .iter()
+        .map(|c| {
+            (1..=round)
+                .filter_map(|r| {
+                    let v: Vec<f64> = runs
+                        .iter()
+                        .filter(|x| x.label == c.label && x.settings["experiment"]["round"] == r)
+                        .filter_map(|x| x.metrics.iter().find(|m| m.name == metric))
+                        .map(|m| {
+                            better = Some(m.better);
+                            m.value
+                        })
+                        .collect();
+                    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+                })
+                .collect()
+        })
+        .collect();
+    let Some(better) = better else {
+        return Err(input(format!(
+            "--rounds auto: the runs have no metric {metric} (choose one with --metric)"
+        )));
+    };
+    let base = &per_combo[0];
+    let others = combos.len() - 1;
+    let mut verdicts = Vec::new();
+    for (c, vals) in combos.iter().zip(&per_combo).skip(1) {
+        let rule = Rule {
+            alpha: o.alpha / others as f64,
+            precision_pct: 0.0,
+            threshold_pct: o.threshold_pct,
+            better,
+            baseline: Some(base.clone()),
+        };
+        match sequential::decide(&rule, vals) {
+            Decision::Continue => return Ok(None),
+            d => verdicts.push(format!("{}: {}", c.label, d.describe())),
+        }
+    }
+    Ok(Some(format!(
+        "decided after {round} rounds on {metric}: {}",
+        verdicts.join("; ")
+    )))
+}
+
+/// The closing report: the comparison across combinations.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    o: &Options,
+    combos: &[Combination],
+    id: &str,
+    seed: u64,
+    started: f64,
+    done: usize,
+    stop: &str,
+    plan: &serde_json::Value,
+) -> Result<()> {
+    let runs = runs_of(o, combos, id, started)?;
+    let opts = compare::Options {
+        labels: combos.iter().map(|c| c.label.clone()).collect(),
+        baseline: None,
+        metrics: o.metric.iter().cloned().collect(),
+        alpha: o.alpha,
+        decider: compare::Decider::Welch,
+        correction: crate::stats::multiple::Correction::Holm,
+        threshold_pct: o.threshold_pct,
+        detect_pct: None,
+        exclude_suspect: false,
+        include_warmup: false,
+    };
+    let c = compare::build(&runs, &opts)?;
+    if o.json {
+        let doc = serde_json::json!({
+            "experiment": plan, "rounds_done": done, "stopped": stop, "comparison": c,
+        });
+        return crate::cmd::print_json("matrix", doc);
+    }
+    use std::io::IsTerminal;
+    println!(
+        "matrix {id} (seed {seed}): {done} round{} of {} combinations, {stop}; runs {} (`kbench runs list --label …`)",
+        if done == 1 { "" } else { "s" },
+        combos.len(),
+        crate::lifecycle::id_list(&runs.iter().map(|r| r.id).collect::<Vec<_>>())
+    );
+    print!(
+        "{}",
+        crate::report::terminal::render(&c, std::io::stdout().is_terminal(), false)
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combinations_and_labels() {
+        let k = |n: &str, v: &[&str]| Knob {
+            name: n.into(),
+            location: knob::Location::File(n.into()),
+            values: v.iter().map(|s| s.to_string()).collect(),
+        };
+        let c = combinations(
+            &[k("autogroup", &["0", "1"]), k("thp", &["always", "never"])],
+            "b",
+        );
+        let labels: Vec<&str> = c.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "b/autogroup=0/thp=always",
+                "b/autogroup=0/thp=never",
+                "b/autogroup=1/thp=always",
+                "b/autogroup=1/thp=never"
+            ]
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! Putting knobs back: a restore record is written before the first knob
+//! changes, and a janitor process applies it if kbench dies without doing
+//! so itself (SIGKILL); after a crash of the machine's kbench, `kbench
+//! restore` applies every record left.  Records live beside the isolation
+//! ones ([`crate::isolate`]), as `knobs-<pid>.json`.
+
+use super::knob::Location;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// One knob's value before the experiment.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Saved {
+    pub name: String,
+    pub location: Location,
+    pub original: String,
+}
+
+/// What to put back.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Record {
+    pub knobs: Vec<Saved>,
+}
+
+/// The record file of process `pid`.
+pub fn file_of(pid: u32) -> PathBuf {
+    crate::isolate::record_dir().join(format!("knobs-{pid}.json"))
+}
+
+/// Is this file name a knob record?
+pub fn is_record(name: &str) -> bool {
+    name.starts_with("knobs-") && name.ends_with(".json")
+}
+
+/// Write every original value back; the names of those that could not be.
+pub fn undo(r: &Record) -> Vec<String> {
+    let mut failed = Vec::new();
+    for s in &r.knobs {
+        match s.location.write(&s.original) {
+            Ok(back) if back == s.original => {}
+            Ok(back) => failed.push(format!("{} (reads {back}, was {})", s.name, s.original)),
+            Err(e) => failed.push(format!("{} ({e})", s.name)),
+        }
+    }
+    failed
+}
+
+/// Apply the record in `file` and remove it; a line saying what was done.
+pub fn undo_file(file: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(file)?;
+    let r: Record = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a restore record", file.display()))?;
+    let failed = undo(&r);
+    if !failed.is_empty() {
+        anyhow::bail!(
+            "{}: could not restore {}; `kbench restore` retries",
+            file.display(),
+            failed.join(", ")
+        );
+    }
+    std::fs::remove_file(file)?;
+    Ok(format!(
+        "restored: {} to the values before the matrix ({})",
+        r.knobs
+            .iter()
+            .map(|s| format!("{}={}", s.name, s.original))
+            .collect::<Vec<_>>()
+            .join(", "),
+        file.display()
+    ))
+}
+
+/// The record of a running experiment: written (atomically) before the
+/// first change; on drop the originals go back and the record goes.
+pub struct Guard {
+    record: Record,
+    file: PathBuf,
+    janitor: Option<std::process::Child>,
+}
+
+impl Guard {
+    /// Save the originals and start the janitor.
+    pub fn new(record: Record) -> Result<Guard> {
+        let file = file_of(std::process::id());
+        let dir = crate::isolate::record_dir();
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let tmp = file.with_extension("tmp");
+        std::fs::write(&tmp, serde_json::to_vec_pretty(&record)?)
+            .with_context(|| format!("writing the restore record {}", tmp.display()))?;
+        std::fs::rename(&tmp, &file)?;
+        let janitor = crate::isolate::spawn_janitor().ok();
+        Ok(Guard {
+            record,
+            file,
+            janitor,
+        })
+    }
+
+    /// Put every knob back now; errors name the knobs left changed.
+    pub fn restore(&mut self) -> Result<()> {
+        let failed = undo(&self.record);
+        if let Some(mut j) = self.janitor.take() {
+            let _ = j.kill();
+            let _ = j.wait();
+        }
+        if failed.is_empty() {
+            let _ = std::fs::remove_file(&self.file);
+            Ok(())
+        } else {
+            anyhow::bail!(
+                "could not restore {}; the record {} stays for `kbench restore`",
+                failed.join(", "),
+                self.file.display()
+            )
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if self.file.exists() {
+            let _ = self.restore();
+        }
+    }
+}

@@ -191,6 +191,13 @@ pub fn run(o: &Options) -> Result<()> {
                 )));
             }
         }
+        if crate::sys::proc::is_root() && !o.dry_run {
+            // Writing back the value in effect changes nothing, and shows
+            // whether the kernel lets us write at all.
+            k.location
+                .write(&original)
+                .map_err(|e| knob::refusal(k, "writing", &e))?;
+        }
         saved.push(Saved {
             name: k.name.clone(),
             location: k.location.clone(),

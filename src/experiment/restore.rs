@@ -37,6 +37,9 @@ pub fn is_record(name: &str) -> bool {
 pub fn undo(r: &Record) -> Vec<String> {
     let mut failed = Vec::new();
     for s in &r.knobs {
+        if s.location.read().is_ok_and(|now| now == s.original) {
+            continue;
+        }
         match s.location.write(&s.original) {
             Ok(back) if back == s.original => {}
             Ok(back) => failed.push(format!("{} (reads {back}, was {})", s.name, s.original)),

@@ -1,0 +1,512 @@
+//! `kbench matrix` and `kbench campaign`, end to end.  A test binary of its
+//! own: a matrix changes machine-wide knobs (autogroup, THP), which would
+//! disturb the other tests (the scenario autogroup test among them); cargo
+//! runs test binaries one at a time.  The matrix tests share one lock, as
+//! they change the same knobs.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use common::{wait_for, Env};
+use std::path::Path;
+use std::sync::Mutex;
+
+static KNOBS: Mutex<()> = Mutex::new(());
+
+const AUTOGROUP: &str = "/proc/sys/kernel/sched_autogroup_enabled";
+const THP: &str = "/sys/kernel/mm/transparent_hugepage/enabled";
+
+fn read(p: &str) -> String {
+    std::fs::read_to_string(p)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+fn thp_mode() -> String {
+    let t = read(THP);
+    t.split('[')
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Root, and both knobs present and writable here?
+fn possible() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    root && Path::new(AUTOGROUP).exists()
+        && Path::new(THP).exists()
+        && std::fs::write(AUTOGROUP, read(AUTOGROUP)).is_ok()
+}
+
+/// The knobs as they are now.
+fn knobs_now() -> (String, String) {
+    (read(AUTOGROUP), thp_mode())
+}
+
+/// A small hackbench, a few hundredths of a second.
+const SMALL: &[&str] = &["hackbench", "-g", "1", "-f", "2", "-l", "20"];
+
+fn matrix_args<'a>(extra: &[&'a str], cmd: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["--label", "m", "matrix", "--knob", "autogroup=0,1"];
+    a.extend_from_slice(extra);
+    a.push("--");
+    a.extend_from_slice(cmd);
+    a
+}
+
+#[test]
+fn matrix_interleaves_labels_and_restores() {
+    if !possible() {
+        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+        return;
+    }
+    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
+    let before = knobs_now();
+    let env = Env::new();
+    // The order is reproducible from its seed, and only from it.
+    let plan = |seed: &str| {
+        env.ok(&[
+            "--label",
+            "m",
+            "matrix",
+            "--knob",
+            "autogroup=0,1",
+            "--knob",
+            "thp=always,never",
+            "--rounds",
+            "4",
+            "--seed",
+            seed,
+            "--dry-run",
+            "--",
+            "hackbench",
+        ])
+    };
+    assert_eq!(plan("7"), plan("7"));
+    assert_ne!(plan("7"), plan("8"));
+    assert_eq!(knobs_now(), before, "a dry run changes nothing");
+
+    let v: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "--json",
+        "--label",
+        "m",
+        "matrix",
+        "--knob",
+        "autogroup=0,1",
+        "--knob",
+        "thp=always,never",
+        "--rounds",
+        "2",
+        "--seed",
+        "11",
+        "-q",
+        "--",
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "2",
+        "-l",
+        "20",
+    ]))
+    .unwrap();
+    assert_eq!(knobs_now(), before, "originals back after success");
+    let order: Vec<String> = v["experiment"]["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| {
+            b.as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l.as_str().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(order.len(), 8);
+    for block in v["experiment"]["order"].as_array().unwrap() {
+        let mut b: Vec<&str> = block
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect();
+        b.sort_unstable();
+        assert_eq!(
+            b,
+            vec![
+                "m/autogroup=0/thp=always",
+                "m/autogroup=0/thp=never",
+                "m/autogroup=1/thp=always",
+                "m/autogroup=1/thp=never"
+            ],
+            "every round visits every combination once"
+        );
+    }
+    // The runs were made in the planned order, each with its knobs read back.
+    let runs = env.json(&["runs", "list"]);
+    let runs = runs["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8);
+    let mut made: Vec<(f64, String, i64)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r["started"].as_f64().unwrap(),
+                r["label"].as_str().unwrap().to_string(),
+                r["id"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    made.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert_eq!(made.iter().map(|m| m.1.clone()).collect::<Vec<_>>(), order);
+    for (_, label, id) in &made {
+        let show = env.json(&["runs", "show", &id.to_string()]);
+        let fp = &show["fingerprint"];
+        let ag = label
+            .split("autogroup=")
+            .nth(1)
+            .unwrap()
+            .split('/')
+            .next()
+            .unwrap();
+        let thp = label.split("thp=").nth(1).unwrap();
+        assert_eq!(fp["knobs"]["autogroup"], ag, "{show}");
+        assert_eq!(fp["knobs"]["thp"], thp, "{show}");
+        assert_eq!(fp["sched_knobs"]["sched_autogroup_enabled"], ag);
+        assert_eq!(fp["thp_enabled"], thp);
+        assert_eq!(show["settings"]["experiment"]["seed"], 11);
+        assert_eq!(show["settings"]["experiment"]["kind"], "matrix");
+    }
+    // The comparison across settings came out of compare's machinery.
+    let groups = v["comparison"]["groups"].as_array().unwrap();
+    assert!(!groups.is_empty());
+    assert_eq!(v["comparison"]["baseline"], "m/autogroup=0/thp=always");
+}
+
+#[test]
+fn matrix_restores_after_failure_interrupt_and_kill() {
+    if !possible() {
+        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+        return;
+    }
+    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
+    let before = knobs_now();
+    let env = Env::new();
+    let data = env.dir.path().join("data");
+
+    // A knob the kernel will not write is refused before anything runs.
+    let err = env.fails(&matrix_args(&["--knob", "kernel.osrelease=a,b"], SMALL), 1);
+    assert!(
+        err.contains("kernel.osrelease") && err.contains("refused"),
+        "{err}"
+    );
+    let err = env.fails(&matrix_args(&["--knob", "/etc/passwd=a,b"], SMALL), 2);
+    assert!(err.contains("/proc/sys and /sys"), "{err}");
+    // On a kernel whose lockdown closes debugfs, the preempt knob says so.
+    if std::fs::read_to_string("/sys/kernel/debug/sched/preempt")
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
+    {
+        let err = env.fails(&matrix_args(&["--knob", "preempt=none,full"], SMALL), 1);
+        assert!(err.contains("lockdown"), "{err}");
+    }
+    assert_eq!(knobs_now(), before);
+    assert!(
+        !env.db().exists()
+            || env.json(&["runs", "list"])["runs"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+    );
+
+    // The command fails in the second combination: originals back, exit 1.
+    let out = env
+        .cmd()
+        .args(matrix_args(&["--rounds", "1", "-q"], SMALL))
+        .env("KBENCH_INJECT_FAILURE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed"));
+    assert_eq!(knobs_now(), before, "originals back after a failure");
+
+    let long = ["hackbench", "-g", "1", "-f", "2", "-l", "2000000"];
+    let started = |kb: &std::process::Child| {
+        let pid = kb.id();
+        wait_for(20, || {
+            common::children(pid).iter().any(|c| {
+                std::fs::read_to_string(format!("/proc/{c}/cmdline"))
+                    .unwrap_or_default()
+                    .contains("hackbench")
+            })
+        })
+    };
+    // Ctrl-C: the run is stopped and the originals come back.
+    let kb = env.spawn(&matrix_args(&[], &long));
+    assert!(started(&kb));
+    common::interrupt(kb);
+    assert_eq!(knobs_now(), before, "originals back after Ctrl-C");
+
+    // kill -9: the janitor restores.
+    let mut kb = env
+        .cmd()
+        .args(matrix_args(&[], &long))
+        .env("XDG_DATA_HOME", &data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(started(&kb));
+    unsafe { libc::kill(kb.id() as i32, libc::SIGKILL) };
+    kb.wait().unwrap();
+    assert!(
+        wait_for(20, || knobs_now() == before),
+        "the janitor restores after kill -9: {:?} vs {before:?}",
+        knobs_now()
+    );
+    assert!(wait_for(10, || std::fs::read_dir(
+        data.join("kbench/restore")
+    )
+    .map_or(true, |mut d| d.next().is_none())));
+
+    // A crash (kbench and its janitor gone): `kbench restore` repairs it.
+    // THP's two other modes, so the first combination surely changes it.
+    let others: Vec<&str> = ["always", "madvise", "never"]
+        .into_iter()
+        .filter(|m| *m != before.1)
+        .collect();
+    let thp = format!("thp={}", others.join(","));
+    let mut args = vec!["matrix", "--knob", &thp, "--"];
+    args.extend_from_slice(&long);
+    let mut kb = env
+        .cmd()
+        .args(&args)
+        .env("XDG_DATA_HOME", &data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(started(&kb));
+    let janitor = common::children(kb.id()).into_iter().find(|c| {
+        std::fs::read_to_string(format!("/proc/{c}/comm"))
+            .is_ok_and(|n| n.trim() == "kbench-restore")
+    });
+    let janitor = janitor.expect("a janitor beside the matrix");
+    unsafe { libc::kill(janitor as i32, libc::SIGKILL) };
+    unsafe { libc::kill(kb.id() as i32, libc::SIGKILL) };
+    kb.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_ne!(
+        thp_mode(),
+        before.1,
+        "the crash left the first value in effect"
+    );
+    assert!(data
+        .join(format!("kbench/restore/knobs-{}.json", kb.id()))
+        .exists());
+    let out = env
+        .cmd()
+        .arg("restore")
+        .env("XDG_DATA_HOME", &data)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("restored: thp="),
+        "{said}"
+    );
+    assert_eq!(knobs_now(), before, "kbench restore repaired the crash");
+}
+
+/// Run `campaign step` as the system `release` in a fresh boot.
+fn step(env: &Env, name: &str, release: &str, boot: &str) -> std::process::Output {
+    let id = format!(r#"{{"release":"{release}","cmdline":"ro quiet","boot_id":"{boot}"}}"#);
+    env.cmd()
+        .args(["campaign", "step", name])
+        .env("KBENCH_TEST_IDENTITY", id)
+        .output()
+        .unwrap()
+}
+
+fn status(env: &Env, name: &str) -> serde_json::Value {
+    env.json(&["campaign", "status", name])["campaigns"][0].clone()
+}
+
+#[test]
+fn campaign_runs_its_plan_across_simulated_reboots() {
+    let env = Env::new();
+    let log = env.dir.path().join("reboots.log");
+    let units = env.dir.path().join("units");
+    std::fs::create_dir(&units).unwrap();
+    let reboot = format!("echo {{label}} >> {}", log.display());
+    env.ok(&[
+        "campaign",
+        "init",
+        "ab",
+        "--boot",
+        "A=release=test-a",
+        "--boot",
+        "B=release=test-b,cmdline=quiet",
+        "--rounds",
+        "3",
+        "--reboot",
+        &reboot,
+        "--",
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "2",
+        "-l",
+        "50000",
+        "--runs",
+        "6",
+    ]);
+    let err = env.fails(
+        &[
+            "campaign",
+            "init",
+            "ab",
+            "--boot",
+            "A=release=x",
+            "--boot",
+            "B=release=y",
+            "--reboot",
+            "true",
+            "--",
+            "hackbench",
+        ],
+        2,
+    );
+    assert!(err.contains("already exists"), "{err}");
+    env.ok(&[
+        "campaign",
+        "install-service",
+        "ab",
+        "--unit-dir",
+        units.to_str().unwrap(),
+    ]);
+    let unit = units.join("kbench-campaign-ab.service");
+    let text = std::fs::read_to_string(&unit).unwrap();
+    assert!(
+        text.contains("campaign step ab") && text.contains("--db"),
+        "{text}"
+    );
+
+    let plan = status(&env, "ab");
+    let order: Vec<usize> = plan["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(order, vec![0, 1, 1, 0, 0, 1], "A B B A A B");
+    let labels = ["A", "B"];
+
+    // Block 1 on the right boot.
+    let out = step(&env, "ab", "test-a", "boot-1");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The same boot again: refused, a block needs its own boot.
+    let out = step(&env, "ab", "test-b", "boot-1");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("boot of its own"));
+    // A boot into the wrong kernel pauses, stores nothing.
+    let runs_before = env.json(&["runs", "list"])["runs"]
+        .as_array()
+        .unwrap()
+        .len();
+    let out = step(&env, "ab", "test-c", "boot-2");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("paused"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(status(&env, "ab")["paused"]
+        .as_str()
+        .unwrap()
+        .contains("test-c"));
+    assert_eq!(
+        env.json(&["runs", "list"])["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        runs_before
+    );
+
+    // Block 2 killed midway (power cut): the next boot runs it again.
+    let id = r#"{"release":"test-b","cmdline":"ro quiet","boot_id":"boot-3"}"#;
+    let mut kb = env
+        .cmd()
+        .args(["campaign", "step", "ab"])
+        .env("KBENCH_TEST_IDENTITY", id)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_for(30, || {
+        env.json(&["runs", "list", "--label", "B"])["runs"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+    }));
+    unsafe { libc::kill(kb.id() as i32, libc::SIGKILL) };
+    kb.wait().unwrap();
+    assert_eq!(status(&env, "ab")["history"][1]["status"], "running");
+
+    let mut boot = 4;
+    while status(&env, "ab")["next"].as_u64().unwrap() < 6 {
+        let next = order[status(&env, "ab")["next"].as_u64().unwrap() as usize];
+        let out = step(
+            &env,
+            "ab",
+            &format!("test-{}", labels[next].to_lowercase()),
+            &format!("boot-{boot}"),
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        boot += 1;
+    }
+    let s = status(&env, "ab");
+    assert!(s["paused"].is_null());
+    assert!(!unit.exists(), "the last step removes the unit");
+    let rebooted: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        rebooted,
+        vec!["B", "B", "A", "A", "B"],
+        "each block boots the next"
+    );
+    // Every block has its own boot; the cut block's partial runs are gone.
+    let runs = env.json(&["runs", "list"])["runs"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(runs.len(), 36, "6 blocks x 6 runs");
+    let c = env.json(&[
+        "compare", "--label", "A", "--label", "B", "--metric", "time",
+    ]);
+    let m = &c["groups"][0]["metrics"][0];
+    for l in m["labels"].as_array().unwrap() {
+        assert_eq!(l["summary"]["n"], 3, "boots are the unit: {l}");
+        assert_eq!(l["boots"]["runs"], 18);
+    }
+    assert!(c["warnings"].to_string().contains("the boot is the unit"));
+    let out = step(&env, "ab", "test-a", "boot-99");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("complete"));
+}

@@ -62,6 +62,7 @@ pub const BENCHMARKS: &[&Entry] = &[
     &crate::cmd::load::ENTRY,
     &crate::cmd::contest::ENTRY,
     &crate::cmd::schbench::ENTRY,
+    &crate::cmd::interbench::ENTRY,
     #[cfg(debug_assertions)]
     &crate::lifecycle::testbench::ENTRY,
 ];

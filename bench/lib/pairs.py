@@ -141,9 +141,11 @@ def main():
             print(f"{name:28} no ratio (B was 0)")
             continue
         va, vb = values[name]
+        diffs = [x - y for x, y in zip(va, vb)]
         print(f"{name:28} median A/B {statistics.median(ok):.3f} "
               f"(min {min(ok):.3f}, max {max(ok):.3f}, {len(ok)} pairs; "
-              f"A {statistics.median(va):.4g}, B {statistics.median(vb):.4g})")
+              f"A {statistics.median(va):.4g}, B {statistics.median(vb):.4g}; "
+              f"median A-B {statistics.median(diffs):+.3g})")
 
 
 if __name__ == "__main__":

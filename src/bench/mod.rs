@@ -7,6 +7,7 @@
 pub mod coldwalk;
 pub mod cyclictest;
 pub mod hackbench;
+pub mod interbench;
 pub mod responsiveness;
 pub mod schbench;
 

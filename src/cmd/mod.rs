@@ -9,6 +9,7 @@ pub(crate) mod cyclictest;
 mod experiment;
 pub(crate) mod hackbench;
 mod import;
+pub(crate) mod interbench;
 pub(crate) mod job;
 pub(crate) mod load;
 mod meta;

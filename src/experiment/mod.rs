@@ -91,7 +91,7 @@ mod tests {
     use super::*;
     use crate::stats::bootstrap::SplitMix;
 
-    /// Knob and boot specs and whole `matrix`/`campaign` command lines
+    /// Knob and boot specs and whole `matrix`/`campaign`/`interbench` command lines
     /// made of hostile pieces: every one parses or is refused, none panics.
     #[test]
     fn generated_specs_and_command_lines_never_panic() {
@@ -185,8 +185,18 @@ mod tests {
                 }
             }));
             if let Ok(cli) = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv) {
-                if let crate::cli::Command::Matrix(m) = cli.command {
-                    let _ = matrix::check_command(&m.command);
+                match cli.command {
+                    crate::cli::Command::Matrix(m) => {
+                        let _ = matrix::check_command(&m.command);
+                    }
+                    crate::cli::Command::Bench(b) if b.name == "interbench" => {
+                        if let Ok(a) =
+                            crate::registry::args::<crate::cli::InterbenchArgs>(&b.matches)
+                        {
+                            let _ = crate::cmd::interbench::options(&a);
+                        }
+                    }
+                    _ => {}
                 }
             }
         }

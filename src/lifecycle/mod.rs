@@ -18,6 +18,7 @@ use anyhow::Result;
 
 pub mod cyclictest;
 pub mod hackbench;
+pub mod interbench;
 pub mod params;
 pub mod responsiveness;
 pub mod schbench;

@@ -121,6 +121,34 @@ pub struct Contest {
     pub round: Option<u32>,
 }
 
+/// `kbench interbench`.  `loops_per_ms` is not a parameter: it is the
+/// machine's calibration, stored in the run's settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Interbench {
+    #[serde(default = "one")]
+    pub v: u32,
+    #[serde(default)]
+    pub duration_s: Option<u64>,
+    #[serde(default)]
+    pub tasks: Option<Vec<String>>,
+    #[serde(default)]
+    pub loads: Option<Vec<String>>,
+    #[serde(default)]
+    pub bench_nice: Option<i32>,
+    #[serde(default)]
+    pub load_nice: Option<i32>,
+    #[serde(default)]
+    pub rt: Option<bool>,
+    #[serde(default)]
+    pub uniprocessor: Option<bool>,
+    #[serde(default)]
+    pub burn: Option<usize>,
+    #[serde(default)]
+    pub custom_cpu_pct: Option<u64>,
+    #[serde(default)]
+    pub custom_interval_us: Option<u64>,
+}
+
 /// `kbench testbench` (debug builds).
 #[cfg(debug_assertions)]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

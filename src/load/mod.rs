@@ -85,6 +85,11 @@ impl LoadOptions {
     }
 }
 
+/// A process ring of `n` processes (interbench's Ring, `-L` of them).
+pub fn ring(n: usize) -> Box<dyn Load> {
+    Box::new(process::Ring::new(n))
+}
+
 /// Build the load called `name`.
 pub fn build(name: &str, o: &LoadOptions) -> Result<Box<dyn Load>> {
     let ncpu = crate::sys::cpus::online_here().len().max(1);

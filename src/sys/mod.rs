@@ -14,6 +14,7 @@ pub mod sched;
 pub mod shared;
 pub mod signals;
 pub mod size;
+pub mod spin;
 pub mod tempdir;
 pub mod time;
 pub mod workers;

@@ -16,6 +16,17 @@ pub fn mono_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CPU time the calling thread has used, ns (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid out-pointer; the clock exists on every Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// Sleep until `deadline_ns` on `CLOCK_MONOTONIC`; returns early only on a
 /// signal (EINTR), which the caller sees as an earlier wake-up.
 #[inline]

@@ -14,9 +14,9 @@
 //! combinations is printed with compare's verdicts (Holm across the
 //! report).
 //!
-//! `--rounds auto` looks after rounds 3, 5, 8, 12, … with the sequential
-//! rule of `--runs auto` ([`crate::lifecycle::sequential`]): each look
-//! spends α·6/(π²k²), split evenly (Bonferroni) over the combinations
+//! `--rounds auto` looks after rounds 3, 5, 8, 12, … and at the cap with
+//! the sequential rule of `--runs auto` ([`crate::lifecycle::sequential`]):
+//! each look spends its share of α, split evenly (Bonferroni) over the combinations
 //! compared with the first, and the matrix stops when every one of them is
 //! decided (better, worse or equivalent).  A round contributes one value
 //! per combination (the mean of its runs), so the rule sees independent
@@ -429,7 +429,11 @@ fn decided(
     metric: &str,
     round: usize,
 ) -> Result<Option<String>> {
-    if sequential::look_index(round).is_none() {
+    let cap = match o.rounds {
+        Runs::Auto { max } => max as usize,
+        Runs::Fixed(n) => n as usize,
+    };
+    if !sequential::is_look(round, cap) {
         return Ok(None);
     }
     let runs = runs_of(o, combos, id, started)?;
@@ -469,6 +473,7 @@ fn decided(
             threshold_pct: o.threshold_pct,
             better,
             baseline: Some(base.clone()),
+            cap,
         };
         match sequential::decide(&rule, vals) {
             Decision::Continue => return Ok(None),

@@ -126,7 +126,7 @@ struct AutoRuns {
 }
 
 impl AutoRuns {
-    fn new(ctx: &Ctx, benchmark: &str, params: &serde_json::Value) -> Result<AutoRuns> {
+    fn new(ctx: &Ctx, benchmark: &str, params: &serde_json::Value, max: u32) -> Result<AutoRuns> {
         let entry = crate::registry::find(benchmark).ok_or_else(|| {
             crate::error::input(format!("--runs auto: unknown benchmark {benchmark}"))
         })?;
@@ -150,6 +150,7 @@ impl AutoRuns {
                 threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
                 better: spec.better,
                 baseline,
+                cap: max as usize,
             },
             values: Vec::new(),
             decision: sequential::Decision::Continue,
@@ -242,7 +243,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
     let mut isolated = None;
     let (count, mut auto) = match runs {
         Runs::Fixed(n) => (n, None),
-        Runs::Auto { max } => (max, Some(AutoRuns::new(ctx, b.name(), &params)?)),
+        Runs::Auto { max } => (max, Some(AutoRuns::new(ctx, b.name(), &params, max)?)),
     };
     b.prepare(ctx)?;
     let isolation = match ctx.global.isolate {

@@ -383,7 +383,11 @@ fn rounds(
         if matches!(o.rounds, Runs::Auto { .. }) {
             format!("undecided at the cap of {} rounds", order.len())
         } else {
-            format!("{} rounds as asked", order.len())
+            format!(
+                "{} round{} as asked",
+                order.len(),
+                if order.len() == 1 { "" } else { "s" }
+            )
         },
     ))
 }

@@ -17,7 +17,7 @@ fn errors_name_file_line_and_column() {
     let cases: &[(&str, &str)] = &[
         ("[[phase]]\nname = \"p\"\nbogus = 1\n", ":5:1: unknown field `bogus`, expected one of `name`, `drop_caches`, `settle`, `task`"),
         ("runs = \"many\"\n[[phase]]\nname = \"p\"\n", ":3:8: invalid type: string \"many\", expected u32"),
-        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"fio\"\n", ":6:8: unknown task kind 'fio' (expected one of: hackbench, cyclictest, responsiveness, coldwalk, job, load, contest, schbench)"),
+        ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"fio\"\n", ":6:8: unknown task kind 'fio' (expected one of: hackbench, cyclictest, responsiveness, coldwalk, job, load, contest, schbench, interbench)"),
         ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { grups = 4 }\n", ":7:8: unknown flag 'grups' for hackbench"),
         ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { groups = 0 }\n", ":7:8: hackbench: invalid value '0' for '--groups <GROUPS>'"),
         ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\ncpus = \"0-4095\"\n", ":7:8: CPU list '0-4095' names CPU"),

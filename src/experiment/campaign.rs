@@ -21,7 +21,6 @@ use crate::store::{Access, RunFilter, Store};
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The store document kind of campaign plans.
 const KIND: &str = "campaign";
@@ -524,18 +523,7 @@ fn run_block(
             ..Default::default()
         },
     );
-    let mut child = cmd.spawn()?;
-    let mut passed_on = false;
-    loop {
-        if let Some(st) = child.try_wait()? {
-            return Ok(st.code());
-        }
-        if crate::sys::signals::stop_requested() && !passed_on {
-            crate::sys::proc::kill(child.id() as i32, libc::SIGINT);
-            passed_on = true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    super::matrix::wait(cmd.spawn()?)
 }
 
 /// Ids of the runs one block stored.

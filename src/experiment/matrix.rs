@@ -394,7 +394,7 @@ fn rounds(
 
 /// Wait for the child, passing a stop request on while it is still ours
 /// (unreaped, so its PID cannot be another process's).
-fn wait(mut child: std::process::Child) -> Result<Option<i32>> {
+pub(super) fn wait(mut child: std::process::Child) -> Result<Option<i32>> {
     let mut passed_on = false;
     loop {
         if let Some(st) = child.try_wait()? {

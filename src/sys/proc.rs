@@ -269,11 +269,22 @@ extern "C" fn parent_gone(_: libc::c_int) {
 
 /// In a forked janitor: ignore Ctrl-C and sleep until `parent` dies (a
 /// parent-death SIGUSR1), returning at once if it already has.
+///
+/// SIGUSR1 stays blocked from before the parent-death signal is armed until
+/// `sigsuspend` unblocks it atomically, so a parent that dies between the
+/// check and the wait cannot be missed (with `pause` it could: the signal
+/// would land before the sleep and the janitor would sleep for ever).
 pub fn sleep_until_parent_dies(parent: libc::pid_t) {
     use std::sync::atomic::Ordering::SeqCst;
-    // SAFETY: installing handlers and a parent-death signal in our own
-    // process; the handler only stores to an atomic.
+    // SAFETY: signal masks, handlers and a parent-death signal of our own
+    // process, on zero-initialised sigset_t values the libc calls fill;
+    // the handler only stores to an atomic.
     unsafe {
+        let mut usr1: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut usr1);
+        libc::sigaddset(&mut usr1, libc::SIGUSR1);
+        libc::sigprocmask(libc::SIG_BLOCK, &usr1, &mut old);
         libc::signal(
             libc::SIGUSR1,
             parent_gone as *const () as libc::sighandler_t,
@@ -289,9 +300,12 @@ pub fn sleep_until_parent_dies(parent: libc::pid_t) {
         if libc::getppid() != parent {
             PARENT_GONE.store(true, SeqCst);
         }
+        let mut waiting = old;
+        libc::sigdelset(&mut waiting, libc::SIGUSR1);
         while !PARENT_GONE.load(SeqCst) {
-            libc::pause();
+            libc::sigsuspend(&waiting);
         }
+        libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
     }
 }
 

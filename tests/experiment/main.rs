@@ -41,6 +41,19 @@ fn possible() -> bool {
         && std::fs::write(AUTOGROUP, read(AUTOGROUP)).is_ok()
 }
 
+/// If a test fails while a matrix runs, stop it (Ctrl-C restores the
+/// knobs) rather than leave it changing the machine's knobs.
+struct StopOnPanic(u32);
+
+impl Drop for StopOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() && common::alive(self.0) {
+            unsafe { libc::kill(self.0 as i32, libc::SIGINT) };
+            wait_for(15, || !common::alive(self.0));
+        }
+    }
+}
+
 /// The knobs as they are now.
 fn knobs_now() -> (String, String) {
     (read(AUTOGROUP), thp_mode())
@@ -249,6 +262,7 @@ fn matrix_restores_after_failure_interrupt_and_kill() {
     };
     // Ctrl-C: the run is stopped and the originals come back.
     let kb = env.spawn(&matrix_args(&[], &long));
+    let _stop = StopOnPanic(kb.id());
     assert!(started(&kb));
     common::interrupt(kb);
     assert_eq!(knobs_now(), before, "originals back after Ctrl-C");
@@ -262,6 +276,7 @@ fn matrix_restores_after_failure_interrupt_and_kill() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let _stop = StopOnPanic(kb.id());
     assert!(started(&kb));
     unsafe { libc::kill(kb.id() as i32, libc::SIGKILL) };
     kb.wait().unwrap();
@@ -292,12 +307,26 @@ fn matrix_restores_after_failure_interrupt_and_kill() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let _stop2 = StopOnPanic(kb.id());
     assert!(started(&kb));
-    let janitor = common::children(kb.id()).into_iter().find(|c| {
-        std::fs::read_to_string(format!("/proc/{c}/comm"))
+    // The janitor is `kbench restore --after PID` (named kbench-restore
+    // once it runs; its command line says so from its exec on).
+    let janitor_of = |pid: u32| {
+        common::children(pid).into_iter().find(|c| {
+            std::fs::read_to_string(format!("/proc/{c}/cmdline"))
+                .is_ok_and(|a| a.contains("restore\0--after\0"))
+        })
+    };
+    assert!(
+        wait_for(20, || janitor_of(kb.id()).is_some()),
+        "a janitor beside the matrix"
+    );
+    let janitor = janitor_of(kb.id()).unwrap();
+    // Killed only once it waits (its name is set just before it does).
+    assert!(wait_for(20, || {
+        std::fs::read_to_string(format!("/proc/{janitor}/comm"))
             .is_ok_and(|n| n.trim() == "kbench-restore")
-    });
-    let janitor = janitor.expect("a janitor beside the matrix");
+    }));
     unsafe { libc::kill(janitor as i32, libc::SIGKILL) };
     unsafe { libc::kill(kb.id() as i32, libc::SIGKILL) };
     kb.wait().unwrap();

@@ -30,12 +30,16 @@ pub fn description(toml_text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Every preset parses, its task arguments checked by each command's
+    /// own parser, at scales whose products are not whole numbers too.
     #[test]
-    fn every_preset_parses_here() {
+    fn every_preset_parses_here_at_any_scale() {
         for (name, text) in PRESETS {
-            let sc = super::super::schema::parse(name, text, Some(0.05), &[])
-                .unwrap_or_else(|e| panic!("{name}: {e:#}"));
-            assert_eq!(&sc.name, name);
+            for scale in [0.01, 0.05, 0.07, 0.33, 0.35, 1.0, 2.5] {
+                let sc = super::super::schema::parse(name, text, Some(scale), &[])
+                    .unwrap_or_else(|e| panic!("{name} at scale {scale}: {e:#}"));
+                assert_eq!(&sc.name, name);
+            }
             assert!(!description(text).is_empty());
         }
     }

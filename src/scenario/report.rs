@@ -43,6 +43,12 @@ pub fn meaning(kind: &str, metric: &str) -> Option<&'static str> {
         ("schbench", "wakeup_p50_us") => "median fair-class thread wake-up delay",
         ("schbench", "request_p99_us") => "request time 99 % of requests beat",
         ("schbench", "avg_rps") => "requests completed per second",
+        ("interbench", "latency_avg_ms") => {
+            "simulated interactive tasks' mean wake-up latency, over every task and load"
+        }
+        ("interbench", "worst_deadlines_met_pct") => {
+            "deadlines met by the simulated task under its worst load"
+        }
         _ => return None,
     })
 }

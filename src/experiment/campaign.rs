@@ -533,10 +533,8 @@ fn block_runs(store: &dyn Store, plan: &Plan, label: &str, position: usize) -> R
         ..Default::default()
     };
     Ok(store
-        .list_runs(&filter)?
+        .load_runs(&filter, false)?
         .into_iter()
-        .map(|s| s.id)
-        .filter_map(|id| store.load_run(id).ok().flatten())
         .filter(|r| {
             super::of(r) == Some(("campaign", plan.name.as_str()))
                 && r.settings["experiment"]["position"] == position + 1

@@ -283,22 +283,7 @@ fn with_debugfs<T>(f: impl FnOnce(&Path) -> std::io::Result<T>) -> std::io::Resu
             "debugfs is not mounted",
         ));
     }
-    let dir = std::env::temp_dir().join(format!(
-        "kbench-debugfs-{}-{}",
-        std::process::id(),
-        crate::sys::proc::random_hex128()
-    ));
-    std::fs::create_dir(&dir)?;
-    let out = match crate::sys::mount::mount_fs("debugfs", &dir, false) {
-        Ok(()) => {
-            let r = f(&dir);
-            crate::sys::mount::detach(&dir);
-            r
-        }
-        Err(e) => Err(e),
-    };
-    let _ = std::fs::remove_dir(&dir);
-    out
+    crate::sys::mount::with_private("debugfs", false, f).map_err(|e| e.into_io())?
 }
 
 /// The kernel's lockdown mode (`none`, `integrity`, `confidentiality`),
@@ -316,17 +301,9 @@ pub fn lockdown_mode() -> Option<String> {
     if !crate::sys::proc::is_root() {
         return None;
     }
-    let dir = std::env::temp_dir().join(format!("kbench-securityfs-{}", std::process::id()));
-    std::fs::create_dir(&dir).ok()?;
-    let out = crate::sys::mount::mount_fs("securityfs", &dir, true)
+    crate::sys::mount::with_private("securityfs", true, read)
         .ok()
-        .and_then(|()| {
-            let r = read(&dir);
-            crate::sys::mount::detach(&dir);
-            r
-        });
-    let _ = std::fs::remove_dir(&dir);
-    out
+        .flatten()
 }
 
 /// Why a knob cannot be read or written, as the one-line error a user

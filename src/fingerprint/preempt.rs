@@ -157,31 +157,26 @@ pub fn classify(e: &std::io::Error) -> Debugfs {
 /// temporary directory, read, and unmount, leaving `/sys/kernel/debug` as
 /// it was.
 fn read_debugfs_private_mount() -> Debugfs {
+    use crate::sys::mount::{with_private, Private};
     if !crate::sys::proc::is_root() {
         return Debugfs::Unavailable("debugfs not mounted (root could mount it)".into());
     }
-    let dir = std::env::temp_dir().join(format!("kbench-debugfs-{}", std::process::id()));
-    if std::fs::create_dir(&dir).is_err() {
-        return Debugfs::Unavailable("debugfs not mounted".into());
-    }
-    let mounted = crate::sys::mount::mount_readonly("debugfs", &dir).is_ok();
-    let out = if mounted {
-        let r = match std::fs::read_to_string(dir.join("sched/preempt")) {
-            Ok(t) => parse_sched_preempt(&t)
-                .map(Debugfs::Mode)
-                .unwrap_or_else(|| Debugfs::Unavailable("debugfs sched/preempt unparsable".into())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Debugfs::Unavailable(
-                "debugfs has no sched/preempt (kernel without PREEMPT_DYNAMIC?)".into(),
-            ),
-            Err(e) => classify(&e),
-        };
-        crate::sys::mount::detach(&dir);
-        r
-    } else {
-        Debugfs::Unavailable("debugfs not mounted and could not be mounted".into())
+    let read = |dir: &Path| match std::fs::read_to_string(dir.join("sched/preempt")) {
+        Ok(t) => parse_sched_preempt(&t)
+            .map(Debugfs::Mode)
+            .unwrap_or_else(|| Debugfs::Unavailable("debugfs sched/preempt unparsable".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Debugfs::Unavailable(
+            "debugfs has no sched/preempt (kernel without PREEMPT_DYNAMIC?)".into(),
+        ),
+        Err(e) => classify(&e),
     };
-    let _ = std::fs::remove_dir(&dir);
-    out
+    match with_private("debugfs", true, read) {
+        Ok(d) => d,
+        Err(Private::NoDir(_)) => Debugfs::Unavailable("debugfs not mounted".into()),
+        Err(Private::NoMount(_)) => {
+            Debugfs::Unavailable("debugfs not mounted and could not be mounted".into())
+        }
+    }
 }
 
 #[cfg(test)]

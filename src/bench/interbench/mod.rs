@@ -243,69 +243,78 @@ fn timekeeper(s: &Shared) {
 fn run_task(kind: Kind, o: &Options, s: &Shared, a: &mut Account, h: &mut Histogram<u64>) {
     let now = crate::sys::time::mono_ns;
     let lpms = o.loops_per_ms;
-    let custom = o.custom.unwrap_or((0, 1));
-    let mut record = |_: &mut Account, lat: u64| {
+    if kind == Kind::Gaming {
+        const GAME_US: u64 = 100_000;
+        while !s.stop.load(Relaxed) {
+            let deadline = now() + GAME_US * 1000;
+            calibrate::burn_us(lpms, GAME_US);
+            let t = now();
+            a.achieved_burns += GAME_US * 1000;
+            let lat = t.saturating_sub(deadline);
+            a.missed_burns += lat;
+            a.sample(lat);
+            let _ = h.record(lat.max(1));
+        }
+        return;
+    }
+    pattern(kind, o.custom, |deadline, run_us, interval| {
+        let overslept = s.overslept_ns.load(Relaxed);
+        let lat = period(
+            a,
+            deadline,
+            overslept,
+            run_us,
+            interval,
+            lpms,
+            |sleep| match sleep {
+                Some(d) => s.sleep_via_timekeeper(d.saturating_sub(now())),
+                None => s.overslept_ns.store(0, Relaxed),
+            },
+        );
         let _ = h.record(lat.max(1));
-    };
-    match kind {
-        Kind::Gaming => {
-            const GAME_US: u64 = 100_000;
-            while !s.stop.load(Relaxed) {
-                let deadline = now() + GAME_US * 1000;
-                calibrate::burn_us(lpms, GAME_US);
-                let t = now();
-                a.achieved_burns += GAME_US * 1000;
-                let lat = t.saturating_sub(deadline);
-                a.missed_burns += lat;
-                a.sample(lat);
-                record(a, lat);
-            }
-        }
-        Kind::X => {
-            let mut deadline = now();
-            'outer: loop {
-                for i in 0..=100u64 {
-                    let (run, interval) = (i * 1_000_000, (100 - i) * 1_000_000);
-                    period(a, s, &mut deadline, run / 1000, interval, lpms, &mut record);
-                    deadline += i * 1_000_000;
-                    if s.stop.load(Relaxed) {
-                        break 'outer;
-                    }
+        !s.stop.load(Relaxed)
+    });
+}
+
+/// The CPU pattern of a periodic task, as interbench's emulate_* loops
+/// make it: `period(deadline, run µs, interval ns)` for each period, until
+/// it returns false.  X runs 0-100 % of a CPU in 1 ms steps, moving its
+/// deadline on by each step's run time; the others repeat one period.
+pub(crate) fn pattern(
+    kind: Kind,
+    custom: Option<(u64, u64)>,
+    mut period: impl FnMut(&mut u64, u64, u64) -> bool,
+) {
+    let mut deadline = crate::sys::time::mono_ns();
+    if kind == Kind::X {
+        loop {
+            for i in 0..=100u64 {
+                if !period(&mut deadline, i * 1000, (100 - i) * 1_000_000) {
+                    return;
                 }
-            }
-        }
-        _ => {
-            let (run_us, interval_us) = kind.period(custom).unwrap_or((0, 1));
-            let mut deadline = now();
-            while !s.stop.load(Relaxed) {
-                period(
-                    a,
-                    s,
-                    &mut deadline,
-                    run_us,
-                    interval_us * 1000,
-                    lpms,
-                    &mut record,
-                );
+                deadline += i * 1_000_000;
             }
         }
     }
+    let (run_us, interval_us) = kind.period(custom.unwrap_or((0, 1))).unwrap_or((0, 1));
+    while period(&mut deadline, run_us, interval_us * 1000) {}
 }
 
-/// interbench's `periodic_schedule`, on the account.
-fn period(
+/// interbench's `periodic_schedule`, on the account: begin, burn, and
+/// `sleep(Some(deadline))`, or `sleep(None)` when the next period starts at
+/// once; returns the period's latency.
+pub(crate) fn period(
     a: &mut Account,
-    s: &Shared,
     deadline: &mut u64,
+    overslept: u64,
     run_us: u64,
     interval: u64,
     lpms: u64,
-    record: &mut impl FnMut(&mut Account, u64),
-) {
+    sleep: impl FnOnce(Option<u64>),
+) -> u64 {
     let now = crate::sys::time::mono_ns;
-    let overslept = s.overslept_ns.load(Relaxed);
     let (mut p, next) = a.begin(deadline, overslept, interval, now());
-    let sleep = match next {
+    let until = match next {
         Next::Sleep(d) => Some(d),
         Next::Burn => {
             calibrate::burn_us(lpms, run_us);
@@ -314,12 +323,8 @@ fn period(
                 .then_some(*deadline)
         }
     };
-    match sleep {
-        Some(d) => s.sleep_via_timekeeper(d.saturating_sub(now())),
-        None => s.overslept_ns.store(0, Relaxed),
-    }
-    let lat = a.end(p);
-    record(a, lat);
+    sleep(until);
+    a.end(p)
 }
 
 /// The loads a pair starts for `load`.

@@ -19,6 +19,8 @@ mod error;
 mod experiment;
 mod fingerprint;
 mod health;
+#[cfg(test)]
+mod hostile_tests;
 mod import;
 mod isolate;
 mod job;
@@ -37,9 +39,16 @@ mod sys;
 fn main() {
     quiet_on_broken_pipe();
     let cli = cli::Cli::parse_process_args();
-    let code = match cmd::dispatch(cli) {
-        Ok(()) => 0,
-        Err(err) => exit_code_for(&err),
+    // A panic unwinds (the release profile keeps unwinding on purpose):
+    // every temp dir, worker group and load is dropped on the way out, so a
+    // bug leaves no file and no process behind; then one line says so.
+    let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cmd::dispatch(cli))) {
+        Ok(Ok(())) => 0,
+        Ok(Err(err)) => exit_code_for(&err),
+        Err(_) => {
+            eprintln!("kbench: internal error (a bug in kbench; the message above says where): what it had started was stopped and removed");
+            101
+        }
     };
     std::process::exit(code);
 }
@@ -62,10 +71,18 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
         return error::EXIT_GATE;
     }
     if let Some(u) = err.downcast_ref::<error::UserError>() {
-        eprintln!("kbench: {u}");
+        // One line, whatever the input it quotes held (a newline or a
+        // terminal escape in a value is shown escaped, not obeyed).
+        eprintln!("kbench: {}", report::clean(&u.to_string()));
         return u.exit_code();
     }
-    eprintln!("kbench: error: {err:#}");
+    // Other failures may carry a failed job's stderr, a line each: the
+    // lines stay, their control characters are escaped.
+    let shown: Vec<String> = format!("{err:#}")
+        .split('\n')
+        .map(|l| report::clean(l).into_owned())
+        .collect();
+    eprintln!("kbench: error: {}", shown.join("\n"));
     1
 }
 

@@ -175,3 +175,408 @@ fn a_kernel_build_never_writes_into_the_users_tree() {
         );
     }
 }
+
+/// Processes whose environment holds `mark`: everything a kbench started
+/// with that mark in its environment, wherever it was reparented.
+fn marked(mark: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
+            if env.split(|b| *b == 0).any(|kv| kv == mark.as_bytes()) && crate::common::alive(pid) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+fn empty_dir(d: &std::path::Path) -> bool {
+    std::fs::read_dir(d)
+        .map(|mut r| r.next().is_none())
+        .unwrap_or(true)
+}
+
+/// A panic (injected in debug builds) after a temp dir was made, or with
+/// a load running, leaves no file and no process: the panic unwinds
+/// through every guard, and says in one line that it was a bug.  The
+/// release profile unwinds too (it aborted before, so its panics left
+/// temp dirs behind).
+#[test]
+fn a_panic_leaves_no_file_and_no_process() {
+    let manifest: toml::Value = toml::from_str(include_str!("../Cargo.toml")).expect("Cargo.toml");
+    assert_ne!(
+        manifest["profile"]["release"]
+            .get("panic")
+            .and_then(|v| v.as_str()),
+        Some("abort"),
+        "release panics must unwind so guards run"
+    );
+    let env = Env::new();
+    let tmp = env.dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mark = format!("KBENCH_TEST_MARK={}", std::process::id());
+    let (k, v) = mark.split_once('=').unwrap();
+    let o = env
+        .cmd()
+        .env("TMPDIR", &tmp)
+        .env(k, v)
+        .env("KBENCH_INJECT_PANIC", "job-scratch")
+        .args([
+            "job",
+            "--job-cmd",
+            "true",
+            "--runs",
+            "1",
+            "--no-store",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    assert!(err.contains("kbench: internal error"), "{err}");
+    assert!(empty_dir(&tmp), "the job's scratch dir was left");
+
+    let dir = env.dir.path().join("load");
+    std::fs::create_dir(&dir).unwrap();
+    let o = env
+        .cmd()
+        .env("TMPDIR", &tmp)
+        .env(k, v)
+        .env("KBENCH_INJECT_PANIC", "load-started")
+        .args([
+            "load",
+            "io",
+            "--size",
+            "16M",
+            "--duration",
+            "5s",
+            "--no-store",
+            "-q",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    assert!(
+        crate::common::wait_for(5, || marked(&mark).is_empty() && empty_dir(&dir)),
+        "left behind: processes {:?}, files in {}",
+        marked(&mark),
+        dir.display()
+    );
+}
+
+/// A child killed (SIGKILL) and reaped when dropped, also when a test fails.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A mounted filesystem for a test, unmounted (and its mount point
+/// removed) when dropped.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+fn mount(args: &[&str], at: &std::path::Path) -> Option<Mounted> {
+    std::fs::create_dir_all(at).unwrap();
+    let ok = std::process::Command::new("mount")
+        .args(args)
+        .arg(at)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: cannot mount {args:?} (needs root)");
+        return None;
+    }
+    Some(Mounted(at.to_path_buf()))
+}
+
+/// Disk loads never write to tmpfs (it is RAM): an explicit `--dir` there
+/// is refused with the reason, and a tmpfs `TMPDIR` sends the files to
+/// `/var/tmp` instead.
+#[test]
+fn disk_loads_refuse_memory_filesystems() {
+    let env = Env::new();
+    let ram = env.dir.path().join("ram");
+    let Some(_m) = mount(&["-t", "tmpfs", "-o", "size=64m", "tmpfs"], &ram) else {
+        return;
+    };
+    for load in ["io", "read"] {
+        let o = env
+            .cmd()
+            .args([
+                "load",
+                load,
+                "--size",
+                "16M",
+                "--duration",
+                "1s",
+                "--no-store",
+            ])
+            .arg("--dir")
+            .arg(&ram)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{load}: {err}");
+        assert!(err.contains("tmpfs/ramfs"), "{load}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    let o = env
+        .cmd()
+        .env("TMPDIR", &ram)
+        .args([
+            "load",
+            "io",
+            "--size",
+            "16M",
+            "--duration",
+            "1s",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.status.success(), "{all}");
+    assert!(all.contains("/var/tmp"), "{all}");
+    assert!(empty_dir(&ram));
+}
+
+/// On a small filesystem, a second load cannot count the space a running
+/// load has claimed; ctar, xtar and dbench check their space too.
+#[test]
+fn loads_on_one_filesystem_cannot_claim_the_same_space() {
+    let env = Env::new();
+    let img = env.dir.path().join("fs.img");
+    let f = std::fs::File::create(&img).unwrap();
+    f.set_len(1700 << 20).unwrap();
+    drop(f);
+    let mkfs = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-m", "0"])
+        .arg(&img)
+        .status();
+    if !mkfs.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no mkfs.ext4");
+        return;
+    }
+    let disk = env.dir.path().join("disk");
+    let Some(_m) = mount(&["-o", "loop", img.to_str().unwrap()], &disk) else {
+        return;
+    };
+    let free = {
+        let out = std::process::Command::new("df")
+            .args(["-B1", "--output=avail"])
+            .arg(&disk)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+    };
+    // The first load takes all but 50 MiB of what may be used (1 GiB
+    // stays free); a second of 100 MiB then does not fit beside it.
+    let first = (free - (1 << 30) - (50 << 20)) >> 20;
+    let a = Killed(
+        env.cmd()
+            .args([
+                "load",
+                "io",
+                "--duration",
+                "20s",
+                "--no-store",
+                "-q",
+                "--size",
+            ])
+            .arg(format!("{first}M"))
+            .arg("--dir")
+            .arg(&disk)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    assert!(
+        crate::common::wait_for(10, || std::fs::read_dir(&disk)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("kbench-io-"))),
+        "the first load never started"
+    );
+    let second = [
+        "load",
+        "read",
+        "--size",
+        "100M",
+        "--duration",
+        "1s",
+        "--no-store",
+    ];
+    let o = env
+        .cmd()
+        .args(second)
+        .arg("--dir")
+        .arg(&disk)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("claimed by other running loads"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    drop(a);
+    // Killed with SIGKILL: its janitor removes its files and its claim.
+    assert!(
+        crate::common::wait_for(5, || std::fs::read_dir(&disk)
+            .unwrap()
+            .flatten()
+            .all(|e| e.file_name() == "lost+found")),
+        "the killed load's files stayed"
+    );
+    let o = env
+        .cmd()
+        .args(second)
+        .arg("--dir")
+        .arg(&disk)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // A tree of half the free space: its archive (ctar) and archive plus
+    // extracted copy (xtar) do not fit beside the 1 GiB kept free.
+    let tree = env.dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    let big = std::fs::File::create(tree.join("sparse")).unwrap();
+    big.set_len(free / 2 + (1 << 20)).unwrap();
+    for load in ["ctar", "xtar"] {
+        let o = env
+            .cmd()
+            .args(["load", load, "--duration", "1s", "--no-store", "--tree"])
+            .arg(&tree)
+            .arg("--dir")
+            .arg(&disk)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{load}: {err}");
+        assert!(err.contains(&format!("{load} load needs")), "{load}: {err}");
+    }
+    if crate::common::which("dbench") {
+        let o = env
+            .cmd()
+            .args([
+                "load",
+                "dbench",
+                "--procs",
+                "64",
+                "--duration",
+                "1s",
+                "--no-store",
+            ])
+            .arg("--dir")
+            .arg(&disk)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("dbench load needs"), "{err}");
+    }
+}
+
+/// `cyclictest -t 4096 -m -h 1000000` would lock tens of GiB: refused
+/// with what it needs and what there is.
+#[test]
+fn cyclictest_memory_is_sized_before_it_is_locked() {
+    let env = Env::new();
+    let o = env.run(&[
+        "cyclictest",
+        "-t",
+        "4096",
+        "-m",
+        "-h",
+        "1000000",
+        "-D",
+        "1",
+        "--no-store",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("4096 cyclictest threads with -h 1000000 locked by -m need"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// `kill -9` of kbench while the read load is still writing its file
+/// (set-up, before any worker runs): the janitor, forked before the first
+/// byte, removes it.
+#[test]
+fn a_load_killed_during_set_up_leaves_no_file() {
+    let env = Env::new();
+    let dir = env.dir.path().join("load");
+    std::fs::create_dir(&dir).unwrap();
+    let kb = Killed(
+        env.cmd()
+            .args([
+                "load",
+                "read",
+                "--size",
+                "1G",
+                "--duration",
+                "1s",
+                "--no-store",
+                "-q",
+            ])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let file_appeared =
+        crate::common::wait_for(20, || walk(&dir).iter().any(|p| p.ends_with("read.dat")));
+    assert!(file_appeared, "the read load never started writing");
+    drop(kb); // SIGKILL, mid-write
+    assert!(
+        crate::common::wait_for(5, || empty_dir(&dir)),
+        "left after kill -9 during set-up: {:?}",
+        walk(&dir)
+    );
+}
+
+fn walk(d: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
+}

@@ -9,6 +9,7 @@ mod fingerprint;
 mod hackbench;
 mod hardening;
 mod health;
+mod hostile;
 mod interbench;
 mod lifecycle;
 mod loads;

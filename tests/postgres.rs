@@ -264,6 +264,101 @@ fn bad_urls_servers_and_schemas() {
     .unwrap();
     let err = env.fails(&["compare", "--db", &db.url], 2);
     assert!(err.contains("schema version 99"), "{err}");
+    // A version no kbench writes is a damaged store, not version 0 to
+    // migrate over.
+    for bad in ["-3", "banana", ""] {
+        c.execute(
+            "UPDATE kbench_meta SET value = $1 WHERE key = 'schema_version'",
+            &[&bad],
+        )
+        .unwrap();
+        let err = env.fails(&["compare", "--db", &db.url], 2);
+        assert!(err.contains("the store is damaged"), "{bad}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
+
+/// A host name in the URL (resolved by kbench on its own thread, not by
+/// a resolver thread that would outlive the connection): process-mode
+/// hackbench, which forks only from a single-threaded kbench, measures
+/// and stores.
+#[test]
+fn a_host_name_in_the_url_does_not_stop_measuring() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "hostname");
+    let url = db.url.replace("127.0.0.1", "localhost");
+    assert!(url.contains("@localhost:"), "{url}");
+    let env = Env::new();
+    for args in [
+        &["hackbench", "-g", "1", "-f", "2", "-l", "20"][..],
+        &["load", "cpu", "--duration", "1s"][..],
+    ] {
+        let o = env
+            .cmd()
+            .args(args)
+            .args(["--db", &url, "-q"])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert_eq!(db.count(), 2);
+}
+
+/// TLS as libpq spells it, against the test server's `kbtls` user (which
+/// it refuses without TLS) and a throwaway CA: disable is refused by the
+/// server; prefer and require encrypt; verify-ca checks the chain;
+/// verify-full also the name; a wrong root, a missing one and a name the
+/// certificate does not hold are refused with one line, and the password
+/// is never printed.
+#[test]
+fn tls_modes_as_libpq_spells_them() {
+    let (Ok(url), Ok(ca), Ok(cert)) = (
+        std::env::var("KBENCH_TEST_PG_TLS"),
+        std::env::var("KBENCH_TEST_PG_CA"),
+        std::env::var("KBENCH_TEST_PG_CERT"),
+    ) else {
+        eprintln!("skipped: KBENCH_TEST_PG_TLS, KBENCH_TEST_PG_CA and KBENCH_TEST_PG_CERT name a TLS test server (.ci/pg.sh starts one)");
+        return;
+    };
+    let env = Env::new();
+    let by_ip = url.replace("localhost", "127.0.0.1");
+    let ok = |u: String| {
+        let o = env.run(&["runs", "list", "--db", &u]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{u}: {err}");
+    };
+    let refused = |u: String, says: &str| {
+        let o = env.run(&["runs", "list", "--db", &u]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "{u}: {err}");
+        assert!(err.contains(says), "{u}: {err}");
+        assert!(!err.contains("kbpass"), "the password was printed: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    };
+    refused(format!("{url}?sslmode=disable"), "no encryption");
+    ok(url.clone());
+    ok(format!("{url}?sslmode=prefer"));
+    ok(format!("{url}?sslmode=require"));
+    ok(format!("{url}?sslmode=verify-full&sslrootcert={ca}"));
+    ok(format!("{url}?sslmode=verify-full&sslrootcert={cert}"));
+    ok(format!("{by_ip}?sslmode=verify-ca&sslrootcert={ca}"));
+    refused(
+        format!("{by_ip}?sslmode=verify-full&sslrootcert={ca}"),
+        "not valid for name",
+    );
+    refused(
+        format!("{url}?sslmode=verify-full&sslrootcert=system"),
+        "UnknownIssuer",
+    );
+    refused(
+        format!("{url}?sslmode=verify-ca&sslrootcert=/nonexistent.pem"),
+        "needs the CA",
+    );
+    refused(format!("{url}?sslmode=allow-ish"), "is not one of");
 }
 
 /// No form of the password reaches stdout or stderr: in the user info or

@@ -270,3 +270,130 @@ fn a_closed_pipe_is_a_quiet_success() {
         );
     }
 }
+
+/// A negative schema version (which once indexed the migrations with a
+/// huge number and panicked) is a damaged store: refused, left untouched.
+#[test]
+fn a_negative_schema_version_is_refused_not_a_panic() {
+    let env = Env::new();
+    env.ok(&["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q"]);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.pragma_update(None, "user_version", -3).unwrap();
+    conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    drop(conn);
+    let before = std::fs::read(env.db()).unwrap();
+    for args in [&["runs", "list"][..], &["hackbench", "-l", "1"][..]] {
+        let err = env.fails(args, 2);
+        assert!(err.contains("the store is damaged"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert_eq!(std::fs::read(env.db()).unwrap(), before);
+}
+
+/// A good store on a read-only filesystem is read (not called unreadable
+/// and "move it aside"), and writing to it says why it cannot.
+#[test]
+fn a_store_on_a_read_only_filesystem_is_read() {
+    let env = Env::new();
+    env.ok(&[
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "1",
+        "-l",
+        "1",
+        "-q",
+        "--label",
+        "ro",
+    ]);
+    let dir = env.dir.path().to_path_buf();
+    let bind = |args: &[&str]| {
+        std::process::Command::new("mount")
+            .args(args)
+            .arg(&dir)
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !bind(&["--bind"]) {
+        eprintln!("skipped: cannot bind-mount (needs root)");
+        return;
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _u = Unmount(dir.clone());
+    assert!(std::process::Command::new("mount")
+        .args(["-o", "remount,bind,ro"])
+        .arg(&dir)
+        .status()
+        .unwrap()
+        .success());
+    let listed = env.ok(&["runs", "list"]);
+    assert!(listed.contains("ro"), "{listed}");
+    let err = env.fails(&["hackbench", "-l", "1"], 2);
+    assert!(err.contains("read-only filesystem"), "{err}");
+}
+
+/// Another user reading root's store (nobody writing it) leaves no
+/// `-wal`/`-shm` files of their own beside it.
+#[test]
+fn reading_someone_elses_store_creates_no_files() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    if !nix_is_root() {
+        eprintln!("skipped: needs root to read as another user");
+        return;
+    }
+    let env = Env::new();
+    env.ok(&[
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "1",
+        "-l",
+        "1",
+        "-q",
+        "--label",
+        "mine",
+    ]);
+    let dir = env.dir.path();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(env.db(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let before: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    let out = env
+        .cmd()
+        .args(["runs", "list"])
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("mine"));
+    let after: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(before, after, "files appeared beside the store");
+}
+
+fn nix_is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
+}

@@ -44,7 +44,10 @@ impl Cli {
                 ) {
                     e.exit()
                 }
-                eprintln!("kbench: {}", one_line(&e.to_string()));
+                eprintln!(
+                    "kbench: {}",
+                    crate::report::clean(&one_line(&e.to_string()))
+                );
                 std::process::exit(2)
             }
         }

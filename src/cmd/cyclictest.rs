@@ -81,6 +81,7 @@ pub fn options(a: &CyclictestArgs) -> Result<Options> {
             a.distance
         )));
     }
+    fits_in_memory(n, a.histogram, a.mlockall)?;
     let threads = plan_threads(
         a.smp,
         a.threads.map(|t| t as usize),
@@ -100,6 +101,33 @@ pub fn options(a: &CyclictestArgs) -> Result<Options> {
         hold_dma_latency: !a.default_system,
         histogram_us: a.histogram,
     })
+}
+
+/// What `n` measuring threads hold for the whole run: each its
+/// HdrHistogram and its `-h` buckets (both touched before measuring), and
+/// with `-m` its whole stack too (locked as it is mapped).  Refused when
+/// that would not fit in available memory, rather than locking the machine
+/// into the OOM killer (`-t 4096 -m -h 1000000` asked for 40 GiB).
+fn fits_in_memory(n: u64, histogram_us: Option<u64>, mlockall: bool) -> Result<()> {
+    const THREAD_STACK: u64 = 2 << 20; // std::thread's default
+    let hist = crate::bench::cyclictest::new_histogram().distinct_values() as u64 * 8;
+    let buckets = histogram_us.map_or(0, |h| (h + 1) * 8);
+    let per_thread = hist + buckets + if mlockall { THREAD_STACK } else { 0 };
+    let need = per_thread.saturating_mul(n);
+    let mem = crate::load::size::Memory::read();
+    let usable = mem.usable();
+    if need > usable {
+        return Err(crate::error::resource(format!(
+            "{n} cyclictest threads{}{} need {} of memory, more than the {} available (keeping {} free): use fewer threads{}",
+            histogram_us.map_or(String::new(), |h| format!(" with -h {h}")),
+            if mlockall { " locked by -m" } else { "" },
+            crate::sys::size::human(need),
+            crate::sys::size::human(usable),
+            crate::sys::size::human(mem.margin()),
+            if histogram_us.is_some() { " or a smaller -h" } else { "" }
+        )));
+    }
+    Ok(())
 }
 
 pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {

@@ -34,6 +34,18 @@ pub const ENTRY: Entry = Entry {
 
 /// Typed load options from the flags.
 pub fn options(p: &LoadPlacementArgs) -> Result<LoadOptions> {
+    for (flag, dir) in [
+        ("--dir", &p.dir),
+        ("--io-other-dir", &p.io_other_dir),
+        ("--tree", &p.tree),
+    ] {
+        if let Some(d) = dir.as_ref().filter(|d| !d.is_dir()) {
+            return Err(crate::error::input(format!(
+                "{flag} {}: not a directory",
+                d.display()
+            )));
+        }
+    }
     Ok(LoadOptions {
         size: p.size,
         dir: p.dir.clone(),

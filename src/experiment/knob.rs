@@ -10,6 +10,7 @@
 //! changes.
 
 use crate::error::{input, privilege};
+use crate::sys::mount::{in_private_namespace, Op};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::io::ErrorKind;
@@ -209,7 +210,9 @@ impl Location {
                 }
                 Ok(first.unwrap_or_default())
             }
-            Location::Debugfs(rel) => with_debugfs(|root| std::fs::read_to_string(root.join(rel))),
+            Location::Debugfs(rel) => {
+                debugfs(rel, Op::Read).map(|b| String::from_utf8_lossy(&b).into_owned())
+            }
         }
     }
 
@@ -217,7 +220,7 @@ impl Location {
         match self {
             Location::File(p) => std::fs::write(p, value),
             Location::PerCpu(files) => files.iter().try_for_each(|f| std::fs::write(f, value)),
-            Location::Debugfs(rel) => with_debugfs(|root| std::fs::write(root.join(rel), value)),
+            Location::Debugfs(rel) => debugfs(rel, Op::Write(value.as_bytes())).map(|_| ()),
         }
     }
 
@@ -270,12 +273,16 @@ pub fn choices(text: &str) -> Option<Vec<String>> {
     })
 }
 
-/// Run `f` with debugfs's root: the mounted one, or a private mount that is
-/// detached again afterwards.
-fn with_debugfs<T>(f: impl FnOnce(&Path) -> std::io::Result<T>) -> std::io::Result<T> {
+/// Read or write a debugfs file: through the mounted debugfs, or through a
+/// private mount namespace (see `sys::mount`) when it is not mounted.
+fn debugfs(rel: &str, op: Op<'_>) -> std::io::Result<Vec<u8>> {
     let mounted = Path::new("/sys/kernel/debug");
     if mounted.join("sched").exists() {
-        return f(mounted);
+        let path = mounted.join(rel);
+        return match op {
+            Op::Read => std::fs::read(path),
+            Op::Write(b) => std::fs::write(path, b).map(|()| Vec::new()),
+        };
     }
     if !crate::sys::proc::is_root() {
         return Err(std::io::Error::new(
@@ -283,27 +290,23 @@ fn with_debugfs<T>(f: impl FnOnce(&Path) -> std::io::Result<T>) -> std::io::Resu
             "debugfs is not mounted",
         ));
     }
-    crate::sys::mount::with_private("debugfs", false, f).map_err(|e| e.into_io())?
+    in_private_namespace("debugfs", "/sys/kernel/debug", rel, op)
 }
 
 /// The kernel's lockdown mode (`none`, `integrity`, `confidentiality`),
-/// from securityfs (privately mounted when it is not).
+/// from securityfs (read through a private mount namespace when it is not
+/// mounted).
 pub fn lockdown_mode() -> Option<String> {
-    let read = |root: &Path| {
-        std::fs::read_to_string(root.join("lockdown"))
-            .ok()
-            .map(|t| selected(&t))
-    };
-    let mounted = Path::new("/sys/kernel/security");
-    if let Some(m) = read(mounted) {
-        return Some(m);
+    let mounted = Path::new("/sys/kernel/security/lockdown");
+    if let Ok(t) = std::fs::read_to_string(mounted) {
+        return Some(selected(&t));
     }
     if !crate::sys::proc::is_root() {
         return None;
     }
-    crate::sys::mount::with_private("securityfs", true, read)
+    in_private_namespace("securityfs", "/sys/kernel/security", "lockdown", Op::Read)
         .ok()
-        .flatten()
+        .map(|b| selected(&String::from_utf8_lossy(&b)))
 }
 
 /// Why a knob cannot be read or written, as the one-line error a user

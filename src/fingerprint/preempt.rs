@@ -153,29 +153,25 @@ pub fn classify(e: &std::io::Error) -> Debugfs {
     }
 }
 
-/// When debugfs is not mounted and we are root, mount it privately in a
-/// temporary directory, read, and unmount, leaving `/sys/kernel/debug` as
-/// it was.
+/// When debugfs is not mounted and we are root, read it through a private
+/// mount namespace (see `sys::mount`): the machine's mounts stay as they
+/// were.
 fn read_debugfs_private_mount() -> Debugfs {
-    use crate::sys::mount::{with_private, Private};
+    use crate::sys::mount::{in_private_namespace, Op};
     if !crate::sys::proc::is_root() {
         return Debugfs::Unavailable("debugfs not mounted (root could mount it)".into());
     }
-    let read = |dir: &Path| match std::fs::read_to_string(dir.join("sched/preempt")) {
-        Ok(t) => parse_sched_preempt(&t)
+    match in_private_namespace("debugfs", "/sys/kernel/debug", "sched/preempt", Op::Read) {
+        Ok(t) => parse_sched_preempt(&String::from_utf8_lossy(&t))
             .map(Debugfs::Mode)
             .unwrap_or_else(|| Debugfs::Unavailable("debugfs sched/preempt unparsable".into())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Debugfs::Unavailable(
             "debugfs has no sched/preempt (kernel without PREEMPT_DYNAMIC?)".into(),
         ),
-        Err(e) => classify(&e),
-    };
-    match with_private("debugfs", true, read) {
-        Ok(d) => d,
-        Err(Private::NoDir(_)) => Debugfs::Unavailable("debugfs not mounted".into()),
-        Err(Private::NoMount(_)) => {
+        Err(e) if e.raw_os_error().is_none() => {
             Debugfs::Unavailable("debugfs not mounted and could not be mounted".into())
         }
+        Err(e) => classify(&e),
     }
 }
 

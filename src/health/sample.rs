@@ -16,7 +16,9 @@ pub struct CpuTimes {
 
 impl CpuTimes {
     pub fn total(&self) -> u64 {
-        self.busy + self.idle + self.iowait + self.irq + self.softirq + self.steal
+        [self.idle, self.iowait, self.irq, self.softirq, self.steal]
+            .iter()
+            .fold(self.busy, |a, b| a.saturating_add(*b))
     }
 
     pub fn minus(&self, before: &CpuTimes) -> CpuTimes {
@@ -44,7 +46,7 @@ pub fn proc_stat(text: &str) -> BTreeMap<String, CpuTimes> {
         out.insert(
             name.to_string(),
             CpuTimes {
-                busy: f(0) + f(1) + f(2),
+                busy: f(0).saturating_add(f(1)).saturating_add(f(2)),
                 idle: f(3),
                 iowait: f(4),
                 irq: f(5),
@@ -98,7 +100,7 @@ pub fn proc_pid_stat(text: &str) -> Option<ProcStat> {
     Some(ProcStat {
         ppid,
         name,
-        ticks: utime + stime,
+        ticks: utime.saturating_add(stime),
     })
 }
 
@@ -142,6 +144,16 @@ pub fn schedstat_delay(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the generated-input suite: counters at u64::MAX added up.
+    #[test]
+    fn counters_at_their_maximum_do_not_overflow() {
+        let s = proc_stat("cpu 18446744073709551615 2 3 4\n");
+        assert_eq!(s["cpu"].busy, u64::MAX);
+        assert_eq!(s["cpu"].total(), u64::MAX);
+        let p = proc_pid_stat("1 (x) S 0 0 0 0 0 0 0 0 0 0 18446744073709551615 5 0 0 20 0 1 0 0");
+        assert!(p.is_none_or(|p| p.ticks == u64::MAX));
+    }
 
     #[test]
     fn recorded_snapshots_parse() {

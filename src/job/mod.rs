@@ -93,10 +93,36 @@ fn need(tool: &str, package: &str) -> Result<()> {
     Ok(())
 }
 
+/// Can `program` be started (from `dir`, as the job will be)?  Checked
+/// before anything runs, so a typo is refused up front, not after the
+/// preparation step has printed its banner.
+fn runnable(flag: &str, program: &str, dir: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let found = if program.contains('/') {
+        let p = dir.join(program);
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    } else {
+        crate::load::which(program).is_some()
+    };
+    if !found {
+        return Err(input(format!(
+            "{flag}: cannot run '{program}': no such program{}",
+            if program.contains('/') {
+                format!(" (or not executable) relative to {}", dir.display())
+            } else {
+                " on PATH".to_string()
+            }
+        )));
+    }
+    Ok(())
+}
+
 impl Job {
     /// Check the tools the job needs; nothing is written yet.
     pub fn new(spec: Spec, jobs: Option<usize>) -> Result<Job> {
         let scratch = PrivateDir::in_tmp("job")?;
+        crate::lifecycle::injected_panic("job-scratch");
         let dir = match &spec {
             Spec::Generated(_) => {
                 need("make", "make")?;
@@ -119,6 +145,20 @@ impl Job {
                 None => std::env::current_dir()?,
             },
         };
+        if let Spec::Command {
+            argv, prep, clean, ..
+        } = &spec
+        {
+            for (flag, cmd) in [
+                ("--job-cmd", Some(argv)),
+                ("--job-prep", prep.as_ref()),
+                ("--job-clean", clean.as_ref()),
+            ] {
+                if let Some(program) = cmd.and_then(|a| a.first()) {
+                    runnable(flag, program, &dir)?;
+                }
+            }
+        }
         Ok(Job {
             jobs: jobs.unwrap_or_else(|| crate::sys::cpus::online_here().len().max(1)),
             spec,

@@ -420,6 +420,14 @@ pub fn record_health(
 /// In debug builds, `KBENCH_INJECT_FAILURE=N` fails repetition N of any
 /// command after it measured, so tests can drive every command's failed
 /// path through this loop; release builds never fail this way.
+/// In debug builds, panic at `point` when `KBENCH_INJECT_PANIC` names it:
+/// the tests show that a panic leaves no file and no process behind.
+pub fn injected_panic(point: &str) {
+    if cfg!(debug_assertions) && std::env::var("KBENCH_INJECT_PANIC").is_ok_and(|p| p == point) {
+        panic!("panic injected by KBENCH_INJECT_PANIC at {point}");
+    }
+}
+
 fn injected_failure(rep: Rep) -> Result<()> {
     if cfg!(debug_assertions)
         && std::env::var("KBENCH_INJECT_FAILURE").ok() == Some((rep.index + 1).to_string())

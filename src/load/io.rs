@@ -5,7 +5,7 @@
 //! the blocks, which an overwrite in place would not do).  io_other does
 //! the same in a second location.  Work: MiB written.
 
-use super::size::{file_size, statvfs, Memory};
+use super::size::{file_size_in, Memory};
 use super::{Load, LoadOptions};
 use anyhow::Result;
 use std::io::Write;
@@ -34,8 +34,7 @@ impl Io {
                 }
             )));
         }
-        let (free, fs) = statvfs(dir)?;
-        let (size, why) = file_size(Memory::read().total, free, fs, o.size, name)?;
+        let (size, why) = file_size_in(dir, Memory::read().total, o.size, name)?;
         Ok(Io {
             name,
             dir: dir.to_path_buf(),
@@ -64,6 +63,9 @@ impl Load for Io {
     }
     fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         Ok(())
+    }
+    fn disk_claim(&self) -> Option<u64> {
+        Some(self.size)
     }
     fn workers(&self) -> usize {
         1

@@ -10,6 +10,7 @@
 //! them, reads their CPU time for contest's LCPU%, stops them and removes
 //! their files, also when kbench itself is killed.
 
+mod claims;
 mod cpu;
 mod dbench;
 mod io;
@@ -53,6 +54,11 @@ pub trait Load: Send {
     /// (untimed).  Fails with a clear message when the load cannot run.
     /// Long set-up reports `progress(done, total)` (in bytes or steps).
     fn prepare(&mut self, dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<()>;
+    /// The most disk space its files take at any moment, in bytes, for a
+    /// load that writes files (claimed before it starts; see `claims`).
+    fn disk_claim(&self) -> Option<u64> {
+        None
+    }
     /// How many worker processes.
     fn workers(&self) -> usize;
     /// Worker `i`'s body, in the forked child: run until killed, adding
@@ -79,9 +85,22 @@ pub struct LoadOptions {
 }
 
 impl LoadOptions {
-    /// The directory files go in (the system temp dir by default).
+    /// The directory files go in: `--dir`, else the system temp dir when
+    /// it is on a disk, else `/var/tmp` (where `/tmp` is tmpfs, as on
+    /// Fedora, Arch and Debian 13, a file there would be RAM).
     pub fn base_dir(&self) -> PathBuf {
-        self.dir.clone().unwrap_or_else(std::env::temp_dir)
+        if let Some(d) = &self.dir {
+            return d.clone();
+        }
+        let tmp = std::env::temp_dir();
+        let var_tmp = PathBuf::from("/var/tmp");
+        if crate::sys::fd::is_memory_fs(&tmp)
+            && var_tmp.is_dir()
+            && !crate::sys::fd::is_memory_fs(&var_tmp)
+        {
+            return var_tmp;
+        }
+        tmp
     }
 }
 

@@ -8,7 +8,7 @@
 //! file defaults to [`DEFAULT_SIZE`] (or RAM, if smaller): set-up takes
 //! seconds instead of minutes.  `--size` still chooses any size.
 
-use super::size::{file_size, statvfs, Memory};
+use super::size::{file_size_in, Memory};
 use super::{Load, LoadOptions};
 use anyhow::{Context, Result};
 use std::io::{Read as _, Write};
@@ -29,10 +29,9 @@ pub struct Read {
 impl Read {
     pub fn new(o: &LoadOptions) -> Result<Read> {
         let dir = o.base_dir();
-        let (free, fs) = statvfs(&dir)?;
         let ram = Memory::read().total;
         let wanted = o.size.unwrap_or(ram.min(DEFAULT_SIZE));
-        let (size, why) = file_size(ram, free, fs, Some(wanted), "read")?;
+        let (size, why) = file_size_in(&dir, ram, Some(wanted), "read")?;
         let why = if o.size.is_some() {
             why
         } else {
@@ -58,6 +57,9 @@ impl Load for Read {
     }
     fn describe(&self) -> String {
         format!("reading a file of {} over and over, uncached", self.why)
+    }
+    fn disk_claim(&self) -> Option<u64> {
+        Some(self.size)
     }
     fn prepare(&mut self, dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
         let path = dir.join("read.dat");

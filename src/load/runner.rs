@@ -45,13 +45,17 @@ pub struct Running {
     load: Box<dyn Load>,
     group: WorkerGroup,
     counters: SharedCounters,
+    /// Released when the load is dropped.
+    _claim: Option<super::claims::Claim>,
     dir: Option<PrivateDir>,
     started: Instant,
 }
 
-/// The janitor: sleep until the parent dies, then remove `dir`.
-fn janitor(dir: &std::path::Path, parent: libc::pid_t) -> i32 {
+/// The janitor: sleep until the parent dies, then remove `dir` and the
+/// load's disk claim.
+fn janitor(dir: &std::path::Path, claim: &std::path::Path, parent: libc::pid_t) -> i32 {
     crate::sys::proc::sleep_until_parent_dies(parent);
+    let _ = std::fs::remove_file(claim);
     // Give the workers (killed by their own parent-death signal) a moment.
     std::thread::sleep(Duration::from_millis(300));
     for _ in 0..5 {
@@ -97,22 +101,38 @@ fn prepare_with_progress(load: &mut dyn Load, dir: &std::path::Path) -> Result<(
 
 impl Running {
     /// Prepare the load, fork its workers and its janitor.
+    ///
+    /// The janitor is forked first, told where the load's folder and disk
+    /// claim will be, so nothing the load creates can outlive a `kill -9`
+    /// of kbench, not even during set-up.
     pub fn start(mut load: Box<dyn Load>, opts: &LoadOptions) -> Result<Running> {
         let base = load.location().unwrap_or_else(|| opts.base_dir());
-        let dir = PrivateDir::new(&base, load.name()).map_err(|e| {
+        if load.disk_claim().is_some() {
+            super::claims::refuse_memory_fs(&base, load.name())?;
+        }
+        let path = PrivateDir::plan(&base, load.name());
+        let claim_path = super::claims::plan();
+        // Declared before the group so that, on an error or a panic, the
+        // workers are killed before their folder and claim go.
+        let (dir_slot, claim_slot);
+        let mut group = WorkerGroup::new()?;
+        let parent = std::process::id() as libc::pid_t;
+        group.spawn_janitor(JANITOR, || janitor(&path, &claim_path, parent))?;
+        dir_slot = PrivateDir::create(path.clone()).map_err(|e| {
             crate::error::input(format!(
                 "{} load: cannot create a folder in {}: {e}",
                 load.name(),
                 base.display()
             ))
         })?;
+        let dir = &dir_slot;
+        claim_slot = match load.disk_claim() {
+            Some(bytes) => Some(super::claims::claim(claim_path, &base, bytes, load.name())?),
+            None => None,
+        };
         prepare_with_progress(load.as_mut(), dir.path())?;
         let n = load.workers();
         let counters = SharedCounters::new(n).context("mapping load counters")?;
-        let mut group = WorkerGroup::new()?;
-        let parent = std::process::id() as libc::pid_t;
-        let path = dir.path().to_path_buf();
-        group.spawn(JANITOR, || janitor(&path, parent))?;
         for i in 0..n {
             let (load, counters, path) = (&load, &counters, &path);
             group.spawn(i, move || {
@@ -123,11 +143,13 @@ impl Running {
                 load.run_worker(i, path, counters.get(i))
             })?;
         }
+        crate::lifecycle::injected_panic("load-started");
         Ok(Running {
             load,
             group,
             counters,
-            dir: Some(dir),
+            _claim: claim_slot,
+            dir: Some(dir_slot),
             started: Instant::now(),
         })
     }

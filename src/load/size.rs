@@ -99,7 +99,7 @@ pub fn file_size(
     requested: Option<u64>,
     what: &str,
 ) -> Result<(u64, String)> {
-    let margin = (1u64 << 30).max(fs_size / 20);
+    let margin = super::claims::margin(fs_size);
     let usable = free.saturating_sub(margin);
     if usable < MIN_SIZE {
         return Err(resource(format!(
@@ -128,9 +128,26 @@ pub fn file_size(
     }
 }
 
-/// `(available bytes, filesystem bytes)` of the filesystem holding `dir`.
-pub fn statvfs(dir: &Path) -> Result<(u64, u64)> {
-    crate::sys::fd::statvfs(dir).map_err(|e| crate::error::input(format!("{}: {e}", dir.display())))
+/// [`file_size`] for a load's file in `dir`: from the space free there
+/// after what other running loads have claimed (a memory filesystem is
+/// refused; see [`super::claims`]), saying so when claims made it too small.
+pub fn file_size_in(
+    dir: &Path,
+    ram: u64,
+    requested: Option<u64>,
+    what: &str,
+) -> Result<(u64, String)> {
+    let s = super::claims::space(dir, what)?;
+    file_size(ram, s.free, s.size, requested, what).map_err(|e| {
+        if s.claimed > 0 {
+            resource(format!(
+                "{e} ({} there is claimed by other running loads)",
+                human(s.claimed)
+            ))
+        } else {
+            e
+        }
+    })
 }
 
 #[cfg(test)]

@@ -19,11 +19,41 @@ pub enum Mode {
 pub struct Tar {
     mode: Mode,
     tree: PathBuf,
+    /// Bytes of the tree's files: an archive takes about that much.
+    tree_bytes: u64,
+}
+
+/// The bytes of every file under `dir`, symlinks not followed, rounded
+/// up to 4 KiB blocks (what they take on disk once extracted).
+fn tree_bytes(dir: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            match e.file_type() {
+                Ok(t) if t.is_dir() => stack.push(e.path()),
+                Ok(_) => {
+                    let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+                    total = total.saturating_add(len.div_ceil(4096) * 4096 + 512);
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    total
 }
 
 impl Tar {
     pub fn new(mode: Mode, tree: PathBuf) -> Tar {
-        Tar { mode, tree }
+        let tree_bytes = tree_bytes(&tree);
+        Tar {
+            mode,
+            tree,
+            tree_bytes,
+        }
     }
 
     /// `tar cf ARCHIVE -C PARENT NAME`; GNU tar's status 1 ("some files
@@ -88,6 +118,14 @@ impl Load for Tar {
                 })?;
         }
         Ok(())
+    }
+    /// ctar: one archive at a time; xtar: the archive and one copy of
+    /// the tree extracted from it.
+    fn disk_claim(&self) -> Option<u64> {
+        Some(match self.mode {
+            Mode::Create => self.tree_bytes,
+            Mode::Extract => self.tree_bytes.saturating_mul(2),
+        })
     }
     fn workers(&self) -> usize {
         1

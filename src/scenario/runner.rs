@@ -137,19 +137,25 @@ fn spawn<'a>(
 /// process by now.  An unreaped child (running or a zombie) still holds
 /// its PID, so signalling it reaches only it.
 fn stop_all(children: &mut [Running]) {
-    for r in children.iter_mut() {
-        if matches!(r.child.try_wait(), Ok(None)) {
-            proc::kill(r.child.id() as i32, libc::SIGINT);
+    stop_children(children.iter_mut().map(|r| &mut r.child));
+}
+
+/// [`stop_all`] on the processes themselves.
+fn stop_children<'a>(children: impl Iterator<Item = &'a mut std::process::Child>) {
+    let mut children: Vec<&mut std::process::Child> = children.collect();
+    for c in children.iter_mut() {
+        if matches!(c.try_wait(), Ok(None)) {
+            proc::kill(c.id() as i32, libc::SIGINT);
         }
     }
     let end = Instant::now() + Duration::from_secs(10);
     for r in children.iter_mut() {
         loop {
-            match r.child.try_wait() {
+            match r.try_wait() {
                 Ok(Some(_)) | Err(_) => break,
                 Ok(None) if Instant::now() > end => {
-                    let _ = r.child.kill();
-                    let _ = r.child.wait();
+                    let _ = r.kill();
+                    let _ = r.wait();
                     break;
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(20)),
@@ -302,4 +308,50 @@ pub fn run(
         }
     }
     Ok(failures)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A probe that has ended and been reaped is never signalled again:
+    /// its PID may be another process's by now.  Reuse is forced through
+    /// `ns_last_pid` (root only): an unrelated `sleep` is given the reaped
+    /// probe's PID, and stopping the scenario's children must leave it
+    /// running.
+    #[test]
+    fn a_reaped_child_is_not_signalled_even_when_its_pid_is_reused() {
+        if !crate::sys::proc::is_root() {
+            eprintln!("skipped: forcing PID reuse through ns_last_pid needs root");
+            return;
+        }
+        // Other tests fork too: try until the PID is ours.
+        for _ in 0..50 {
+            let mut probe = std::process::Command::new("true").spawn().unwrap();
+            let pid = probe.id();
+            probe.wait().unwrap(); // reaped, as the runner reaps a probe
+            if std::fs::write("/proc/sys/kernel/ns_last_pid", (pid - 1).to_string()).is_err() {
+                eprintln!("skipped: ns_last_pid is not writable here");
+                return;
+            }
+            let mut stranger = std::process::Command::new("sleep")
+                .arg("30")
+                .spawn()
+                .unwrap();
+            if stranger.id() != pid {
+                let _ = stranger.kill();
+                let _ = stranger.wait();
+                continue;
+            }
+            super::stop_children(std::iter::once(&mut probe));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let alive = matches!(stranger.try_wait(), Ok(None));
+            let _ = stranger.kill();
+            let _ = stranger.wait();
+            assert!(
+                alive,
+                "the process that took the reaped probe's PID was signalled"
+            );
+            return;
+        }
+        panic!("could not get a reused PID in 50 tries");
+    }
 }

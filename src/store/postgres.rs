@@ -9,13 +9,14 @@
 //! visible half-done and a push interrupted by a dropped connection
 //! completes on retry with nothing lost or doubled.
 
+use super::pg_connect;
 use super::record::*;
 use super::{Store, SCHEMA_VERSION};
 use crate::bench::{Better, Metric};
 use crate::error::input;
 use crate::fingerprint::Fingerprint;
 use anyhow::{Context, Result};
-use postgres::{Client, NoTls};
+use postgres::Client;
 use std::cell::RefCell;
 
 /// PostgreSQL dialect of the same migrations as SQLite's.
@@ -121,6 +122,7 @@ impl PgStore {
     /// Connect, check the schema, migrate.
     pub fn open(url: &str) -> Result<PgStore> {
         let shown = redact(url);
+        let (url, tls) = pg_connect::take_tls(url, &shown)?;
         let mut config: postgres::Config = url
             .parse()
             .map_err(|e| input(format!("--db {shown} is not a PostgreSQL URL: {e}")))?;
@@ -143,12 +145,16 @@ impl PgStore {
                 }
             }
         }
-        let mut client = config.connect(NoTls).map_err(|e| {
-            input(format!(
-                "cannot connect to result store {shown}: {}",
-                with_cause(&e)
-            ))
-        })?;
+        config.ssl_mode(pg_connect::client_mode(tls.mode));
+        pg_connect::resolve_hosts(&mut config, &shown)?;
+        let mut client = config
+            .connect(pg_connect::connector(&tls, &shown)?)
+            .map_err(|e| {
+                input(format!(
+                    "cannot connect to result store {shown}: {}",
+                    with_cause(&e)
+                ))
+            })?;
         let mut tx = client.transaction()?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
         tx.batch_execute(
@@ -159,7 +165,8 @@ impl PgStore {
                 "SELECT value FROM kbench_meta WHERE key = 'schema_version'",
                 &[],
             )?
-            .map(|r| r.get::<_, String>(0).parse().unwrap_or(0))
+            .map(|r| super::schema::parse_version(&r.get::<_, String>(0), &shown))
+            .transpose()?
             .unwrap_or(0);
         if version > SCHEMA_VERSION {
             return Err(input(format!(

@@ -56,11 +56,77 @@ impl StoredHistogram {
     }
 
     pub fn decode(&self) -> Result<Histogram<u64>> {
+        check_header(&self.data).with_context(|| {
+            format!(
+                "the stored histogram {} is damaged or not kbench's",
+                crate::report::clean(&self.name)
+            )
+        })?;
         Deserializer::new()
             .deserialize(&mut &self.data[..])
             .map_err(|e| anyhow::anyhow!("decoding histogram {}: {e:?}", self.name))
             .context("the stored histogram is damaged")
     }
+}
+
+/// The most counts a stored histogram may ask a reader to allocate: 4 Mi
+/// (32 MiB).  kbench's own histograms need tens of thousands (3
+/// significant figures up to a minute in nanoseconds: 27 648).
+const MAX_COUNTS: u64 = 1 << 22;
+
+/// Check the 40-byte V2 header (HdrHistogram's "V2 encoding" layout:
+/// cookie, payload length, normalizing offset, significant figures,
+/// lowest, highest, conversion ratio; all big-endian) before decoding,
+/// so a crafted blob cannot make every reader allocate gigabytes: the
+/// counts array its bounds imply is computed as HdrHistogram sizes it
+/// (sub-buckets of 2^ceil(log2(2·10^digits)), one bucket per doubling
+/// from there up to `highest`) and must stay under [`MAX_COUNTS`]; the
+/// payload must be the bytes that follow.
+fn check_header(data: &[u8]) -> Result<()> {
+    // The V2 cookie, with or without the word-size bits (0x10) set.
+    const V2_COOKIE: u32 = 0x1c84_9303;
+    let word = |at: usize| u32::from_be_bytes(data[at..at + 4].try_into().unwrap());
+    let long = |at: usize| u64::from_be_bytes(data[at..at + 8].try_into().unwrap());
+    if data.len() < 40 {
+        anyhow::bail!("{} bytes, shorter than a histogram header", data.len());
+    }
+    if word(0) & !0xf0 != V2_COOKIE {
+        anyhow::bail!(
+            "not an uncompressed V2 HdrHistogram (cookie {:#x})",
+            word(0)
+        );
+    }
+    let payload = word(4) as usize;
+    if payload != data.len() - 40 {
+        anyhow::bail!(
+            "its header promises {payload} bytes of counts, {} follow",
+            data.len() - 40
+        );
+    }
+    let digits = word(12);
+    let (low, high) = (long(16), long(24));
+    if digits > 5 || low < 1 || high < low.saturating_mul(2) {
+        anyhow::bail!("impossible bounds ({low}..{high}, {digits} significant figures)");
+    }
+    let sub_buckets = (2.0 * 10f64.powi(digits as i32)).log2().ceil().exp2() as u64;
+    let unit = 63 - low.leading_zeros() as u64;
+    let mut smallest_untrackable = sub_buckets << unit;
+    let mut buckets = 1u64;
+    while smallest_untrackable <= high && smallest_untrackable != 0 {
+        if smallest_untrackable > u64::MAX / 2 {
+            buckets += 1;
+            break;
+        }
+        smallest_untrackable <<= 1;
+        buckets += 1;
+    }
+    let counts = (buckets + 1) * (sub_buckets / 2);
+    if counts > MAX_COUNTS {
+        anyhow::bail!(
+            "its bounds ({low}..{high}, {digits} significant figures) need {counts} counts, over the {MAX_COUNTS} kbench reads"
+        );
+    }
+    Ok(())
 }
 
 /// A whole run.
@@ -282,6 +348,47 @@ impl RunFilter {
 
 #[cfg(test)]
 mod tests {
+    /// A 40-byte header promising bounds whose counts would take 4 GiB
+    /// (1..2^62 at 5 significant figures) is refused before anything is
+    /// allocated; kbench's own histograms still decode.
+    #[test]
+    fn a_crafted_histogram_header_is_refused_before_allocating() {
+        let mut b = Vec::new();
+        b.extend_from_slice(&0x1c84_9313u32.to_be_bytes());
+        b.extend_from_slice(&0u32.to_be_bytes());
+        b.extend_from_slice(&0u32.to_be_bytes());
+        b.extend_from_slice(&5u32.to_be_bytes());
+        b.extend_from_slice(&1u64.to_be_bytes());
+        b.extend_from_slice(&(1u64 << 62).to_be_bytes());
+        b.extend_from_slice(&1f64.to_bits().to_be_bytes());
+        assert_eq!(b.len(), 40);
+        let h = super::StoredHistogram {
+            name: "crafted".into(),
+            unit: "ns".into(),
+            data: b,
+        };
+        let e = format!("{:#}", h.decode().unwrap_err());
+        assert!(e.contains("over the 4194304 kbench reads"), "{e}");
+        assert!(e.contains("histogram crafted is damaged"), "{e}");
+        let mut real = crate::bench::cyclictest::new_histogram();
+        real.record(12_345).unwrap();
+        let named = crate::bench::NamedHistogram {
+            name: "latency".into(),
+            unit: "ns".into(),
+            hist: real,
+        };
+        let back = super::StoredHistogram::encode(&named)
+            .unwrap()
+            .decode()
+            .unwrap();
+        assert_eq!(back.len(), 1);
+        // Truncated and padded blobs are refused too.
+        let mut data = super::StoredHistogram::encode(&named).unwrap().data;
+        data.push(0);
+        let padded = super::StoredHistogram { data, ..h.clone() };
+        assert!(format!("{:#}", padded.decode().unwrap_err()).contains("bytes of counts"));
+    }
+
     use super::*;
 
     #[test]

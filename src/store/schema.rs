@@ -61,3 +61,16 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (kind, name)
      );",
 ];
+
+/// A schema version as a store holds it (PostgreSQL keeps it as text):
+/// a whole number from 0 up; anything else is a damaged store, refused
+/// rather than migrated over.
+pub fn parse_version(text: &str, shown: &str) -> anyhow::Result<i64> {
+    match text.trim().parse::<i64>() {
+        Ok(v) if v >= 0 => Ok(v),
+        _ => Err(crate::error::input(format!(
+            "result store {shown} has schema version '{}', which no kbench writes: the store is damaged; restore it from a backup or pass another --db",
+            crate::report::clean(text)
+        ))),
+    }
+}

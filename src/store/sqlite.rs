@@ -48,7 +48,12 @@ impl SqliteStore {
             Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
             Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
         } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| {
+        let opened = if access == Access::ReadOnly && read_without_files(path) {
+            Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+        } else {
+            Connection::open_with_flags(path, flags)
+        };
+        let conn = opened.map_err(|e| {
             input(format!(
                 "cannot open result store {shown}: {e} (is the folder writable?)"
             ))
@@ -58,9 +63,13 @@ impl SqliteStore {
                 .is_readonly(rusqlite::DatabaseName::Main)
                 .unwrap_or(false)
         {
-            return Err(input(format!(
-                "result store {shown} is read-only: fix its permissions or pass another --db"
-            )));
+            return Err(input(if crate::sys::fd::is_readonly_fs(path) {
+                format!("result store {shown} is on a read-only filesystem: reading commands (runs, show, compare) work; to store runs pass another --db")
+            } else {
+                format!(
+                    "result store {shown} is read-only: fix its permissions or pass another --db"
+                )
+            }));
         }
         conn.busy_timeout(Duration::from_secs(60))?;
         // One read transaction, so another process creating the store at
@@ -74,6 +83,9 @@ impl SqliteStore {
             return Err(input(format!(
                 "{shown} is a SQLite database but not a kbench result store: pass another --db"
             )));
+        }
+        if version < 0 {
+            super::schema::parse_version(&version.to_string(), &shown.to_string())?;
         }
         if version > SCHEMA_VERSION {
             return Err(input(format!(
@@ -219,6 +231,36 @@ impl SqliteStore {
         }
         Ok(())
     }
+}
+
+/// Should a reading command open the store as immutable, creating no
+/// `-wal`/`-shm` files beside it?  On a read-only filesystem it must
+/// (SQLite cannot make them there, and nobody can be writing); and a user
+/// reading someone else's store while nobody writes it (no `-wal` file)
+/// must not leave files of their own in its folder, which the owner's
+/// kbench would then trip over.
+fn read_without_files(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if crate::sys::fd::is_readonly_fs(path) {
+        return true;
+    }
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let owner = std::fs::metadata(path).map(|m| m.uid()).ok();
+    !Path::new(&wal).exists() && owner != Some(crate::sys::proc::euid())
+}
+
+/// `file:` URI of a store opened read-only and immutable (`%`, `?` and
+/// `#` escaped, as SQLite's URI rules ask).
+fn immutable_uri(path: &Path) -> String {
+    let mut p = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' | '?' | '#' => p.push_str(&format!("%{:02X}", c as u32)),
+            c => p.push(c),
+        }
+    }
+    format!("file:{p}?mode=ro&immutable=1")
 }
 
 /// `(application_id, user_version, number of schema objects)`, read in

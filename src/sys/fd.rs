@@ -142,3 +142,35 @@ pub fn statvfs(path: &std::path::Path) -> io::Result<(u64, u64)> {
     }
     Ok((st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize))
 }
+
+/// The filesystem type (`statfs` `f_type`, a `*_MAGIC` of `linux/magic.h`)
+/// of the filesystem holding `path`.
+pub fn fs_type(path: &std::path::Path) -> io::Result<i64> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: an all-zero statfs is a valid out-buffer.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid C string and out-pointer.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_type as i64)
+}
+
+/// Is the filesystem holding `path` memory, not disk (tmpfs or ramfs)?
+pub fn is_memory_fs(path: &std::path::Path) -> bool {
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    matches!(fs_type(path), Ok(TMPFS_MAGIC | RAMFS_MAGIC))
+}
+
+/// Is the filesystem holding `path` mounted read-only?
+pub fn is_readonly_fs(path: &std::path::Path) -> bool {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    // SAFETY: an all-zero statvfs is a valid out-buffer.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid C string and out-pointer.
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) }) == 0 && st.f_flag & libc::ST_RDONLY != 0
+}

@@ -36,6 +36,11 @@ pub fn raise_nofile(want: u64) -> u64 {
     nofile()
 }
 
+/// `/proc/sys/kernel/pid_max`: no more tasks than this can exist at once.
+pub fn pid_max() -> u64 {
+    read_u64("/proc/sys/kernel/pid_max").unwrap_or(u64::MAX)
+}
+
 /// `/proc/sys/kernel/threads-max`.
 pub fn threads_max() -> u64 {
     read_u64("/proc/sys/kernel/threads-max").unwrap_or(u64::MAX)

@@ -1,77 +1,202 @@
-//! Mounting a pseudo-filesystem (debugfs, securityfs) at a private point
-//! for one read or write, and detaching it again.
+//! Reading or writing one file of a pseudo-filesystem (debugfs,
+//! securityfs) that is not mounted, without mounting anything the rest of
+//! the machine can see.
+//!
+//! A child process enters a mount namespace of its own (`unshare
+//! CLONE_NEWNS`, then makes every mount private so nothing propagates
+//! back), mounts the filesystem at its usual place there
+//! (`/sys/kernel/debug`), does the one read or write, sends the result
+//! over a pipe and exits; its namespace, and the mount, die with it.  The
+//! host's mount table never changes, so no other process can see, use or
+//! race for the mount, and a kbench killed half-way leaves nothing mounted.
 
 use std::ffi::CString;
-use std::path::Path;
+use std::io;
+use std::os::fd::AsRawFd;
 
-fn cstr(s: &str) -> std::io::Result<CString> {
-    CString::new(s).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))
+fn cstr(s: &str) -> io::Result<CString> {
+    CString::new(s).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
 }
 
-/// `mount -t fstype fstype target`, read-only or not.
-fn mount_fs(fstype: &str, target: &Path, readonly: bool) -> std::io::Result<()> {
-    let t = cstr(&target.to_string_lossy())?;
-    let f = cstr(fstype)?;
-    // SAFETY: valid NUL-terminated strings that outlive the call; no data.
-    let r = unsafe {
-        libc::mount(
-            f.as_ptr(),
-            t.as_ptr(),
-            f.as_ptr(),
-            if readonly { libc::MS_RDONLY } else { 0 },
-            std::ptr::null(),
-        )
-    };
-    super::check(r).map(|_| ())
+/// Two native-endian i32s on the stack (no allocation in the child).
+fn pair(a: i32, b: i32) -> [u8; 8] {
+    let mut m = [0u8; 8];
+    m[..4].copy_from_slice(&a.to_ne_bytes());
+    m[4..].copy_from_slice(&b.to_ne_bytes());
+    m
 }
 
-/// Lazily detach whatever is mounted at `target`.
-fn detach(target: &Path) {
-    if let Ok(t) = cstr(&target.to_string_lossy()) {
-        // SAFETY: a valid NUL-terminated string that outlives the call.
-        unsafe { libc::umount2(t.as_ptr(), libc::MNT_DETACH) };
-    }
+/// What to do with the file.
+pub enum Op<'a> {
+    Read,
+    Write(&'a [u8]),
 }
 
-/// Why [`with_private`] could not give a mount.
-#[derive(Debug)]
-pub enum Private {
-    /// The temporary mount point could not be made.
-    NoDir(std::io::Error),
-    /// The filesystem could not be mounted there.
-    NoMount(std::io::Error),
-}
+/// The most a read returns (these are one-line control files).
+const MAX_READ: usize = 64 << 10;
 
-impl Private {
-    pub fn into_io(self) -> std::io::Error {
-        match self {
-            Private::NoDir(e) | Private::NoMount(e) => e,
-        }
-    }
-}
-
-/// Mount `fstype` at a fresh temporary directory, run `f` on it, then
-/// detach it and remove the directory: the machine's own mounts are left
-/// as they were (debugfs and securityfs when they are not mounted).
-pub fn with_private<T>(
+/// Mount `fstype` at `mountpoint` in a private mount namespace, then read
+/// or write `mountpoint/rel`.  Returns what was read (empty for a write).
+/// Errors are the failing step's OS error.
+pub fn in_private_namespace(
     fstype: &str,
-    readonly: bool,
-    f: impl FnOnce(&Path) -> T,
-) -> Result<T, Private> {
-    let dir = std::env::temp_dir().join(format!(
-        "kbench-{fstype}-{}-{}",
-        std::process::id(),
-        crate::sys::proc::random_hex128()
-    ));
-    std::fs::create_dir(&dir).map_err(Private::NoDir)?;
-    let out = match mount_fs(fstype, &dir, readonly) {
-        Ok(()) => {
-            let r = f(&dir);
-            detach(&dir);
-            Ok(r)
-        }
-        Err(e) => Err(Private::NoMount(e)),
+    mountpoint: &str,
+    rel: &str,
+    op: Op<'_>,
+) -> io::Result<Vec<u8>> {
+    let fs = cstr(fstype)?;
+    let target = cstr(mountpoint)?;
+    let file = cstr(&format!("{mountpoint}/{rel}"))?;
+    let root = cstr("/")?;
+    // Everything the child touches is allocated before the fork: after a
+    // fork from a process that may have threads, the child only makes
+    // system calls.
+    let mut buf = vec![0u8; MAX_READ];
+    let (rx, tx) = super::fd::pipe()?;
+    let (write, readonly) = match op {
+        Op::Read => (None, libc::MS_RDONLY),
+        Op::Write(b) => (Some(b), 0),
     };
-    let _ = std::fs::remove_dir(&dir);
-    out
+    // SAFETY: the child below calls only async-signal-safe system calls
+    // (unshare, mount, open, read, write, _exit) on memory allocated
+    // before the fork, so it is sound even if kbench has other threads.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // The child: report (errno, bytes) on the pipe and exit.
+        let out = tx.as_raw_fd();
+        let fail = |step: i32| -> ! {
+            let e = io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO);
+            let msg = pair(step, e);
+            // SAFETY: writing a stack buffer to our pipe, then exiting.
+            unsafe {
+                libc::write(out, msg.as_ptr().cast(), msg.len());
+                libc::_exit(1)
+            }
+        };
+        // SAFETY: plain system calls on NUL-terminated strings and a
+        // buffer that outlive them (the child ends with _exit).
+        unsafe {
+            if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                fail(1);
+            }
+            let private = libc::MS_REC | libc::MS_PRIVATE;
+            if libc::mount(
+                std::ptr::null(),
+                root.as_ptr(),
+                std::ptr::null(),
+                private,
+                std::ptr::null(),
+            ) != 0
+            {
+                fail(1);
+            }
+            if libc::mount(
+                fs.as_ptr(),
+                target.as_ptr(),
+                fs.as_ptr(),
+                readonly,
+                std::ptr::null(),
+            ) != 0
+            {
+                fail(2);
+            }
+            let flags = if write.is_some() {
+                libc::O_WRONLY
+            } else {
+                libc::O_RDONLY
+            };
+            let fd = libc::open(file.as_ptr(), flags | libc::O_CLOEXEC);
+            if fd < 0 {
+                fail(3);
+            }
+            let mut len = 0usize;
+            match write {
+                Some(b) => {
+                    if libc::write(fd, b.as_ptr().cast(), b.len()) < 0 {
+                        fail(3);
+                    }
+                }
+                None => loop {
+                    let n = libc::read(fd, buf.as_mut_ptr().add(len).cast(), MAX_READ - len);
+                    if n < 0 {
+                        fail(3);
+                    }
+                    if n == 0 || len + n as usize == MAX_READ {
+                        len += n.max(0) as usize;
+                        break;
+                    }
+                    len += n as usize;
+                },
+            }
+            let ok = pair(0, 0);
+            libc::write(out, ok.as_ptr().cast(), ok.len());
+            libc::write(out, buf.as_ptr().cast(), len);
+            libc::_exit(0)
+        }
+    }
+    drop(tx);
+    let mut got = Vec::new();
+    let read = std::io::Read::read_to_end(&mut std::fs::File::from(rx), &mut got);
+    super::proc::reap(pid);
+    read?;
+    if got.len() < 8 {
+        return Err(io::Error::other("the mount helper ended without an answer"));
+    }
+    let step = i32::from_ne_bytes(got[0..4].try_into().unwrap_or_default());
+    let errno = i32::from_ne_bytes(got[4..8].try_into().unwrap_or_default());
+    match step {
+        0 => Ok(got.split_off(8)),
+        // The file's own error (absent, refused by lockdown) as it is.
+        3 => Err(io::Error::from_raw_os_error(errno)),
+        _ => Err(io::Error::new(
+            io::Error::from_raw_os_error(errno).kind(),
+            format!(
+                "{} {fstype} in a private mount namespace: {}",
+                if step == 1 {
+                    "cannot make"
+                } else {
+                    "cannot mount"
+                },
+                io::Error::from_raw_os_error(errno)
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As root: debugfs is read through a private namespace, and the
+    /// host's mount table is the same before and after.
+    #[test]
+    fn a_private_mount_is_never_seen_by_the_host() {
+        if !crate::sys::proc::is_root() {
+            eprintln!("skipped: needs root");
+            return;
+        }
+        let mounts = || std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        let before = mounts();
+        // Any file of securityfs will do; what matters is the mount table.
+        let r = in_private_namespace("securityfs", "/sys/kernel/security", "lsm", Op::Read);
+        let after = mounts();
+        assert_eq!(before, after, "the host's mounts changed");
+        if let Ok(text) = r {
+            assert!(!text.is_empty());
+        }
+        let e = in_private_namespace(
+            "securityfs",
+            "/sys/kernel/security",
+            "no-such-file",
+            Op::Read,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound, "{e}");
+        assert_eq!(mounts(), before);
+    }
 }

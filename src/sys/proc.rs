@@ -3,6 +3,18 @@
 
 use std::io::Write;
 
+/// The real user id.
+pub fn uid() -> u32 {
+    // SAFETY: getuid cannot fail and touches no memory.
+    unsafe { libc::getuid() }
+}
+
+/// The effective user id.
+pub fn euid() -> u32 {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    unsafe { libc::geteuid() }
+}
+
 /// Is the effective user root?
 pub fn is_root() -> bool {
     // SAFETY: plain syscall.

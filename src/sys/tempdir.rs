@@ -11,8 +11,20 @@ pub struct PrivateDir {
 impl PrivateDir {
     /// Create `<parent>/kbench-<what>-<random>` with mode 0700.
     pub fn new(parent: &Path, what: &str) -> std::io::Result<PrivateDir> {
-        let name = format!("kbench-{what}-{}", &super::proc::random_hex128()[..12]);
-        let path = parent.join(name);
+        Self::create(Self::plan(parent, what))
+    }
+
+    /// A fresh `<parent>/kbench-<what>-<random>` path, not created yet (so
+    /// a janitor can be told it first).
+    pub fn plan(parent: &Path, what: &str) -> PathBuf {
+        parent.join(format!(
+            "kbench-{what}-{}",
+            &super::proc::random_hex128()[..12]
+        ))
+    }
+
+    /// Create `path` (mode 0700; it must not exist).
+    pub fn create(path: PathBuf) -> std::io::Result<PrivateDir> {
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
         Ok(PrivateDir { path })
     }

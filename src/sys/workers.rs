@@ -43,12 +43,32 @@ impl WorkerGroup {
     /// Fork a worker running `body`; its return value is the exit status.
     /// The child never returns into the caller.
     pub fn spawn(&mut self, tag: usize, body: impl FnOnce() -> i32) -> Result<libc::pid_t> {
+        self.fork(tag, true, body)
+    }
+
+    /// Fork a janitor: like a worker, but it does not die with kbench (its
+    /// body waits for that, with `proc::sleep_until_parent_dies`, and then
+    /// cleans up).  A worker's parent-death SIGKILL, or its exit when
+    /// kbench is already gone by the time it first runs, would skip the
+    /// cleanup exactly when it is needed.
+    pub fn spawn_janitor(&mut self, tag: usize, body: impl FnOnce() -> i32) -> Result<libc::pid_t> {
+        self.fork(tag, false, body)
+    }
+
+    fn fork(
+        &mut self,
+        tag: usize,
+        dies_with_parent: bool,
+        body: impl FnOnce() -> i32,
+    ) -> Result<libc::pid_t> {
         // SAFETY: `new` checked the process is single-threaded, and workers
         // are only forked from the thread that made the group.
         let pid = unsafe { proc::fork() }.map_err(|e| anyhow!("fork: {e}"))?;
         if pid == 0 {
             super::signals::reset_default();
-            proc::die_with_parent(self.parent);
+            if dies_with_parent {
+                proc::die_with_parent(self.parent);
+            }
             // SAFETY: joining (or, for the first, creating) the group.
             unsafe { libc::setpgid(0, self.pgid) };
             proc::child_exit(body());

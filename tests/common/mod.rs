@@ -192,3 +192,9 @@ pub fn orphans() -> Vec<u32> {
     }
     out
 }
+
+/// Is `name` a program on PATH?
+pub fn which(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+}

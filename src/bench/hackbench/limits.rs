@@ -26,6 +26,12 @@ pub fn check(opts: &Options) -> Result<()> {
         )));
     }
     let tasks = opts.tasks();
+    let pid_max = limits::pid_max();
+    if tasks + 64 > pid_max {
+        return Err(resource(format!(
+            "hackbench needs {tasks} tasks but kernel.pid_max is {pid_max}: raise /proc/sys/kernel/pid_max or use fewer groups/fds"
+        )));
+    }
     let threads_max = limits::threads_max();
     if tasks + 64 > threads_max {
         return Err(resource(format!(

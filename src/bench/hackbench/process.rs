@@ -50,6 +50,11 @@ pub fn run(opts: &Options) -> Result<u64> {
     let verify = opts.verify;
 
     for group in 0..opts.groups {
+        // Forking tens of thousands of tasks takes a while: Ctrl-C is
+        // heard between groups (the group drops and kills what exists).
+        if signals::stop_requested() {
+            return Err(Interrupted.into());
+        }
         let mut outs: Vec<OwnedFd> = Vec::with_capacity(opts.fds as usize);
         for index in 0..opts.fds {
             let (r, w) = task::fdpair(opts.pipe)?;

@@ -1,0 +1,240 @@
+//! Disk space claimed by the loads that are running, so two loads on one
+//! filesystem (two tasks of a scenario, or two kbench processes) cannot
+//! both count the same free space.
+//!
+//! A load sizes itself from the filesystem's free space less what other
+//! live loads have claimed there ([`space`]), then claims its size
+//! ([`claim`]) under a lock on the claims folder, checking again, so two
+//! loads starting at the same moment cannot both take the last gigabyte.
+//! A claim is a small file naming the filesystem, the claiming process
+//! (pid and start time, so a reused pid is not taken for it) and the
+//! bytes; it goes when the load stops, the load's janitor removes it when
+//! kbench is killed, and a claim whose process is gone is ignored and
+//! removed by the next load.
+//!
+//! Memory filesystems are refused here too: a file on tmpfs or ramfs is
+//! RAM, so an io or read load there is a memory load that can meet the
+//! OOM killer (Fedora, Arch and Debian 13 mount `/tmp` as tmpfs).
+
+use crate::error::{input, resource};
+use crate::sys::size::human;
+use anyhow::{Context, Result};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Free space on a disk filesystem, after other loads' claims.
+#[derive(Clone, Copy, Debug)]
+pub struct Space {
+    /// Available bytes less what live loads have claimed.
+    pub free: u64,
+    /// The filesystem's size.
+    pub size: u64,
+    /// What live loads have claimed on it.
+    pub claimed: u64,
+}
+
+/// Kept free on a filesystem: the larger of 1 GiB and 5 % of it.
+pub fn margin(fs_size: u64) -> u64 {
+    (1u64 << 30).max(fs_size / 20)
+}
+
+/// Where claims are kept: `/run/kbench/claims` as root (cleared at
+/// boot), else under `$XDG_RUNTIME_DIR`, else the temp dir.
+fn claims_dir() -> PathBuf {
+    if crate::sys::proc::is_root() {
+        return PathBuf::from("/run/kbench/claims");
+    }
+    std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|v| !v.is_empty())
+        .map(|d| PathBuf::from(d).join("kbench/claims"))
+        .unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("kbench-claims-{}", crate::sys::proc::uid()))
+        })
+}
+
+/// The start time of `pid` (clock ticks after boot), `None` when gone.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which may hold spaces and ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(19)?.parse().ok()
+}
+
+/// Refuse a memory filesystem for a load's files.
+pub fn refuse_memory_fs(dir: &Path, what: &str) -> Result<()> {
+    if crate::sys::fd::is_memory_fs(dir) {
+        return Err(input(format!(
+            "{what} load: {} is on tmpfs/ramfs (memory), so its files would take RAM, not the disk: pass --dir on a disk filesystem (such as /var/tmp)",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Free space for a load's files in `dir`: refused on a memory
+/// filesystem; other live loads' claims on the same filesystem taken off.
+pub fn space(dir: &Path, what: &str) -> Result<Space> {
+    refuse_memory_fs(dir, what)?;
+    let (avail, size) =
+        crate::sys::fd::statvfs(dir).map_err(|e| input(format!("{}: {e}", dir.display())))?;
+    let dev = std::fs::metadata(dir)
+        .map_err(|e| input(format!("{}: {e}", dir.display())))?
+        .dev();
+    let claimed: u64 = live_claims(&claims_dir(), None)
+        .into_iter()
+        .filter(|c| c.dev == dev)
+        .map(|c| c.bytes)
+        .sum();
+    Ok(Space {
+        free: avail.saturating_sub(claimed),
+        size,
+        claimed,
+    })
+}
+
+/// One claim file, read.
+struct Held {
+    dev: u64,
+    bytes: u64,
+}
+
+/// The claims of live processes; claims of processes that are gone are
+/// removed on the way.  `except` is a claim file not to count (our own).
+fn live_claims(dir: &Path, except: Option<&Path>) -> Vec<Held> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        if Some(path.as_path()) == except {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let f: Vec<u64> = text
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        match f[..] {
+            [dev, pid, start, bytes] if start_time(pid as u32) == Some(start) => {
+                out.push(Held { dev, bytes })
+            }
+            // A claim being written has no content yet: leave it.
+            _ if text.is_empty() => {}
+            _ => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+    out
+}
+
+/// A claim on disk space, released when dropped.
+pub struct Claim {
+    path: PathBuf,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A fresh claim file's path (not yet written), so a janitor can be told
+/// it before the claim exists.
+pub fn plan() -> PathBuf {
+    claims_dir().join(format!(
+        "{}-{}",
+        std::process::id(),
+        &crate::sys::proc::random_hex128()[..12]
+    ))
+}
+
+/// Claim `bytes` in `dir` for a load, at `path` (from [`plan`]): under the
+/// claims folder's lock, the free space less other claims must still hold
+/// them and the margin, else the load is refused.
+pub fn claim(path: PathBuf, dir: &Path, bytes: u64, what: &str) -> Result<Claim> {
+    let folder = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("creating the claims folder {}", folder.display()))?;
+    let lock =
+        std::fs::File::open(&folder).with_context(|| format!("opening {}", folder.display()))?;
+    lock.lock()
+        .with_context(|| format!("locking {}", folder.display()))?;
+    let (avail, size) =
+        crate::sys::fd::statvfs(dir).map_err(|e| input(format!("{}: {e}", dir.display())))?;
+    let dev = std::fs::metadata(dir)?.dev();
+    let others: u64 = live_claims(&folder, Some(&path))
+        .into_iter()
+        .filter(|c| c.dev == dev)
+        .map(|c| c.bytes)
+        .sum();
+    let keep = margin(size);
+    if avail.saturating_sub(others) < bytes.saturating_add(keep) {
+        return Err(resource(format!(
+            "{what} load needs {} in {} but only {} is free there{}, and {} must stay free",
+            human(bytes),
+            dir.display(),
+            human(avail.saturating_sub(others)),
+            if others > 0 {
+                format!(" after {} claimed by other running loads", human(others))
+            } else {
+                String::new()
+            },
+            human(keep)
+        )));
+    }
+    let pid = std::process::id();
+    let start = start_time(pid).unwrap_or(0);
+    std::fs::write(&path, format!("{dev} {pid} {start} {bytes}\n"))
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(Claim { path })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_of_live_processes_count_and_dead_ones_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        let start = start_time(me).unwrap();
+        std::fs::write(dir.path().join("live"), format!("7 {me} {start} 100\n")).unwrap();
+        // Our pid with another start time: a reused pid, not the claimer.
+        std::fs::write(
+            dir.path().join("reused"),
+            format!("7 {me} {} 50\n", start + 1),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("garbage"), "not a claim\n").unwrap();
+        std::fs::write(dir.path().join("writing"), "").unwrap();
+        let held = live_claims(dir.path(), None);
+        assert_eq!(held.len(), 1);
+        assert_eq!((held[0].dev, held[0].bytes), (7, 100));
+        assert!(!dir.path().join("reused").exists());
+        assert!(!dir.path().join("garbage").exists());
+        assert!(dir.path().join("writing").exists());
+        assert!(live_claims(dir.path(), Some(&dir.path().join("live"))).is_empty());
+    }
+
+    #[test]
+    fn a_claim_that_does_not_fit_is_refused_and_one_that_does_is_released() {
+        let dir = tempfile::tempdir().unwrap();
+        let (avail, _) = crate::sys::fd::statvfs(dir.path()).unwrap();
+        let folder = tempfile::tempdir().unwrap();
+        let e = claim(folder.path().join("big"), dir.path(), avail, "io")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("io load needs") && e.contains("must stay free"),
+            "{e}"
+        );
+        assert!(!folder.path().join("big").exists());
+        let c = claim(folder.path().join("small"), dir.path(), 1 << 20, "io").unwrap();
+        assert_eq!(live_claims(folder.path(), None).len(), 1);
+        drop(c);
+        assert!(live_claims(folder.path(), None).is_empty());
+    }
+}

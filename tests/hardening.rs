@@ -580,3 +580,47 @@ fn walk(d: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `kill -9` of kbench at random moments around a load's start (before
+/// the janitor exists, while it is being forked, during set-up, while
+/// running): nothing is ever left.  The janitor no longer dies with kbench
+/// before it has armed its own wait, and is forked before the first file.
+#[test]
+fn a_load_killed_at_any_moment_leaves_nothing() {
+    let env = Env::new();
+    let dir = env.dir.path().join("load");
+    std::fs::create_dir(&dir).unwrap();
+    let mark = format!("KBENCH_KILL_MARK={}", std::process::id());
+    let (k, v) = mark.split_once('=').unwrap();
+    // Spread the kills over the first ~400 ms, where start-up and set-up are.
+    for i in 0..24u64 {
+        let kb = Killed(
+            env.cmd()
+                .env(k, v)
+                .args([
+                    "load",
+                    "read",
+                    "--size",
+                    "64M",
+                    "--duration",
+                    "5s",
+                    "--no-store",
+                    "-q",
+                ])
+                .arg("--dir")
+                .arg(&dir)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        std::thread::sleep(std::time::Duration::from_millis((i * 37) % 400));
+        drop(kb);
+    }
+    assert!(
+        crate::common::wait_for(10, || empty_dir(&dir) && marked(&mark).is_empty()),
+        "left after kill -9: files {:?}, processes {:?}",
+        walk(&dir),
+        marked(&mark)
+    );
+}

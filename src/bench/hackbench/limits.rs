@@ -32,6 +32,19 @@ pub fn check(opts: &Options) -> Result<()> {
             "hackbench needs {tasks} tasks but kernel.pid_max is {pid_max}: raise /proc/sys/kernel/pid_max or use fewer groups/fds"
         )));
     }
+    // Each task costs the kernel and its sockets about 173 KiB here (4000
+    // tasks took 680 MiB of MemAvailable); 256 KiB leaves room.  More than
+    // memory can hold would meet the OOM killer long before the run.
+    const TASK_BYTES: u64 = 256 << 10;
+    let mem = crate::load::size::Memory::read();
+    if tasks.saturating_mul(TASK_BYTES) > mem.usable() {
+        return Err(resource(format!(
+            "hackbench needs {tasks} tasks, about {} of memory, but {} is available (keeping {} free): use fewer groups/fds",
+            crate::sys::size::human(tasks.saturating_mul(TASK_BYTES)),
+            crate::sys::size::human(mem.usable()),
+            crate::sys::size::human(mem.margin())
+        )));
+    }
     let threads_max = limits::threads_max();
     if tasks + 64 > threads_max {
         return Err(resource(format!(

@@ -99,28 +99,13 @@ fn affinity() -> Vec<usize> {
 }
 
 /// Naive multiplication of two `n`×`n` matrices into a third, in wrapping
-/// u64 arithmetic, to give the request a cache footprint.  The running sum
-/// is written to the result every step, as schbench's C compiles to (its
-/// matrices may alias, so the store stays in the loop): the same memory
-/// traffic, so a request costs what schbench's does.
+/// u64 arithmetic, to give the request a cache footprint: on x86-64 the
+/// very loop gcc makes of schbench's C (see
+/// `sys::mem::multiply_like_schbench`), so a request costs what schbench's
+/// does.
 #[inline(never)]
 fn multiply(data: &mut [u64], n: usize) {
-    let (a, rest) = data.split_at_mut(n * n);
-    let (b, c) = rest.split_at_mut(n * n);
-    assert!(a.len() >= n * n && b.len() >= n * n && c.len() >= n * n);
-    for i in 0..n {
-        for j in 0..n {
-            let out = &mut c[i * n + j];
-            crate::sys::mem::store_kept(out, 0);
-            let mut acc = 0u64;
-            let row = &a[i * n..(i + 1) * n];
-            for (k, &x) in row.iter().enumerate() {
-                let y = b[k * n + j];
-                acc = acc.wrapping_add(x.wrapping_mul(y));
-                crate::sys::mem::store_kept(out, acc);
-            }
-        }
-    }
+    crate::sys::mem::multiply_like_schbench(data, n);
 }
 
 /// The shared matrices of `--split`, written by several workers at once

@@ -16,7 +16,9 @@ fn errors_name_file_line_and_column() {
     let env = Env::new();
     let cases: &[(&str, &str)] = &[
         ("[[phase]]\nname = \"p\"\nbogus = 1\n", ":5:1: unknown field `bogus`, expected one of `name`, `drop_caches`, `settle`, `task`"),
-        ("runs = \"many\"\n[[phase]]\nname = \"p\"\n", ":3:8: invalid type: string \"many\", expected u32"),
+        ("runs = \"many\"\n[[phase]]\nname = \"p\"\n", ":3:8: 'many' is not a number of runs from 1 to 100000"),
+        ("runs = 0\n[[phase]]\nname = \"p\"\n", ":3:8: runs must be from 1 to 100000"),
+        ("runs = 3\nprecision = 5\n[[phase]]\nname = \"p\"\n", ": precision applies only with runs = \"auto\""),
         ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"fio\"\n", ":6:8: unknown task kind 'fio' (expected one of: hackbench, cyclictest, responsiveness, coldwalk, job, load, contest, schbench, interbench)"),
         ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { grups = 4 }\n", ":7:8: unknown flag 'grups' for hackbench"),
         ("[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = { groups = 0 }\n", ":7:8: hackbench: invalid value '0' for '--groups <GROUPS>'"),
@@ -249,4 +251,35 @@ fn tasks_get_their_own_autogroup_unless_shared() {
         1,
         "{sessions:?}"
     );
+}
+
+/// `runs = "auto:MAX"`: the scenario repeats until every probe's figure is
+/// within `precision`, looking after repetitions 3, 5, 8, …: a loose
+/// precision stops at the first look (3 repetitions stored), an
+/// impossible one runs to the cap and says so.
+#[test]
+fn runs_auto_stops_when_every_probe_is_precise() {
+    let env = Env::new();
+    let body = |precision: &str| {
+        format!(
+            "{HEAD}runs = \"auto:5\"\nprecision = {precision}\n[[phase]]\nname = \"p\"\n[[phase.task]]\nkind = \"hackbench\"\nargs = {{ groups = 1, fds = 2, loops = 50 }}\n"
+        )
+    };
+    let count = |label: &str| {
+        let out = env.json(&["runs", "list", "--label", label]);
+        out["runs"].as_array().unwrap().len()
+    };
+    // 10000 %: decided at the first look whatever the machine's noise.
+    let f = write(&env, "loose.toml", &body("10000"));
+    let o = env.run(&["run", &f, "--label", "loose"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("stopped after 3 repetitions"), "{err}");
+    assert_eq!(count("loose"), 3);
+    let f = write(&env, "tight.toml", &body("0.000001"));
+    let o = env.run(&["run", &f, "--label", "tight"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("reached its cap of 5 repetitions"), "{err}");
+    assert_eq!(count("tight"), 5);
 }

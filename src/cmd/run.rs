@@ -64,9 +64,16 @@ fn source(s: &str) -> Result<(String, String)> {
 }
 
 fn plan_text(sc: &Scenario) -> String {
+    let reps = match sc.auto_precision {
+        Some(p) => format!(
+            "up to {} repetitions (runs = \"auto\": until every probe is within ±{p}%)",
+            sc.runs
+        ),
+        None => format!("{} repetition(s)", sc.runs),
+    };
     let mut s = format!(
-        "scenario {}: {}\n{} repetition(s), scale {}\n",
-        sc.name, sc.description, sc.runs, sc.scale
+        "scenario {}: {}\n{reps}, scale {}\n",
+        sc.name, sc.description, sc.scale
     );
     let (mut known, mut unknown) = (0.0, false);
     for (i, ph) in sc.phases.iter().enumerate() {
@@ -181,6 +188,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
     let mut sc = schema::parse(&name, &text, a.scale, &vars)?;
     if let Some(r) = a.runs {
         sc.runs = r;
+        sc.auto_precision = None;
     }
     if a.dry_run {
         if ctx.global.json {
@@ -233,6 +241,19 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
     };
     let result = runner::run(&sc, &target, a.fail_fast, &mut progress);
     progress.bar.finish_and_clear();
+    if let Ok(o) = &result {
+        // The report's columns are the repetitions that ran.
+        sc.runs = o.reps;
+        if let Some(why) = &o.stopped {
+            ctx.info(&format!("kbench run {}: {why}", sc.name));
+        } else if let Some(p) = sc.auto_precision {
+            ctx.info(&format!(
+                "kbench run {}: runs = \"auto\" reached its cap of {} repetitions before every probe was within ±{p}%",
+                sc.name, o.reps
+            ));
+        }
+    }
+    let result = result.map(|o| o.failures);
     let runs = store.load_runs(
         &RunFilter {
             scenario: Some(id.clone()),

@@ -10,6 +10,7 @@
 //! kbench, so it measures and stores exactly as the command does alone,
 //! and its runs are tied to the scenario run, the phase and the repetition.
 
+pub mod auto;
 pub mod expr;
 pub mod presets;
 pub mod report;
@@ -77,7 +78,11 @@ impl Phase {
 pub struct Scenario {
     pub name: String,
     pub description: String,
+    /// Repetitions (with `auto_precision`, the most there may be).
     pub runs: u32,
+    /// `runs = "auto[:MAX]"`: stop once every probe's figure is within
+    /// this % of its mean (see `auto`).
+    pub auto_precision: Option<f64>,
     pub scale: f64,
     /// Keep every other process off the CPUs for the whole scenario
     /// (`isolate = true`; the first CPU is the house's).

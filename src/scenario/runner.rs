@@ -256,14 +256,24 @@ fn phase(
     Ok(failure)
 }
 
-/// Run every repetition of every phase.  Returns the failures (one line
-/// each); fails fast on the first when asked.
+/// How a scenario run went.
+pub struct Outcome {
+    /// One line per failed repetition.
+    pub failures: Vec<String>,
+    /// Repetitions started.
+    pub reps: u32,
+    /// Why `runs = "auto"` stopped before its cap.
+    pub stopped: Option<String>,
+}
+
+/// Run every repetition of every phase (with `runs = "auto"`, until every
+/// probe is precise).  Fails fast on the first failure when asked.
 pub fn run(
     sc: &Scenario,
     t: &Target,
     fail_fast: bool,
     progress: &mut dyn Progress,
-) -> Result<Vec<String>> {
+) -> Result<Outcome> {
     let scratch = crate::sys::tempdir::PrivateDir::in_tmp("scenario")?;
     // Isolation covers every phase; the tasks record it (ENV_ISOLATION).
     let _isolated = if sc.isolate {
@@ -285,8 +295,14 @@ pub fn run(
     } else {
         None
     };
-    let mut failures = Vec::new();
+    let mut out = Outcome {
+        failures: Vec::new(),
+        reps: 0,
+        stopped: None,
+    };
     for rep in 0..sc.runs {
+        out.reps = rep + 1;
+        let mut failed = false;
         for ph in &sc.phases {
             progress.phase(rep, ph);
             let r = phase(ph, t, rep, scratch.path(), progress);
@@ -299,15 +315,23 @@ pub fn run(
             };
             progress.done(rep, ph, failure.as_deref());
             if let Some(f) = failure {
-                failures.push(format!("repetition {} phase {}: {f}", rep + 1, ph.name));
+                out.failures
+                    .push(format!("repetition {} phase {}: {f}", rep + 1, ph.name));
                 if fail_fast {
-                    return Ok(failures);
+                    return Ok(out);
                 }
+                failed = true;
                 break; // the rest of this repetition is skipped
             }
         }
+        if let (Some(p), false) = (sc.auto_precision, failed) {
+            if let Some(why) = super::auto::decided(sc, p, &t.db, &t.id, rep + 1)? {
+                out.stopped = Some(why);
+                break;
+            }
+        }
     }
-    Ok(failures)
+    Ok(out)
 }
 
 #[cfg(test)]

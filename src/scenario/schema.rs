@@ -17,8 +17,10 @@ struct FileSpec {
     name: String,
     #[serde(default)]
     description: String,
-    #[serde(default = "one")]
-    runs: u32,
+    /// A count, or "auto[:MAX]" (repeat until every probe is precise).
+    runs: Option<Spanned<toml::Value>>,
+    /// With runs = "auto": the precision to reach, % of the mean.
+    precision: Option<f64>,
     #[serde(default = "one_f")]
     scale: f64,
     /// Keep other processes off the CPUs but the first (see `--isolate`).
@@ -61,9 +63,6 @@ struct TaskSpec {
     args: Option<Spanned<toml::Table>>,
 }
 
-fn one() -> u32 {
-    1
-}
 fn one_f() -> f64 {
     1.0
 }
@@ -129,8 +128,43 @@ pub fn parse(
             "{file}: scale {scale} must be greater than zero"
         )));
     }
-    if spec.runs == 0 {
-        return Err(input(format!("{file}: runs must be at least 1")));
+    let (runs, auto_precision) = match &spec.runs {
+        None => (1, None),
+        Some(v) => {
+            let bad = |why: &str| cx.err(v.span(), why);
+            match v.get_ref() {
+                toml::Value::Integer(n)
+                    if (1..=crate::cli::values::MAX_RUNS as i64).contains(n) =>
+                {
+                    (*n as u32, None)
+                }
+                toml::Value::Integer(_) => {
+                    return Err(bad(&format!(
+                        "runs must be from 1 to {}, or \"auto\" / \"auto:MAX\"",
+                        crate::cli::values::MAX_RUNS
+                    )))
+                }
+                toml::Value::String(s) => match crate::cli::values::runs(s) {
+                    Ok(crate::cli::values::Runs::Fixed(n)) => (n, None),
+                    Ok(crate::cli::values::Runs::Auto { max }) => {
+                        let p = spec.precision.unwrap_or(2.0);
+                        if !(p.is_finite() && p > 0.0) {
+                            return Err(input(format!(
+                                "{file}: precision {p} must be a percentage above 0"
+                            )));
+                        }
+                        (max, Some(p))
+                    }
+                    Err(e) => return Err(bad(&e)),
+                },
+                _ => return Err(bad("runs is a number or \"auto\" / \"auto:MAX\"")),
+            }
+        }
+    };
+    if spec.precision.is_some() && auto_precision.is_none() {
+        return Err(input(format!(
+            "{file}: precision applies only with runs = \"auto\" or \"auto:MAX\""
+        )));
     }
     let mut vars = machine_vars(scale);
     for (k, v) in &spec.vars {
@@ -206,7 +240,8 @@ pub fn parse(
     Ok(Scenario {
         name: spec.name,
         description: spec.description,
-        runs: spec.runs,
+        runs,
+        auto_precision,
         scale,
         isolate: spec.isolate,
         phases,

@@ -1,7 +1,7 @@
 //! Numbers from users that once overflowed, wrapped or panicked: each is
 //! refused with one line naming the allowed range, exit 2, nothing started.
 
-use crate::common::Env;
+use crate::common::{empty_dir, marked, walk, Env};
 
 fn refused(env: &Env, args: &[&str], says: &str) {
     let o = env.run(args);
@@ -114,18 +114,11 @@ fn scenario_numbers_do_not_wrap_into_range() {
 
 /// Every file of a tree with its content, to see that nothing changed.
 fn snapshot(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
-            }
-        }
-    }
+    let mut out: Vec<(String, Vec<u8>)> = walk(dir)
+        .into_iter()
+        .filter(|p| p.is_file())
+        .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+        .collect();
     out.sort();
     out
 }
@@ -174,29 +167,6 @@ fn a_kernel_build_never_writes_into_the_users_tree() {
             "the tree changed (kconfig {kconfig})"
         );
     }
-}
-
-/// Processes whose environment holds `mark`: everything a kbench started
-/// with that mark in its environment, wherever it was reparented.
-fn marked(mark: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
-            if env.split(|b| *b == 0).any(|kv| kv == mark.as_bytes()) && crate::common::alive(pid) {
-                out.push(pid);
-            }
-        }
-    }
-    out
-}
-
-fn empty_dir(d: &std::path::Path) -> bool {
-    std::fs::read_dir(d)
-        .map(|mut r| r.next().is_none())
-        .unwrap_or(true)
 }
 
 /// A panic (injected in debug builds) after a temp dir was made, or with
@@ -567,18 +537,6 @@ fn a_load_killed_during_set_up_leaves_no_file() {
         "left after kill -9 during set-up: {:?}",
         walk(&dir)
     );
-}
-
-fn walk(d: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        }
-        out.push(p);
-    }
-    out
 }
 
 /// `kill -9` of kbench at random moments around a load's start (before

@@ -8,7 +8,7 @@
 //! exit 2 and one line; and leave no process and no temp file behind.
 //! The parser half is `src/hostile_tests.rs`.
 
-use crate::common::{alive, wait_for, Env};
+use crate::common::{marked, wait_for, Env};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
@@ -141,22 +141,6 @@ fn flags_of(env: &Env, base: &[&str]) -> Vec<String> {
         }
     }
     flags
-}
-
-/// Processes with `mark` in their environment.
-fn marked(mark: &str) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
-            if env.split(|b| *b == 0).any(|kv| kv == mark.as_bytes()) && alive(pid) {
-                out.push(pid);
-            }
-        }
-    }
-    out
 }
 
 /// How one case ended.

@@ -295,18 +295,7 @@ fn a_negative_schema_version_is_refused_not_a_panic() {
 #[test]
 fn a_store_on_a_read_only_filesystem_is_read() {
     let env = Env::new();
-    env.ok(&[
-        "hackbench",
-        "-g",
-        "1",
-        "-f",
-        "1",
-        "-l",
-        "1",
-        "-q",
-        "--label",
-        "ro",
-    ]);
+    one_run(&env, "ro");
     let dir = env.dir.path().to_path_buf();
     let bind = |args: &[&str]| {
         std::process::Command::new("mount")
@@ -350,18 +339,7 @@ fn reading_someone_elses_store_creates_no_files() {
         return;
     }
     let env = Env::new();
-    env.ok(&[
-        "hackbench",
-        "-g",
-        "1",
-        "-f",
-        "1",
-        "-l",
-        "1",
-        "-q",
-        "--label",
-        "mine",
-    ]);
+    one_run(&env, "mine");
     let dir = env.dir.path();
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
     std::fs::set_permissions(env.db(), std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -396,4 +374,20 @@ fn nix_is_root() -> bool {
         .unwrap_or_default()
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
+}
+
+/// A store holding one tiny hackbench run under `label`.
+fn one_run(env: &Env, label: &str) {
+    env.ok(&[
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "1",
+        "-l",
+        "1",
+        "-q",
+        "--label",
+        label,
+    ]);
 }

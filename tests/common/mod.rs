@@ -198,3 +198,40 @@ pub fn which(name: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
 }
+
+/// Live processes whose environment holds `mark` (`NAME=VALUE`): all a
+/// kbench started with that in its environment, wherever reparented.
+pub fn marked(mark: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) {
+            if env.split(|b| *b == 0).any(|kv| kv == mark.as_bytes()) && alive(pid) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// Is `d` empty (or gone)?
+pub fn empty_dir(d: &Path) -> bool {
+    std::fs::read_dir(d)
+        .map(|mut r| r.next().is_none())
+        .unwrap_or(true)
+}
+
+/// Every path under `d`, depth first.
+pub fn walk(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
+}

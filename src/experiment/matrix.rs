@@ -478,6 +478,9 @@ fn decided(
             better,
             baseline: Some(base.clone()),
             cap,
+            // The first combination's values grow with the rounds too, so
+            // the fixed-baseline futility bound does not apply.
+            futility: false,
         };
         match sequential::decide(&rule, vals) {
             Decision::Continue => return Ok(None),

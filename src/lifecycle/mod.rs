@@ -151,6 +151,7 @@ impl AutoRuns {
                 better: spec.better,
                 baseline,
                 cap: max as usize,
+                futility: true,
             },
             values: Vec::new(),
             decision: sequential::Decision::Continue,

@@ -24,6 +24,9 @@
 //! stop sooner), but it is valid with no assumption beyond the per-look
 //! test's own.
 //!
+//! Against a fixed baseline it also stops, undecided, when no verdict can
+//! come by the cap ([`futile`]); that never adds a false verdict.
+//!
 //! Alone, a benchmark stops when the headline metric's interval (t
 //! interval of the mean at level 1 − α_k) is within `precision` of the
 //! mean.  Against a stored label, it stops when Welch's test at α_k finds
@@ -83,6 +86,10 @@ pub struct Rule {
     /// Most values there can be (the cap on runs): the looks are planned up
     /// to it.
     pub cap: usize,
+    /// Against a fixed baseline: stop, undecided, at a look where even a
+    /// change of the threshold's size (or the one seen, if larger) could
+    /// not be decided by the cap (see [`futile`]).
+    pub futility: bool,
 }
 
 /// What a look decided.
@@ -95,6 +102,12 @@ pub enum Decision {
     Better(f64),
     Worse(f64),
     Equivalent(f64),
+    /// Undecidable by the cap against this baseline: the t statistic the
+    /// cap could reach, and the one it would need.
+    Futile {
+        reach: f64,
+        need: f64,
+    },
 }
 
 impl Decision {
@@ -107,6 +120,9 @@ impl Decision {
             Decision::Better(r) => format!("better than the baseline (ratio {r:.4})"),
             Decision::Worse(r) => format!("worse than the baseline (ratio {r:.4})"),
             Decision::Equivalent(r) => format!("equivalent to the baseline (ratio {r:.4})"),
+            Decision::Futile { reach, need } => format!(
+                "undecidable against this baseline: even at the cap the change could reach t = {reach:.2}, and {need:.2} is needed; give the baseline more runs"
+            ),
         }
     }
 
@@ -156,9 +172,47 @@ pub fn decide(rule: &Rule, values: &[f64]) -> Decision {
                     return Decision::Equivalent(ratio);
                 }
             }
+            if rule.futility {
+                if let Some(d) = futile(rule, values, base) {
+                    return d;
+                }
+            }
             Decision::Continue
         }
     }
+}
+
+/// The futility stop (conditional power with the values seen, as in
+/// group-sequential designs; Lachin (2005), "A review of methods for
+/// futility stopping based on conditional power", *Statistics in Medicine*
+/// 24(18), 2747-2764): with the baseline fixed, the best the candidate can
+/// do by the cap is shrink its own share of the standard error, so the
+/// Welch statistic at the cap is at most |Δ| / √(s_c²/cap + s_b²/n_b).
+/// With Δ the larger of the change seen and the threshold (optimistic: a
+/// change too small to matter is not what is sought), if that is below the
+/// t the last look needs (at its share of α, Welch–Satterthwaite degrees of
+/// freedom at the cap), no verdict can come: stop and say so.  Stopping
+/// without a verdict never adds a false verdict, so the error rate is kept.
+fn futile(rule: &Rule, values: &[f64], base: &[f64]) -> Option<Decision> {
+    if base.len() < 2 || values.len() >= rule.cap {
+        return None;
+    }
+    let cap = rule.cap as f64;
+    let (vc, vb) = (variance(values), variance(base));
+    let parts = [(vc / cap, rule.cap), (vb / base.len() as f64, base.len())];
+    let se = (parts[0].0 + parts[1].0).sqrt();
+    let mb = mean(base);
+    let delta = (mean(values) - mb)
+        .abs()
+        .max(rule.threshold_pct / 100.0 * mb.abs());
+    if se <= 0.0 || !delta.is_finite() {
+        return None;
+    }
+    let reach = delta / se;
+    let a = alpha_at(rule.alpha, rule.cap, rule.cap);
+    let df = crate::stats::interval::satterthwaite(&parts);
+    let need = student_t::quantile(1.0 - a / 2.0, df);
+    (reach < need).then_some(Decision::Futile { reach, need })
 }
 
 #[cfg(test)]
@@ -216,6 +270,7 @@ mod tests {
                 better: Better::Lower,
                 baseline: Some(base.clone()),
                 cap: max,
+                futility: false,
             };
             let mut v = Vec::new();
             let mut naive_done = false;
@@ -249,6 +304,54 @@ mod tests {
         );
     }
 
+    /// The futility stop: against 5 noisy baseline runs a 2 % change can
+    /// never be decided by the cap, and it says so at the first look;
+    /// against 200 baseline runs a real 10 % change is still found; and at
+    /// no difference it adds no false verdict.
+    #[test]
+    fn futility_stops_what_cannot_be_decided_and_nothing_else() {
+        let mut g = Normal(SplitMix(11));
+        let rule = |base: Vec<f64>| Rule {
+            alpha: 0.05,
+            precision_pct: 1.0,
+            threshold_pct: 2.0,
+            better: Better::Lower,
+            baseline: Some(base),
+            cap: 30,
+            futility: true,
+        };
+        let small: Vec<f64> = (0..5).map(|_| g.sample(100.0, 5.0)).collect();
+        let v: Vec<f64> = (0..3).map(|_| g.sample(100.0, 5.0)).collect();
+        let d = decide(&rule(small), &v);
+        assert!(matches!(d, Decision::Futile { .. }), "{d:?}");
+        assert!(d.describe().contains("give the baseline more runs"));
+        let big: Vec<f64> = (0..200).map(|_| g.sample(100.0, 5.0)).collect();
+        let r = rule(big);
+        let mut v = Vec::new();
+        let mut d = Decision::Continue;
+        while d == Decision::Continue && v.len() < 30 {
+            v.push(g.sample(90.0, 5.0));
+            d = decide(&r, &v);
+        }
+        assert!(matches!(d, Decision::Better(_)), "{d:?} after {}", v.len());
+        let mut wrong = 0;
+        for _ in 0..2000 {
+            let base: Vec<f64> = (0..5).map(|_| g.sample(100.0, 5.0)).collect();
+            let r = rule(base);
+            let mut v = Vec::new();
+            let mut d = Decision::Continue;
+            while d == Decision::Continue && v.len() < 30 {
+                v.push(g.sample(100.0, 5.0));
+                d = decide(&r, &v);
+            }
+            wrong += d.is_verdict() as usize;
+        }
+        assert!(
+            wrong as f64 / 2000.0 <= 0.05,
+            "{wrong} false verdicts in 2000"
+        );
+    }
+
     #[test]
     fn a_real_difference_is_found_and_precision_is_reached() {
         let mut g = Normal(SplitMix(11));
@@ -260,6 +363,7 @@ mod tests {
             better: Better::Lower,
             baseline: Some(base),
             cap: 40,
+            futility: false,
         };
         let mut v = Vec::new();
         let mut d = Decision::Continue;
@@ -310,7 +414,7 @@ mod tests {
         let pick = |g: &mut Normal| vals[(g.uniform() * vals.len() as f64) as usize % vals.len()];
         let (sims, cap) = (2000, 30);
         for factor in [0.95, 1.0] {
-            let (mut a_runs, mut a_right, mut a_wrong) = (0usize, 0, 0);
+            let (mut a_runs, mut a_right, mut a_wrong, mut a_futile) = (0usize, 0, 0, 0usize);
             let (mut p_runs, mut p_right, mut p_wrong) = (0usize, 0, 0);
             for _ in 0..sims {
                 let base: Vec<f64> = (0..5).map(|_| pick(&mut g)).collect();
@@ -321,6 +425,7 @@ mod tests {
                     better: Better::Lower,
                     baseline: Some(base.clone()),
                     cap,
+                    futility: true,
                 };
                 let mut v = Vec::new();
                 let mut d = Decision::Continue;
@@ -329,6 +434,7 @@ mod tests {
                     d = decide(&rule, &v);
                 }
                 a_runs += v.len();
+                a_futile += matches!(d, Decision::Futile { .. }) as usize;
                 match (d, factor < 1.0) {
                     (Decision::Better(_), true) => a_right += 1,
                     (Decision::Better(_) | Decision::Worse(_), _) => a_wrong += 1,
@@ -351,11 +457,12 @@ mod tests {
             }
             let f = |n: usize| n as f64 / sims as f64;
             println!(
-                "{path}: true change {:+.0}%: --runs auto {:.1} runs, right {:.1}%, wrong {:.1}%; PTS rule {:.1} runs, right {:.1}%, wrong {:.1}%",
+                "{path}: true change {:+.0}%: --runs auto {:.1} runs, right {:.1}%, wrong {:.1}%, stopped as undecidable {:.1}%; PTS rule {:.1} runs, right {:.1}%, wrong {:.1}%",
                 (factor - 1.0) * 100.0,
                 f(a_runs),
                 f(a_right) * 100.0,
                 f(a_wrong) * 100.0,
+                f(a_futile) * 100.0,
                 f(p_runs),
                 f(p_right) * 100.0,
                 f(p_wrong) * 100.0

@@ -103,6 +103,7 @@ fn decide_all(sc: &Scenario, precision_pct: f64, all: &[Series], reps: u32) -> O
         better: crate::bench::Better::Neither,
         baseline: None,
         cap: sc.runs as usize,
+        futility: false,
     };
     let mut widest: f64 = 0.0;
     for s in all {

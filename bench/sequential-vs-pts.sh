@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # --runs auto against the Phoronix Test Suite's repetition rule, replayed on
 # samples recorded on this machine: hackbench Time, cyclictest p99 and a
-# tiny job's time.  For each, resampling them, a baseline of 5 runs against
-# a candidate 5 % faster (and one with no difference): the runs each rule
-# needs and how often its verdict is right or wrong.  Goal: --runs auto no
+# tiny job's time.  For each, resampling them, a baseline of 5 runs (then
+# of 20) against a candidate 5 % faster (and one with no difference): the
+# runs each rule needs and how often its verdict is right or wrong.  Goal: --runs auto no
 # more runs than PTS's rule, wrong verdicts at no difference <= 5 % (which
 # PTS's rule does not control).
 #

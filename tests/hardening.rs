@@ -509,25 +509,7 @@ fn a_load_killed_during_set_up_leaves_no_file() {
     let env = Env::new();
     let dir = env.dir.path().join("load");
     std::fs::create_dir(&dir).unwrap();
-    let kb = Killed(
-        env.cmd()
-            .args([
-                "load",
-                "read",
-                "--size",
-                "1G",
-                "--duration",
-                "1s",
-                "--no-store",
-                "-q",
-            ])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let kb = read_load(&env, &dir, "1G", None);
     let file_appeared =
         crate::common::wait_for(20, || walk(&dir).iter().any(|p| p.ends_with("read.dat")));
     assert!(file_appeared, "the read load never started writing");
@@ -552,26 +534,7 @@ fn a_load_killed_at_any_moment_leaves_nothing() {
     let (k, v) = mark.split_once('=').unwrap();
     // Spread the kills over the first ~400 ms, where start-up and set-up are.
     for i in 0..24u64 {
-        let kb = Killed(
-            env.cmd()
-                .env(k, v)
-                .args([
-                    "load",
-                    "read",
-                    "--size",
-                    "64M",
-                    "--duration",
-                    "5s",
-                    "--no-store",
-                    "-q",
-                ])
-                .arg("--dir")
-                .arg(&dir)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .unwrap(),
-        );
+        let kb = read_load(&env, &dir, "64M", Some((k, v)));
         std::thread::sleep(std::time::Duration::from_millis((i * 37) % 400));
         drop(kb);
     }
@@ -581,4 +544,31 @@ fn a_load_killed_at_any_moment_leaves_nothing() {
         walk(&dir),
         marked(&mark)
     );
+}
+
+/// A `load read` of `size` into `dir`, quiet, killed when dropped; with
+/// `mark` set in its environment.
+fn read_load(env: &Env, dir: &std::path::Path, size: &str, mark: Option<(&str, &str)>) -> Killed {
+    let mut c = env.cmd();
+    if let Some((k, v)) = mark {
+        c.env(k, v);
+    }
+    Killed(
+        c.args([
+            "load",
+            "read",
+            "--duration",
+            "5s",
+            "--no-store",
+            "-q",
+            "--size",
+            size,
+        ])
+        .arg("--dir")
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap(),
+    )
 }

@@ -31,6 +31,8 @@ pub struct Space {
     pub size: u64,
     /// What live loads have claimed on it.
     pub claimed: u64,
+    /// Its device (`st_dev`), which claims name.
+    pub dev: u64,
 }
 
 /// Kept free on a filesystem: the larger of 1 GiB and 5 % of it.
@@ -61,7 +63,7 @@ fn start_time(pid: u32) -> Option<u64> {
 }
 
 /// Refuse a memory filesystem for a load's files.
-pub fn refuse_memory_fs(dir: &Path, what: &str) -> Result<()> {
+fn refuse_memory_fs(dir: &Path, what: &str) -> Result<()> {
     if crate::sys::fd::is_memory_fs(dir) {
         return Err(input(format!(
             "{what} load: {} is on tmpfs/ramfs (memory), so its files would take RAM, not the disk: pass --dir on a disk filesystem (such as /var/tmp)",
@@ -74,13 +76,17 @@ pub fn refuse_memory_fs(dir: &Path, what: &str) -> Result<()> {
 /// Free space for a load's files in `dir`: refused on a memory
 /// filesystem; other live loads' claims on the same filesystem taken off.
 pub fn space(dir: &Path, what: &str) -> Result<Space> {
+    space_in(&claims_dir(), dir, what, None)
+}
+
+/// [`space`] with the claims kept in `folder`, not counting the claim file
+/// `except` (our own, while claiming).
+fn space_in(folder: &Path, dir: &Path, what: &str, except: Option<&Path>) -> Result<Space> {
     refuse_memory_fs(dir, what)?;
-    let (avail, size) =
-        crate::sys::fd::statvfs(dir).map_err(|e| input(format!("{}: {e}", dir.display())))?;
-    let dev = std::fs::metadata(dir)
-        .map_err(|e| input(format!("{}: {e}", dir.display())))?
-        .dev();
-    let claimed: u64 = live_claims(&claims_dir(), None)
+    let shown = |e: std::io::Error| input(format!("{}: {e}", dir.display()));
+    let (avail, size) = crate::sys::fd::statvfs(dir).map_err(shown)?;
+    let dev = std::fs::metadata(dir).map_err(shown)?.dev();
+    let claimed: u64 = live_claims(folder, except)
         .into_iter()
         .filter(|c| c.dev == dev)
         .map(|c| c.bytes)
@@ -89,6 +95,7 @@ pub fn space(dir: &Path, what: &str) -> Result<Space> {
         free: avail.saturating_sub(claimed),
         size,
         claimed,
+        dev,
     })
 }
 
@@ -152,7 +159,8 @@ pub fn plan() -> PathBuf {
 
 /// Claim `bytes` in `dir` for a load, at `path` (from [`plan`]): under the
 /// claims folder's lock, the free space less other claims must still hold
-/// them and the margin, else the load is refused.
+/// them and the margin, else the load is refused (as it is on a memory
+/// filesystem).
 pub fn claim(path: PathBuf, dir: &Path, bytes: u64, what: &str) -> Result<Claim> {
     let folder = path.parent().unwrap_or(Path::new("/")).to_path_buf();
     std::fs::create_dir_all(&folder)
@@ -161,23 +169,16 @@ pub fn claim(path: PathBuf, dir: &Path, bytes: u64, what: &str) -> Result<Claim>
         std::fs::File::open(&folder).with_context(|| format!("opening {}", folder.display()))?;
     lock.lock()
         .with_context(|| format!("locking {}", folder.display()))?;
-    let (avail, size) =
-        crate::sys::fd::statvfs(dir).map_err(|e| input(format!("{}: {e}", dir.display())))?;
-    let dev = std::fs::metadata(dir)?.dev();
-    let others: u64 = live_claims(&folder, Some(&path))
-        .into_iter()
-        .filter(|c| c.dev == dev)
-        .map(|c| c.bytes)
-        .sum();
-    let keep = margin(size);
-    if avail.saturating_sub(others) < bytes.saturating_add(keep) {
+    let s = space_in(&folder, dir, what, Some(&path))?;
+    let keep = margin(s.size);
+    if s.free < bytes.saturating_add(keep) {
         return Err(resource(format!(
             "{what} load needs {} in {} but only {} is free there{}, and {} must stay free",
             human(bytes),
             dir.display(),
-            human(avail.saturating_sub(others)),
-            if others > 0 {
-                format!(" after {} claimed by other running loads", human(others))
+            human(s.free),
+            if s.claimed > 0 {
+                format!(" after {} claimed by other running loads", human(s.claimed))
             } else {
                 String::new()
             },
@@ -186,7 +187,7 @@ pub fn claim(path: PathBuf, dir: &Path, bytes: u64, what: &str) -> Result<Claim>
     }
     let pid = std::process::id();
     let start = start_time(pid).unwrap_or(0);
-    std::fs::write(&path, format!("{dev} {pid} {start} {bytes}\n"))
+    std::fs::write(&path, format!("{} {pid} {start} {bytes}\n", s.dev))
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(Claim { path })
 }
@@ -220,7 +221,8 @@ mod tests {
 
     #[test]
     fn a_claim_that_does_not_fit_is_refused_and_one_that_does_is_released() {
-        let dir = tempfile::tempdir().unwrap();
+        // On a disk (claims refuse tmpfs, which /tmp may be).
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
         let (avail, _) = crate::sys::fd::statvfs(dir.path()).unwrap();
         let folder = tempfile::tempdir().unwrap();
         let e = claim(folder.path().join("big"), dir.path(), avail, "io")

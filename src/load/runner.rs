@@ -107,9 +107,6 @@ impl Running {
     /// of kbench, not even during set-up.
     pub fn start(mut load: Box<dyn Load>, opts: &LoadOptions) -> Result<Running> {
         let base = load.location().unwrap_or_else(|| opts.base_dir());
-        if load.disk_claim().is_some() {
-            super::claims::refuse_memory_fs(&base, load.name())?;
-        }
         let path = PrivateDir::plan(&base, load.name());
         let claim_path = super::claims::plan();
         // Declared before the group so that, on an error or a panic, the
@@ -125,12 +122,11 @@ impl Running {
                 base.display()
             ))
         })?;
-        let dir = &dir_slot;
         claim_slot = match load.disk_claim() {
             Some(bytes) => Some(super::claims::claim(claim_path, &base, bytes, load.name())?),
             None => None,
         };
-        prepare_with_progress(load.as_mut(), dir.path())?;
+        prepare_with_progress(load.as_mut(), dir_slot.path())?;
         let n = load.workers();
         let counters = SharedCounters::new(n).context("mapping load counters")?;
         for i in 0..n {

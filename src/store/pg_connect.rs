@@ -167,7 +167,7 @@ pub fn connector(tls: &Tls, shown: &str) -> Result<tokio_postgres_rustls::MakeRu
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| anyhow::anyhow!("TLS set-up: {e}"))?;
-    let config = if tls.mode.verifies() {
+    let (webpki, roots) = if tls.mode.verifies() {
         let certs = roots(tls, shown)?;
         let mut store = rustls::RootCertStore::empty();
         for c in &certs {
@@ -175,25 +175,25 @@ pub fn connector(tls: &Tls, shown: &str) -> Result<tokio_postgres_rustls::MakeRu
             // be the server's own (pinned, see `Verifier`).
             let _ = store.add(c.clone());
         }
-        let webpki =
-            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider)
-                .build()
-                .map_err(|e| anyhow::anyhow!("TLS set-up: {e}"))?;
-        let verifier: Arc<dyn ServerCertVerifier> = Arc::new(Verifier {
-            webpki,
-            roots: certs,
-            check_name: tls.mode == SslMode::VerifyFull,
-        });
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(verifier)
-            .with_no_client_auth()
+        let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(
+            Arc::new(store),
+            provider.clone(),
+        )
+        .build()
+        .map_err(|e| anyhow::anyhow!("TLS set-up: {e}"))?;
+        (Some(webpki), certs)
     } else {
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(Unchecked(provider)))
-            .with_no_client_auth()
+        (None, Vec::new())
     };
+    let config = builder
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(Verifier {
+            provider,
+            webpki,
+            roots,
+            check_name: tls.mode == SslMode::VerifyFull,
+        }))
+        .with_no_client_auth();
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
 }
 
@@ -237,14 +237,18 @@ fn roots(tls: &Tls, shown: &str) -> Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
-/// `verify-ca` and `verify-full`: the chain must lead to a trusted root,
-/// and for `verify-full` the certificate must name the host.  A server
+/// The server's certificate, as the mode asks: `prefer`/`require` take any
+/// (encrypted, the server not authenticated, as libpq); `verify-ca` wants a
+/// chain to a trusted root; `verify-full` also the host's name.  A server
 /// certificate that is itself in `sslrootcert` (a self-signed certificate
 /// given as its own root, as libpq with OpenSSL accepts) is trusted as
-/// such; webpki alone refuses a CA used as a server certificate.
+/// such; webpki alone refuses a CA used as a server certificate.  The
+/// handshake's signatures are checked in every mode.
 #[derive(Debug)]
 struct Verifier {
-    webpki: Arc<rustls::client::WebPkiServerVerifier>,
+    provider: Arc<CryptoProvider>,
+    /// `None` for the modes that do not authenticate the server.
+    webpki: Option<Arc<rustls::client::WebPkiServerVerifier>>,
     roots: Vec<CertificateDer<'static>>,
     check_name: bool,
 }
@@ -259,6 +263,9 @@ impl ServerCertVerifier for Verifier {
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         use rustls::{CertificateError, Error};
+        let Some(webpki) = &self.webpki else {
+            return Ok(ServerCertVerified::assertion());
+        };
         let name_error = |e: &Error| {
             matches!(
                 e,
@@ -268,21 +275,17 @@ impl ServerCertVerifier for Verifier {
                 )
             )
         };
-        let r =
-            match self
-                .webpki
-                .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-            {
-                Err(_) if self.roots.iter().any(|r| r.as_ref() == end_entity.as_ref()) => {
-                    match self.check_name {
-                        true => rustls::server::ParsedCertificate::try_from(end_entity)
-                            .and_then(|c| rustls::client::verify_server_name(&c, server_name))
-                            .map(|()| ServerCertVerified::assertion()),
-                        false => Ok(ServerCertVerified::assertion()),
-                    }
+        let r = match webpki.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
+            Err(_) if self.roots.iter().any(|r| r.as_ref() == end_entity.as_ref()) => {
+                match self.check_name {
+                    true => rustls::server::ParsedCertificate::try_from(end_entity)
+                        .and_then(|c| rustls::client::verify_server_name(&c, server_name))
+                        .map(|()| ServerCertVerified::assertion()),
+                    false => Ok(ServerCertVerified::assertion()),
                 }
-                other => other,
-            };
+            }
+            other => other,
+        };
         match r {
             Err(e) if !self.check_name && name_error(&e) => Ok(ServerCertVerified::assertion()),
             other => other,
@@ -295,51 +298,11 @@ impl ServerCertVerifier for Verifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.webpki.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.webpki.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.webpki.supported_verify_schemes()
-    }
-}
-
-/// `prefer` and `require`: encrypted, the server not authenticated (as
-/// libpq); the handshake's signatures are still checked.
-#[derive(Debug)]
-struct Unchecked(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
         rustls::crypto::verify_tls12_signature(
             message,
             cert,
             dss,
-            &self.0.signature_verification_algorithms,
+            &self.provider.signature_verification_algorithms,
         )
     }
 
@@ -353,12 +316,14 @@ impl ServerCertVerifier for Unchecked {
             message,
             cert,
             dss,
-            &self.0.signature_verification_algorithms,
+            &self.provider.signature_verification_algorithms,
         )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 

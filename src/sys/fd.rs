@@ -130,8 +130,8 @@ pub fn drop_cached_pages(fd: RawFd) {
     unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
 }
 
-/// `(available bytes, filesystem bytes)` of the filesystem holding `path`.
-pub fn statvfs(path: &std::path::Path) -> io::Result<(u64, u64)> {
+/// `statvfs(3)` of the filesystem holding `path`.
+fn statvfs_raw(path: &std::path::Path) -> io::Result<libc::statvfs> {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     // SAFETY: an all-zero statvfs is a valid out-buffer.
@@ -140,6 +140,12 @@ pub fn statvfs(path: &std::path::Path) -> io::Result<(u64, u64)> {
     if unsafe { libc::statvfs(c.as_ptr(), &mut st) } < 0 {
         return Err(io::Error::last_os_error());
     }
+    Ok(st)
+}
+
+/// `(available bytes, filesystem bytes)` of the filesystem holding `path`.
+pub fn statvfs(path: &std::path::Path) -> io::Result<(u64, u64)> {
+    let st = statvfs_raw(path)?;
     Ok((st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize))
 }
 
@@ -166,11 +172,5 @@ pub fn is_memory_fs(path: &std::path::Path) -> bool {
 
 /// Is the filesystem holding `path` mounted read-only?
 pub fn is_readonly_fs(path: &std::path::Path) -> bool {
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
-        return false;
-    };
-    // SAFETY: an all-zero statvfs is a valid out-buffer.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid C string and out-pointer.
-    (unsafe { libc::statvfs(c.as_ptr(), &mut st) }) == 0 && st.f_flag & libc::ST_RDONLY != 0
+    statvfs_raw(path).is_ok_and(|st| st.f_flag & libc::ST_RDONLY != 0)
 }

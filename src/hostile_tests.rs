@@ -68,25 +68,27 @@ fn hostile(words: &'static [&'static str]) -> BoxedStrategy<String> {
     prop_oneof![3 => text_of(words), 1 => "\\PC{0,200}", 1 => any::<String>()].boxed()
 }
 
-/// Run `check` on `CASES` generated inputs.
-fn property(
+/// Run `check` on `cases` generated inputs (`shown` names one in a
+/// failure).
+fn property<T: Send + 'static>(
     name: &str,
-    strategy: BoxedStrategy<String>,
-    check: impl Fn(String) + Send + Sync + Clone + 'static,
+    strategy: impl Strategy<Value = T>,
+    cases: u32,
+    shown: impl Fn(&T) -> String,
+    check: impl Fn(T) + Send + Sync + Clone + 'static,
 ) {
     let mut runner = TestRunner::new(Config {
-        cases: CASES,
+        cases,
         failure_persistence: None,
         ..Config::default()
     });
-    for _ in 0..CASES {
+    for _ in 0..cases {
         let input = strategy
             .new_tree(&mut runner)
             .expect("a generated case")
             .current();
         let c = check.clone();
-        let shown = input.clone();
-        within_5s(name, &shown, move || c(input));
+        within_5s(name, &shown(&input), move || c(input));
         TOTAL.fetch_add(1, Relaxed);
     }
 }
@@ -97,7 +99,7 @@ fn string_parser<T: 'static>(
     words: &'static [&'static str],
     f: fn(&str) -> Result<T, String>,
 ) {
-    property(name, hostile(words), move |s| {
+    property(name, hostile(words), CASES, String::clone, move |s| {
         if let Err(e) = f(&s) {
             one_line(name, &s, &e);
         }
@@ -110,7 +112,7 @@ fn anyhow_parser<T: 'static>(
     words: &'static [&'static str],
     f: fn(&str) -> anyhow::Result<T>,
 ) {
-    property(name, hostile(words), move |s| {
+    property(name, hostile(words), CASES, String::clone, move |s| {
         if let Err(e) = f(&s) {
             one_line(name, &s, &format!("{e:#}"));
         }
@@ -462,19 +464,13 @@ fn hostile_inputs_never_panic_or_hang() {
         crate::cli::values::size(s).map(|_| ())
     });
 
-    let mut runner = TestRunner::new(Config {
-        cases: CASES,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let strategy = blobs();
-    for _ in 0..CASES {
-        let b = strategy.new_tree(&mut runner).unwrap().current();
-        within_5s("histogram blob", &format!("{} bytes", b.len()), move || {
-            histogram_blob(b)
-        });
-        TOTAL.fetch_add(1, Relaxed);
-    }
+    property(
+        "histogram blob",
+        blobs(),
+        CASES,
+        |b| format!("{} bytes", b.len()),
+        histogram_blob,
+    );
     let rows = proptest::collection::vec(
         (
             "\\PC{0,12}",
@@ -485,13 +481,13 @@ fn hostile_inputs_never_panic_or_hang() {
         ),
         0..24,
     );
-    for _ in 0..CASES / 3 {
-        let r = rows.new_tree(&mut runner).unwrap().current();
-        within_5s("metric rows", &format!("{} rows", r.len()), move || {
-            metric_rows(r)
-        });
-        TOTAL.fetch_add(1, Relaxed);
-    }
+    property(
+        "metric rows",
+        rows,
+        CASES / 3,
+        |r| format!("{} rows", r.len()),
+        metric_rows,
+    );
     let n = TOTAL.load(Relaxed);
     // Written to stderr directly: the harness captures only print macros,
     // and the count belongs in every CI log.

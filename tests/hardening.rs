@@ -4,9 +4,15 @@
 use crate::common::{empty_dir, marked, walk, Env};
 
 fn refused(env: &Env, args: &[&str], says: &str) {
+    refused_with(env, args, 2, says);
+}
+
+/// Refused with exit `code` (2: bad input; 1: what the machine cannot
+/// hold) and one line saying `says`.
+fn refused_with(env: &Env, args: &[&str], code: i32, says: &str) {
     let o = env.run(args);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
     assert!(err.contains(says), "{args:?}: {err}");
     assert!(!err.contains("panicked"), "{args:?}: {err}");
     assert_eq!(
@@ -288,10 +294,11 @@ fn disk_loads_refuse_memory_filesystems() {
     let Some(_m) = mount(&["-t", "tmpfs", "-o", "size=64m", "tmpfs"], &ram) else {
         return;
     };
+    let ram_s = ram.to_str().unwrap();
     for load in ["io", "read"] {
-        let o = env
-            .cmd()
-            .args([
+        refused(
+            &env,
+            &[
                 "load",
                 load,
                 "--size",
@@ -299,15 +306,11 @@ fn disk_loads_refuse_memory_filesystems() {
                 "--duration",
                 "1s",
                 "--no-store",
-            ])
-            .arg("--dir")
-            .arg(&ram)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{load}: {err}");
-        assert!(err.contains("tmpfs/ramfs"), "{load}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+                "--dir",
+                ram_s,
+            ],
+            "tmpfs/ramfs",
+        );
     }
     let o = env
         .cmd()
@@ -371,25 +374,7 @@ fn loads_on_one_filesystem_cannot_claim_the_same_space() {
     // The first load takes all but 50 MiB of what may be used (1 GiB
     // stays free); a second of 100 MiB then does not fit beside it.
     let first = (free - (1 << 30) - (50 << 20)) >> 20;
-    let a = Killed(
-        env.cmd()
-            .args([
-                "load",
-                "io",
-                "--duration",
-                "20s",
-                "--no-store",
-                "-q",
-                "--size",
-            ])
-            .arg(format!("{first}M"))
-            .arg("--dir")
-            .arg(&disk)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let a = quiet_load(&env, "io", &format!("{first}M"), "20s", &disk, None);
     assert!(
         crate::common::wait_for(10, || std::fs::read_dir(&disk)
             .unwrap()
@@ -397,6 +382,7 @@ fn loads_on_one_filesystem_cannot_claim_the_same_space() {
             .any(|e| e.file_name().to_string_lossy().starts_with("kbench-io-"))),
         "the first load never started"
     );
+    let disk_s = disk.to_str().unwrap();
     let second = [
         "load",
         "read",
@@ -405,18 +391,10 @@ fn loads_on_one_filesystem_cannot_claim_the_same_space() {
         "--duration",
         "1s",
         "--no-store",
+        "--dir",
+        disk_s,
     ];
-    let o = env
-        .cmd()
-        .args(second)
-        .arg("--dir")
-        .arg(&disk)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("claimed by other running loads"), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    refused_with(&env, &second, 1, "claimed by other running loads");
     drop(a);
     // Killed with SIGKILL: its janitor removes its files and its claim.
     assert!(
@@ -426,14 +404,7 @@ fn loads_on_one_filesystem_cannot_claim_the_same_space() {
             .all(|e| e.file_name() == "lost+found")),
         "the killed load's files stayed"
     );
-    let o = env
-        .cmd()
-        .args(second)
-        .arg("--dir")
-        .arg(&disk)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    env.ok(&second);
 
     // A tree of half the free space: its archive (ctar) and archive plus
     // extracted copy (xtar) do not fit beside the 1 GiB kept free.
@@ -441,38 +412,36 @@ fn loads_on_one_filesystem_cannot_claim_the_same_space() {
     std::fs::create_dir(&tree).unwrap();
     let big = std::fs::File::create(tree.join("sparse")).unwrap();
     big.set_len(free / 2 + (1 << 20)).unwrap();
+    let tree_s = tree.to_str().unwrap();
     for load in ["ctar", "xtar"] {
-        let o = env
-            .cmd()
-            .args(["load", load, "--duration", "1s", "--no-store", "--tree"])
-            .arg(&tree)
-            .arg("--dir")
-            .arg(&disk)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{load}: {err}");
-        assert!(err.contains(&format!("{load} load needs")), "{load}: {err}");
+        let args = [
+            "load",
+            load,
+            "--duration",
+            "1s",
+            "--no-store",
+            "-q",
+            "--tree",
+            tree_s,
+            "--dir",
+            disk_s,
+        ];
+        refused_with(&env, &args, 1, &format!("{load} load needs"));
     }
     if crate::common::which("dbench") {
-        let o = env
-            .cmd()
-            .args([
-                "load",
-                "dbench",
-                "--procs",
-                "64",
-                "--duration",
-                "1s",
-                "--no-store",
-            ])
-            .arg("--dir")
-            .arg(&disk)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{err}");
-        assert!(err.contains("dbench load needs"), "{err}");
+        let args = [
+            "load",
+            "dbench",
+            "--procs",
+            "64",
+            "--duration",
+            "1s",
+            "--no-store",
+            "-q",
+            "--dir",
+            disk_s,
+        ];
+        refused_with(&env, &args, 1, "dbench load needs");
     }
 }
 
@@ -481,24 +450,22 @@ fn loads_on_one_filesystem_cannot_claim_the_same_space() {
 #[test]
 fn cyclictest_memory_is_sized_before_it_is_locked() {
     let env = Env::new();
-    let o = env.run(&[
-        "cyclictest",
-        "-t",
-        "4096",
-        "-m",
-        "-h",
-        "1000000",
-        "-D",
-        "1",
-        "--no-store",
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("4096 cyclictest threads with -h 1000000 locked by -m need"),
-        "{err}"
+    refused_with(
+        &env,
+        &[
+            "cyclictest",
+            "-t",
+            "4096",
+            "-m",
+            "-h",
+            "1000000",
+            "-D",
+            "1",
+            "--no-store",
+        ],
+        1,
+        "4096 cyclictest threads with -h 1000000 locked by -m need",
     );
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
 
 /// `kill -9` of kbench while the read load is still writing its file
@@ -509,7 +476,7 @@ fn a_load_killed_during_set_up_leaves_no_file() {
     let env = Env::new();
     let dir = env.dir.path().join("load");
     std::fs::create_dir(&dir).unwrap();
-    let kb = read_load(&env, &dir, "1G", None);
+    let kb = quiet_load(&env, "read", "1G", "5s", &dir, None);
     let file_appeared =
         crate::common::wait_for(20, || walk(&dir).iter().any(|p| p.ends_with("read.dat")));
     assert!(file_appeared, "the read load never started writing");
@@ -534,7 +501,7 @@ fn a_load_killed_at_any_moment_leaves_nothing() {
     let (k, v) = mark.split_once('=').unwrap();
     // Spread the kills over the first ~400 ms, where start-up and set-up are.
     for i in 0..24u64 {
-        let kb = read_load(&env, &dir, "64M", Some((k, v)));
+        let kb = quiet_load(&env, "read", "64M", "5s", &dir, Some((k, v)));
         std::thread::sleep(std::time::Duration::from_millis((i * 37) % 400));
         drop(kb);
     }
@@ -546,9 +513,16 @@ fn a_load_killed_at_any_moment_leaves_nothing() {
     );
 }
 
-/// A `load read` of `size` into `dir`, quiet, killed when dropped; with
-/// `mark` set in its environment.
-fn read_load(env: &Env, dir: &std::path::Path, size: &str, mark: Option<(&str, &str)>) -> Killed {
+/// A quiet `load KIND` of `size` into `dir` for `duration`, killed when
+/// dropped; with `mark` set in its environment.
+fn quiet_load(
+    env: &Env,
+    kind: &str,
+    size: &str,
+    duration: &str,
+    dir: &std::path::Path,
+    mark: Option<(&str, &str)>,
+) -> Killed {
     let mut c = env.cmd();
     if let Some((k, v)) = mark {
         c.env(k, v);
@@ -556,9 +530,9 @@ fn read_load(env: &Env, dir: &std::path::Path, size: &str, mark: Option<(&str, &
     Killed(
         c.args([
             "load",
-            "read",
+            kind,
             "--duration",
-            "5s",
+            duration,
             "--no-store",
             "-q",
             "--size",

@@ -141,7 +141,7 @@ fn corrupt_store_is_refused_and_left_untouched() {
 #[test]
 fn newer_schema_is_refused_and_left_untouched() {
     let env = Env::new();
-    env.ok(&["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q"]);
+    one_run(&env, "t");
     let conn = rusqlite::Connection::open(env.db()).unwrap();
     conn.pragma_update(None, "user_version", 99).unwrap();
     conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
@@ -276,7 +276,7 @@ fn a_closed_pipe_is_a_quiet_success() {
 #[test]
 fn a_negative_schema_version_is_refused_not_a_panic() {
     let env = Env::new();
-    env.ok(&["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q"]);
+    one_run(&env, "t");
     let conn = rusqlite::Connection::open(env.db()).unwrap();
     conn.pragma_update(None, "user_version", -3).unwrap();
     conn.pragma_update(None, "journal_mode", "DELETE").unwrap();

@@ -195,12 +195,22 @@ fn a_panic_leaves_no_file_and_no_process() {
     std::fs::create_dir(&tmp).unwrap();
     let mark = format!("KBENCH_TEST_MARK={}", std::process::id());
     let (k, v) = mark.split_once('=').unwrap();
-    let o = env
-        .cmd()
-        .env("TMPDIR", &tmp)
-        .env(k, v)
-        .env("KBENCH_INJECT_PANIC", "job-scratch")
-        .args([
+    let panics_at = |point: &str, args: &[&str]| {
+        let o = env
+            .cmd()
+            .env("TMPDIR", &tmp)
+            .env(k, v)
+            .env("KBENCH_INJECT_PANIC", point)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(101), "{point}: {err}");
+        assert!(err.contains("kbench: internal error"), "{point}: {err}");
+    };
+    panics_at(
+        "job-scratch",
+        &[
             "job",
             "--job-cmd",
             "true",
@@ -208,22 +218,16 @@ fn a_panic_leaves_no_file_and_no_process() {
             "1",
             "--no-store",
             "-q",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(101), "{err}");
-    assert!(err.contains("kbench: internal error"), "{err}");
+        ],
+    );
     assert!(empty_dir(&tmp), "the job's scratch dir was left");
 
     let dir = env.dir.path().join("load");
     std::fs::create_dir(&dir).unwrap();
-    let o = env
-        .cmd()
-        .env("TMPDIR", &tmp)
-        .env(k, v)
-        .env("KBENCH_INJECT_PANIC", "load-started")
-        .args([
+    let dir_s = dir.to_str().unwrap();
+    panics_at(
+        "load-started",
+        &[
             "load",
             "io",
             "--size",
@@ -232,13 +236,10 @@ fn a_panic_leaves_no_file_and_no_process() {
             "5s",
             "--no-store",
             "-q",
-        ])
-        .arg("--dir")
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(101), "{err}");
+            "--dir",
+            dir_s,
+        ],
+    );
     assert!(
         crate::common::wait_for(5, || marked(&mark).is_empty() && empty_dir(&dir)),
         "left behind: processes {:?}, files in {}",

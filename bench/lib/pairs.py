@@ -21,6 +21,7 @@ Without --figure, the figure is each command's wall time ("wall", s).
 printed is the first figure's, so `| tail -1` gives one line.
 """
 import argparse
+import math
 import os
 import re
 import shlex
@@ -33,8 +34,10 @@ import time
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def thread_cpu(pid):
-    """{tid: (name, cpu seconds)} of a live process."""
+def thread_cpu(pid, depth=0):
+    """{(pid, tid): (name, cpu seconds)} of a live process's threads and of
+    its descendants' (a helper process a tool starts, such as kbench's
+    run-health monitor, is the tool's CPU too)."""
     out = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -48,8 +51,37 @@ def thread_cpu(pid):
             continue
         name = s[s.index("(") + 1:s.rindex(")")]
         rest = s[s.rindex(")") + 2:].split()
-        out[tid] = (name, (int(rest[11]) + int(rest[12])) / TICK)
+        out[(pid, tid)] = (name, (int(rest[11]) + int(rest[12])) / TICK)
+        if depth < 8:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    kids = f.read().split()
+            except OSError:
+                kids = []
+            for kid in kids:
+                out.update(thread_cpu(int(kid), depth + 1))
     return out
+
+
+def median_ci(xs):
+    """Distribution-free 95 % confidence interval of the median: the
+    order statistics x_(k) and x_(n-k+1), with k the largest rank for
+    which P(Binomial(n, 1/2) < k) <= 0.025 (Conover, Practical
+    Nonparametric Statistics, 3rd ed., sec. 3.2).  None below 6 values,
+    where no such k exists."""
+    n = len(xs)
+    xs = sorted(xs)
+    cdf, k = 0.0, 0
+    for j in range(n + 1):
+        # P(B <= j - 1) is the probability that fewer than j values lie
+        # below the median.
+        if cdf > 0.025:
+            break
+        k = j
+        cdf += math.comb(n, j) / 2 ** n
+    if k < 1:
+        return None
+    return xs[k - 1], xs[n - k]
 
 
 def run_once(cmd, patterns, outside, timeout):
@@ -142,8 +174,10 @@ def main():
             continue
         va, vb = values[name]
         diffs = [x - y for x, y in zip(va, vb)]
+        ci = median_ci(ok)
+        ci = f"95 % CI {ci[0]:.3f}-{ci[1]:.3f}, " if ci else ""
         print(f"{name:28} median A/B {statistics.median(ok):.3f} "
-              f"(min {min(ok):.3f}, max {max(ok):.3f}, {len(ok)} pairs; "
+              f"({ci}min {min(ok):.3f}, max {max(ok):.3f}, {len(ok)} pairs; "
               f"A {statistics.median(va):.4g}, B {statistics.median(vb):.4g}; "
               f"median A-B {statistics.median(diffs):+.3g})")
 

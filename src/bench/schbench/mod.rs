@@ -147,10 +147,13 @@ pub struct Outcome {
     pub worker_time_s: f64,
 }
 
-/// Requests per second, exact to 5 significant digits (every count up to
-/// 100,000 a second exactly, as schbench prints them).
+/// Requests per second to 3 significant digits (exact up to 2047, then
+/// within 0.05 %: finer than schbench's own buckets, 1/256 of a power of
+/// two).  Five digits would be a 16 MiB array the main thread zeroes,
+/// copies and scans each time it is used: CPU time outside the workers
+/// that schbench does not spend.
 pub fn rps_hist() -> Histogram<u64> {
-    Histogram::<u64>::new_with_bounds(1, u32::MAX as u64, 5).expect("valid histogram bounds")
+    Histogram::<u64>::new_with_bounds(1, u32::MAX as u64, 3).expect("valid histogram bounds")
 }
 
 fn new_hist(max: u64) -> Histogram<u64> {

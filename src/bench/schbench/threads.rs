@@ -530,7 +530,8 @@ pub fn drive(
 ) -> Result<(Histogram<u64>, f64, bool, Option<u64>)> {
     let mut rps = super::rps_hist();
     let start = mono_ns();
-    let (mut last_rps_at, mut last_interval, mut zero_at) = (start, start, start);
+    let (mut last_rps_at, mut zero_at) = (start, start);
+    let mut last_interval = 0u64;
     let mut last_requests = 0u64;
     let mut warmup_done = o.warmup_s == 0;
     let mut target_hit = false;
@@ -557,8 +558,12 @@ pub fn drive(
             if !first && (o.auto_rps.is_none() || target_hit) {
                 rps.saturating_record(current as u64);
             }
-            if o.interval_s > 0 && now - last_interval >= o.interval_s * 1_000_000_000 {
-                last_interval = now;
+            // Counted in the whole seconds the loop steps by: a wake-up a
+            // little earlier in its second than the last one must not
+            // skip an interval.
+            let second = elapsed / 1_000_000_000;
+            if o.interval_s > 0 && second >= last_interval + o.interval_s {
+                last_interval = second;
                 let (wakeup, request) = group.snapshot(shared);
                 let (m, w) = group.sched_delays();
                 obs.interval(&Snapshot {

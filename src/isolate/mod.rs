@@ -1,34 +1,42 @@
 //! `--isolate`: keep every other process off the probe CPUs for the run,
 //! as rteval does, with cpusets.
 //!
-//! A cpuset `kbench-house-<pid>` holding the other CPUs is made beside the
-//! root cpuset, and every task of the root cpuset that is not kbench's
-//! moves into it; kbench's own stay in the root and may use every CPU.
-//! Tasks already in some other cpuset are someone else's configuration and
-//! are left alone (counted).  Kernel threads bound to a CPU cannot move
-//! (counted).  Undoing it moves every task of the house cpuset back to the
-//! root and removes the house.
+//! Two backends, one per cgroup version, chosen by where the cpuset
+//! controller is: a cgroup v1 cpuset hierarchy (`v1`), or the cgroup v2
+//! hierarchy when its root lists `cpuset` in `cgroup.controllers` (`v2`).
+//! Both leave kbench and its descendants free to use every CPU and confine
+//! everything else to the other CPUs (the "house"); what each does is in
+//! its module.
 //!
-//! Before the first task moves, a restore record naming the house is
-//! written (`restore/<pid>.json` beside the default store), and a janitor
-//! process (`kbench restore --after PID`) waits for kbench to die: after
-//! SIGKILL it undoes the isolation; after a crash of the machine's kbench
-//! `kbench restore` applies every record left.  cgroup v1's cpuset
-//! hierarchy is used; where only cgroup v2 has cpusets, isolation says it
-//! is not done here and the run goes on un-isolated, recorded.
+//! Before the first change a restore record is written
+//! (`restore/<pid>.json` beside the default store) that says how to undo
+//! all of it, and a janitor process (`kbench restore --after PID`) waits
+//! for kbench to die: after SIGKILL it undoes the isolation; after a crash
+//! of the machine `kbench restore` applies every record left.  Undoing is
+//! idempotent, so a record of a half-done isolation undoes the half done.
+//! Where isolation is not possible (no cpuset controller, not root, one
+//! CPU) it says why and the run goes on un-isolated, recorded.
+
+mod v1;
+mod v2;
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
-/// A restore record: the house cpuset to empty into the root and remove.
+/// A restore record: what to undo.  v1's fields alone are a v1 record
+/// (the format records had before v2 existed); `v2` makes it a v2 one.
 #[derive(serde::Serialize, serde::Deserialize, Debug)]
 struct Record {
+    /// The hierarchy's mount point.
     mount: PathBuf,
+    /// The house cpuset (v1) or cgroup (v2) to empty and remove.
     house: PathBuf,
     /// Tasks whose own CPU affinity was narrower than every CPU: moving
     /// into a cpuset and back overwrites it, so it is set again.
     #[serde(default)]
     affinity: Vec<(i32, Vec<usize>)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    v2: Option<v2::Plan>,
 }
 
 /// Where restore records live.
@@ -38,16 +46,6 @@ pub(crate) fn record_dir() -> PathBuf {
         .map(Path::to_path_buf)
         .unwrap_or_else(std::env::temp_dir)
         .join("restore")
-}
-
-/// The cgroup v1 cpuset mount point, from `/proc/mounts`.
-fn cpuset_mount() -> Option<PathBuf> {
-    let m = std::fs::read_to_string("/proc/mounts").ok()?;
-    m.lines().find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        (f.get(2) == Some(&"cgroup") && f.get(3)?.split(',').any(|o| o == "cpuset"))
-            .then(|| PathBuf::from(f[1]))
-    })
 }
 
 /// Isolation in effect for a run.
@@ -61,8 +59,16 @@ pub struct Isolation {
 
 /// What `--isolate` did, or why it could not.
 pub enum Outcome {
-    Isolated(Isolation),
+    Isolated(Box<Isolation>),
     NotPossible(String),
+}
+
+/// The CPUs of a planned isolation, and who is kbench.
+struct Split {
+    online: Vec<usize>,
+    probe: Vec<usize>,
+    house: Vec<usize>,
+    own: std::collections::HashSet<i32>,
 }
 
 /// Move every other task off `probe` (default: every CPU but the first).
@@ -85,12 +91,6 @@ fn try_apply(probe: Option<&[usize]>) -> Result<Outcome> {
             "moving other processes' tasks needs root".into(),
         ));
     }
-    let Some(mount) = cpuset_mount() else {
-        return Ok(Outcome::NotPossible(
-            "no cgroup v1 cpuset hierarchy mounted (cgroup v2 cpusets are not used by kbench yet)"
-                .into(),
-        ));
-    };
     let probe: Vec<usize> = match probe {
         Some(p) => p.to_vec(),
         None => online[1..].to_vec(),
@@ -105,68 +105,47 @@ fn try_apply(probe: Option<&[usize]>) -> Result<Outcome> {
             "the probe uses every CPU: none is left for the other processes".into(),
         ));
     }
-    let own = own_pids();
-    let tasks: Vec<i32> = tids(&mount.join("tasks"))
-        .into_iter()
-        .filter(|t| !own.contains(&tgid(*t).unwrap_or(*t)))
-        .collect();
-    let affinity: Vec<(i32, Vec<usize>)> = tasks
+    let split = Split {
+        online,
+        probe,
+        house,
+        own: own_pids(),
+    };
+    if let Some(mount) = v1::mount() {
+        return v1::apply(&mount, &split).map(|i| Outcome::Isolated(Box::new(i)));
+    }
+    match v2::mount() {
+        Ok(mount) => v2::apply(&mount, &split).map(|i| Outcome::Isolated(Box::new(i))),
+        Err(why) => Ok(Outcome::NotPossible(why)),
+    }
+}
+
+/// The tasks among `tasks` whose affinity is narrower than every online
+/// CPU, with that affinity.
+fn narrow_affinities(tasks: &[i32], online: &[usize]) -> Vec<(i32, Vec<usize>)> {
+    tasks
         .iter()
         .filter_map(|&t| {
             let a = crate::sys::sched::get_affinity(t).ok()?;
             (!online.iter().all(|c| a.contains(c))).then_some((t, a))
         })
-        .collect();
-    let dir = mount.join(format!("kbench-house-{}", std::process::id()));
-    std::fs::create_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let record = Record {
-        mount: mount.clone(),
-        house: dir.clone(),
-        affinity,
-    };
+        .collect()
+}
+
+/// Write the restore record and start the janitor: from here on, the
+/// isolation can be undone whatever happens to this process.
+fn begin(record: Record) -> Result<Isolation> {
     let rdir = record_dir();
-    std::fs::create_dir_all(&rdir)?;
+    std::fs::create_dir_all(&rdir).with_context(|| format!("creating {}", rdir.display()))?;
     let record_file = rdir.join(format!("{}.json", std::process::id()));
-    std::fs::write(&record_file, serde_json::to_string(&record)?)?;
-    let mut iso = Isolation {
+    std::fs::write(&record_file, serde_json::to_string(&record)?)
+        .with_context(|| format!("writing {}", record_file.display()))?;
+    Ok(Isolation {
         record,
         record_file,
         janitor: spawn_janitor().ok(),
         summary: serde_json::Value::Null,
-    };
-    let setup = || -> Result<(u64, u64, u64)> {
-        let mems = std::fs::read_to_string(mount.join("cpuset.mems"))?;
-        std::fs::write(
-            dir.join("cpuset.cpus"),
-            crate::sys::cpus::format_list(&house),
-        )?;
-        std::fs::write(dir.join("cpuset.mems"), mems.trim())?;
-        let (mut moved, mut stuck) = (0, 0);
-        let mine = own.len() as u64;
-        for &tid in &tasks {
-            match std::fs::write(dir.join("tasks"), tid.to_string()) {
-                Ok(()) => moved += 1,
-                Err(_) => stuck += 1,
-            }
-        }
-        Ok((moved, stuck, mine))
-    };
-    match setup() {
-        Ok((moved, stuck, mine)) => {
-            let elsewhere = count_other_cpusets(&mount, &dir);
-            iso.summary = serde_json::json!({
-                "isolated": true, "probe_cpus": crate::sys::cpus::format_list(&probe),
-                "house_cpus": crate::sys::cpus::format_list(&house), "tasks_moved": moved,
-                "tasks_not_movable": stuck, "kbench_processes": mine,
-                "tasks_in_other_cpusets": elsewhere, "janitor": iso.janitor.is_some(),
-            });
-            Ok(Outcome::Isolated(iso))
-        }
-        Err(e) => {
-            iso.undo();
-            Err(e.context("setting up the house cpuset"))
-        }
-    }
+    })
 }
 
 /// Thread ids listed in a cpuset's `tasks` file.
@@ -200,21 +179,6 @@ fn own_pids() -> std::collections::HashSet<i32> {
         .collect()
 }
 
-fn count_other_cpusets(mount: &Path, house: &Path) -> u64 {
-    let mut n = 0;
-    let mut stack = vec![mount.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() && p != house {
-                n += tids(&p.join("tasks")).len() as u64;
-                stack.push(p);
-            }
-        }
-    }
-    n
-}
-
 /// A `kbench restore --after <this pid>` process, which applies this
 /// process's restore records once it has died.
 pub(crate) fn spawn_janitor() -> Result<std::process::Child> {
@@ -226,27 +190,30 @@ pub(crate) fn spawn_janitor() -> Result<std::process::Child> {
     Ok(c.spawn()?)
 }
 
-/// Empty the house into the root cpuset and remove it.
+/// Undo what a record says, whichever backend wrote it; returns the
+/// tasks put back.
 fn undo_record(r: &Record) -> Result<u64> {
-    let mut back = 0;
+    let back = match &r.v2 {
+        Some(plan) => v2::undo(r, plan)?,
+        None => v1::undo(r)?,
+    };
+    for (tid, cpus) in &r.affinity {
+        let _ = crate::sys::sched::set_affinity(*tid, cpus);
+    }
+    Ok(back)
+}
+
+/// Remove an emptied cpuset or cgroup, retrying while its last tasks
+/// leave (an exiting task lingers a moment); true once it is gone.
+fn remove_when_empty(dir: &Path, mut empty_it: impl FnMut() -> u64, back: &mut u64) -> bool {
     for _ in 0..5 {
-        for tid in tids(&r.house.join("tasks")) {
-            if std::fs::write(r.mount.join("tasks"), tid.to_string()).is_ok() {
-                back += 1;
-            }
-        }
-        if std::fs::remove_dir(&r.house).is_ok() || !r.house.exists() {
-            for (tid, cpus) in &r.affinity {
-                let _ = crate::sys::sched::set_affinity(*tid, cpus);
-            }
-            return Ok(back);
+        *back += empty_it();
+        if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+            return true;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    anyhow::bail!(
-        "{} still has tasks; `kbench restore` retries",
-        r.house.display()
-    )
+    false
 }
 
 impl Isolation {

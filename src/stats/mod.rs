@@ -14,6 +14,7 @@ pub mod effect;
 pub mod interval;
 pub mod mann_whitney;
 pub mod multiple;
+pub mod permutation;
 pub mod power;
 mod special;
 pub mod student_t;

@@ -269,17 +269,19 @@ fn runs_auto_stops_when_every_probe_is_precise() {
         let out = env.json(&["runs", "list", "--label", label]);
         out["runs"].as_array().unwrap().len()
     };
+    // Runs the scenario at `precision` under `label`; its stderr.
+    let run = |label: &str, precision: &str| {
+        let f = write(&env, &format!("{label}.toml"), &body(precision));
+        let o = env.run(&["run", &f, "--label", label]);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        err
+    };
     // 10000 %: decided at the first look whatever the machine's noise.
-    let f = write(&env, "loose.toml", &body("10000"));
-    let o = env.run(&["run", &f, "--label", "loose"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = run("loose", "10000");
     assert!(err.contains("stopped after 3 repetitions"), "{err}");
     assert_eq!(count("loose"), 3);
-    let f = write(&env, "tight.toml", &body("0.000001"));
-    let o = env.run(&["run", &f, "--label", "tight"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = run("tight", "0.000001");
     assert!(err.contains("reached its cap of 5 repetitions"), "{err}");
     assert_eq!(count("tight"), 5);
 }

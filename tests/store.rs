@@ -141,7 +141,7 @@ fn corrupt_store_is_refused_and_left_untouched() {
 #[test]
 fn newer_schema_is_refused_and_left_untouched() {
     let env = Env::new();
-    one_run(&env, "t");
+    one_run(&env, &["--label", "t"]);
     let conn = rusqlite::Connection::open(env.db()).unwrap();
     conn.pragma_update(None, "user_version", 99).unwrap();
     conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
@@ -198,18 +198,7 @@ fn reading_a_missing_store_says_how_to_start() {
 fn db_flag_overrides_environment() {
     let env = Env::new();
     let other = env.dir.path().join("other.db");
-    env.ok(&[
-        "hackbench",
-        "-g",
-        "1",
-        "-f",
-        "1",
-        "-l",
-        "1",
-        "-q",
-        "--db",
-        other.to_str().unwrap(),
-    ]);
+    one_run(&env, &["--db", other.to_str().unwrap()]);
     assert!(other.exists());
     assert!(!env.db().exists());
 }
@@ -276,7 +265,7 @@ fn a_closed_pipe_is_a_quiet_success() {
 #[test]
 fn a_negative_schema_version_is_refused_not_a_panic() {
     let env = Env::new();
-    one_run(&env, "t");
+    one_run(&env, &["--label", "t"]);
     let conn = rusqlite::Connection::open(env.db()).unwrap();
     conn.pragma_update(None, "user_version", -3).unwrap();
     conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
@@ -295,7 +284,7 @@ fn a_negative_schema_version_is_refused_not_a_panic() {
 #[test]
 fn a_store_on_a_read_only_filesystem_is_read() {
     let env = Env::new();
-    one_run(&env, "ro");
+    one_run(&env, &["--label", "ro"]);
     let dir = env.dir.path().to_path_buf();
     let bind = |args: &[&str]| {
         std::process::Command::new("mount")
@@ -339,7 +328,7 @@ fn reading_someone_elses_store_creates_no_files() {
         return;
     }
     let env = Env::new();
-    one_run(&env, "mine");
+    one_run(&env, &["--label", "mine"]);
     let dir = env.dir.path();
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
     std::fs::set_permissions(env.db(), std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -376,18 +365,9 @@ fn nix_is_root() -> bool {
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"))
 }
 
-/// A store holding one tiny hackbench run under `label`.
-fn one_run(env: &Env, label: &str) {
-    env.ok(&[
-        "hackbench",
-        "-g",
-        "1",
-        "-f",
-        "1",
-        "-l",
-        "1",
-        "-q",
-        "--label",
-        label,
-    ]);
+/// One tiny hackbench run, stored with `extra` options (a label, a store).
+fn one_run(env: &Env, extra: &[&str]) {
+    let mut args = vec!["hackbench", "-g", "1", "-f", "1", "-l", "1", "-q"];
+    args.extend_from_slice(extra);
+    env.ok(&args);
 }

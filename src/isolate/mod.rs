@@ -203,17 +203,20 @@ fn undo_record(r: &Record) -> Result<u64> {
     Ok(back)
 }
 
-/// Remove an emptied cpuset or cgroup, retrying while its last tasks
-/// leave (an exiting task lingers a moment); true once it is gone.
-fn remove_when_empty(dir: &Path, mut empty_it: impl FnMut() -> u64, back: &mut u64) -> bool {
+/// Empty a cpuset or cgroup with `empty_it` (which returns the tasks it
+/// moved) and remove it, retrying while its last tasks leave (an exiting
+/// task lingers a moment): the tasks moved once it is gone, `None` if it
+/// stays.
+fn remove_when_empty(dir: &Path, mut empty_it: impl FnMut() -> u64) -> Option<u64> {
+    let mut moved = 0;
     for _ in 0..5 {
-        *back += empty_it();
+        moved += empty_it();
         if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
-            return true;
+            return Some(moved);
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    false
+    None
 }
 
 impl Isolation {

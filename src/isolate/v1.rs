@@ -88,18 +88,16 @@ fn count_other_cpusets(mount: &Path, house: &Path) -> u64 {
 
 /// Empty the house into the root cpuset and remove it.
 pub(super) fn undo(r: &Record) -> Result<u64> {
-    let mut back = 0;
     let move_back = || {
         tids(&r.house.join("tasks"))
             .into_iter()
             .filter(|tid| std::fs::write(r.mount.join("tasks"), tid.to_string()).is_ok())
             .count() as u64
     };
-    if remove_when_empty(&r.house, move_back, &mut back) {
-        return Ok(back);
-    }
-    anyhow::bail!(
-        "{} still has tasks; `kbench restore` retries",
-        r.house.display()
-    )
+    remove_when_empty(&r.house, move_back).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} still has tasks; `kbench restore` retries",
+            r.house.display()
+        )
+    })
 }

@@ -216,7 +216,6 @@ pub(super) fn undo(r: &Record, plan: &Plan) -> Result<u64> {
             let _ = write(&cg.join("cpuset.cpus"), cpus);
         }
     }
-    let mut back = 0;
     let root_procs = r.mount.join("cgroup.procs");
     let to_root = || {
         tids(&r.house.join("cgroup.procs"))
@@ -224,7 +223,7 @@ pub(super) fn undo(r: &Record, plan: &Plan) -> Result<u64> {
             .filter(|p| write(&root_procs, &p.to_string()).is_ok())
             .count() as u64
     };
-    let house_gone = remove_when_empty(&r.house, to_root, &mut back);
+    let house = remove_when_empty(&r.house, to_root);
     // kbench's processes go back where they came from; one started since
     // goes where kbench itself came from; the root if that is gone.
     let home_of = |pid: i32| -> PathBuf {
@@ -246,14 +245,14 @@ pub(super) fn undo(r: &Record, plan: &Plan) -> Result<u64> {
             })
             .count() as u64
     };
-    let probe_gone = remove_when_empty(&plan.probe, to_homes, &mut back);
+    let probe = remove_when_empty(&plan.probe, to_homes);
     if plan.enable_cpuset {
         // Refused while some cgroup below still uses it (systemd may have
         // enabled it meanwhile): then it stays, as that cgroup needs it.
         let _ = write(&r.mount.join("cgroup.subtree_control"), "-cpuset");
     }
-    match (house_gone, probe_gone) {
-        (true, true) => Ok(back),
+    match (house, probe) {
+        (Some(a), Some(b)) => Ok(a + b),
         _ => Err(anyhow!(
             "{} or {} still has processes; `kbench restore` retries",
             r.house.display(),

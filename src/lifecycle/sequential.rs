@@ -249,6 +249,22 @@ mod tests {
         }
     }
 
+    /// Add values from `next` until a decision or `cap` values: what
+    /// `--runs auto` does with real runs.
+    fn until_decided(
+        rule: &Rule,
+        cap: usize,
+        mut next: impl FnMut() -> f64,
+    ) -> (Vec<f64>, Decision) {
+        let mut v = Vec::new();
+        let mut d = Decision::Continue;
+        while d == Decision::Continue && v.len() < cap {
+            v.push(next());
+            d = decide(rule, &v);
+        }
+        (v, d)
+    }
+
     #[test]
     fn looks_fall_on_a_geometric_schedule() {
         assert_eq!(looks(30), [3, 5, 8, 12, 18, 27, 30]);
@@ -344,23 +360,13 @@ mod tests {
         assert!(d.describe().contains("give the baseline more runs"));
         let big: Vec<f64> = (0..200).map(|_| g.sample(100.0, 5.0)).collect();
         let r = rule(big);
-        let mut v = Vec::new();
-        let mut d = Decision::Continue;
-        while d == Decision::Continue && v.len() < 30 {
-            v.push(g.sample(90.0, 5.0));
-            d = decide(&r, &v);
-        }
+        let (v, d) = until_decided(&r, 30, || g.sample(90.0, 5.0));
         assert!(matches!(d, Decision::Better(_)), "{d:?} after {}", v.len());
         let mut wrong = 0;
         for _ in 0..2000 {
             let base: Vec<f64> = (0..5).map(|_| g.sample(100.0, 5.0)).collect();
             let r = rule(base);
-            let mut v = Vec::new();
-            let mut d = Decision::Continue;
-            while d == Decision::Continue && v.len() < 30 {
-                v.push(g.sample(100.0, 5.0));
-                d = decide(&r, &v);
-            }
+            let (_, d) = until_decided(&r, 30, || g.sample(100.0, 5.0));
             wrong += d.is_verdict() as usize;
         }
         assert!(
@@ -382,12 +388,7 @@ mod tests {
             cap: 40,
             futility: false,
         };
-        let mut v = Vec::new();
-        let mut d = Decision::Continue;
-        while d == Decision::Continue && v.len() < 40 {
-            v.push(g.sample(90.0, 2.0));
-            d = decide(&rule, &v);
-        }
+        let (v, d) = until_decided(&rule, 40, || g.sample(90.0, 2.0));
         assert!(
             matches!(d, Decision::Better(r) if r < 0.95),
             "{d:?} after {}",
@@ -397,12 +398,7 @@ mod tests {
             baseline: None,
             ..rule
         };
-        let mut v = Vec::new();
-        let mut d = Decision::Continue;
-        while d == Decision::Continue && v.len() < 40 {
-            v.push(g.sample(100.0, 1.0));
-            d = decide(&alone, &v);
-        }
+        let (_, d) = until_decided(&alone, 40, || g.sample(100.0, 1.0));
         assert!(matches!(d, Decision::Precise(h) if h <= 2.0), "{d:?}");
     }
 
@@ -444,12 +440,7 @@ mod tests {
                     cap,
                     futility: true,
                 };
-                let mut v = Vec::new();
-                let mut d = Decision::Continue;
-                while d == Decision::Continue && v.len() < cap {
-                    v.push(pick(&mut g) * factor);
-                    d = decide(&rule, &v);
-                }
+                let (v, d) = until_decided(&rule, cap, || pick(&mut g) * factor);
                 a_runs += v.len();
                 a_futile += matches!(d, Decision::Futile { .. }) as usize;
                 match (d, factor < 1.0) {

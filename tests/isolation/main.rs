@@ -313,16 +313,8 @@ fn exercise(env: &Env, v: Version, m: &Path) {
         );
         std::fs::remove_dir(&kb_slice).unwrap();
     }
-    let runs = env.json(&["runs", "list", "--benchmark", "testbench"]);
-    let run = runs["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["label"] == tag.as_str());
-    let id = run.expect("the isolated run")["id"]
-        .as_i64()
-        .unwrap()
-        .to_string();
+    let runs = env.json(&["runs", "list", "--label", &tag]);
+    let id = runs["runs"][0]["id"].as_i64().unwrap().to_string();
     let show = env.json(&["runs", "show", &id]);
     let iso = &show["settings"]["isolation"];
     assert_eq!(iso["isolated"], true, "{show}");

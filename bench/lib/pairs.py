@@ -9,9 +9,13 @@ cancels the drift a shared machine shows between batches: quote ratios,
 never absolute figures.
 
 While a run goes, its threads' CPU time is sampled from
-/proc/PID/task/*/stat every 0.2 s; --outside NAME adds the figure "cpu
-outside NAME": CPU seconds of every thread whose name is not NAME (for
-schbench: everything but its workers).
+/proc/PID/task/*/schedstat (nanoseconds) every 0.2 s, its child
+processes' too; --outside NAME adds two figures: "cpu outside NAME" is
+the CPU seconds every thread whose name is not NAME used while threads
+named NAME were running (from the first sample that saw one to the last:
+the time a tool's own work can disturb what they measure), and "cpu
+outside NAME, whole run" the same from start to exit (start-up and
+reporting included).
 
   pairs.py --pairs 7 --a 'kbench schbench -r 10' --b 'schbench -r 10' \
       --figure 'rps=average rps: ([0-9.]+)' --outside schbench-worker
@@ -31,13 +35,13 @@ import sys
 import threading
 import time
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
 def thread_cpu(pid, depth=0):
     """{(pid, tid): (name, cpu seconds)} of a live process's threads and of
     its descendants' (a helper process a tool starts, such as kbench's
-    run-health monitor, is the tool's CPU too)."""
+    run-health monitor, is the tool's CPU too).  CPU time is the first
+    field of schedstat, the scheduler's own count in nanoseconds (stat's
+    utime and stime are in 10 ms ticks, too coarse for a main thread that
+    wakes once a second)."""
     out = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -45,13 +49,13 @@ def thread_cpu(pid, depth=0):
         return out
     for tid in tids:
         try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                s = f.read()
-        except OSError:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().rstrip("\n")
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                ns = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
             continue
-        name = s[s.index("(") + 1:s.rindex(")")]
-        rest = s[s.rindex(")") + 2:].split()
-        out[(pid, tid)] = (name, (int(rest[11]) + int(rest[12])) / TICK)
+        out[(pid, tid)] = (name, ns / 1e9)
         if depth < 8:
             try:
                 with open(f"/proc/{pid}/task/{tid}/children") as f:
@@ -88,12 +92,12 @@ def run_once(cmd, patterns, outside, timeout):
     start = time.monotonic()
     proc = subprocess.Popen(shlex.split(cmd), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    seen = {}
+    samples = []
     done = threading.Event()
 
     def sample():
         while not done.is_set():
-            seen.update(thread_cpu(proc.pid))
+            samples.append(thread_cpu(proc.pid))
             time.sleep(0.2)
 
     t = threading.Thread(target=sample, daemon=True)
@@ -118,8 +122,31 @@ def run_once(cmd, patterns, outside, timeout):
             return None, f"no match for {name}"
         figs[name] = float(found[-1])
     if outside:
-        figs[f"cpu outside {outside}"] = sum(c for n, c in seen.values() if n != outside)
+        figs[f"cpu outside {outside}"] = outside_cpu(samples, outside, window=True)
+        figs[f"cpu outside {outside}, whole run"] = outside_cpu(samples, outside, window=False)
     return figs, None
+
+
+def outside_cpu(samples, name, window):
+    """CPU seconds of threads not named `name`: over the samples from the
+    first to the last that saw a thread named `name` (window), or over
+    all of them.  A thread counts from its value in the first sample of
+    the span (0 if born later) to its last value within the span."""
+    span = samples
+    if window:
+        has = [i for i, s in enumerate(samples) if any(n == name for n, _ in s.values())]
+        if not has:
+            return 0.0
+        span = samples[has[0]:has[-1] + 1]
+    if not span:
+        return 0.0
+    first = {k: c for k, (n, c) in span[0].items()} if window else {}
+    last = {}
+    for s in span:
+        for k, (n, c) in s.items():
+            if n != name:
+                last[k] = c
+    return sum(c - first.get(k, 0.0) for k, c in last.items())
 
 
 def main():

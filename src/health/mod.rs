@@ -1,12 +1,17 @@
 //! Run health: is a run's figure the kernel's, or the machine's?
 //!
 //! Beside every run the lifecycle starts a monitor process
-//! ([`monitor`]) that samples, about once a second: steal, iowait, irq
-//! and softirq time from `/proc/stat`; PSI totals; CPU time of processes
-//! that are not kbench's (the top three by name); OOM kills; RT throttling
-//! (the kernel log's "RT throttling activated"); thermal-throttle counters
-//! and the CPU frequency range where the machine has them; and the run
-//! delay of kbench's own processes.  The result is stored with the run as
+//! ([`monitor`]) that reads, at the start and at the end: steal, iowait,
+//! irq and softirq time from `/proc/stat`; PSI totals; CPU time of
+//! processes that are not kbench's (all CPUs' busy time less kbench's
+//! processes', so a process that lived for a moment counts too; the top
+//! three by name from a scan of `/proc` at each end); OOM kills; RT
+//! throttling (the kernel log's "RT throttling activated"); and
+//! thermal-throttle counters.  About once a second it samples what only
+//! sampling sees: the CPU frequency range where the machine has one, and
+//! the run delay of kbench's own processes (found through their
+//! `children` files: a few reads, where a scan of `/proc` would read every
+//! process's file and cost the monitor more than it measures).  The result is stored with the run as
 //! `health.*` metrics (compare leaves them out unless named) and a verdict
 //! in the run's settings: **suspect**, with its reasons, when a threshold
 //! below is crossed.  What the machine cannot tell is "not available",

@@ -44,16 +44,22 @@ fn thermal() -> Option<u64> {
     found.then_some(sum)
 }
 
-/// Current frequencies (kHz) of the online CPUs that report one.
-fn freqs() -> Vec<u64> {
+/// The online CPUs' current-frequency files, where the machine has them
+/// (looked for once: on a machine without, sampling reads nothing).
+fn freq_files() -> Vec<String> {
     crate::sys::cpus::online_here()
         .into_iter()
-        .filter_map(|c| {
-            read(&format!(
-                "/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_cur_freq"
-            ))
-            .and_then(|t| t.trim().parse().ok())
-        })
+        .map(|c| format!("/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_cur_freq"))
+        .filter(|p| std::path::Path::new(p).exists())
+        .collect()
+}
+
+/// Current frequencies (kHz) from those files.
+fn freqs(files: &[String]) -> Vec<u64> {
+    let mut buf = [0u8; 64];
+    files
+        .iter()
+        .filter_map(|f| sample::small_file(f, &mut buf)?.trim().parse().ok())
         .collect()
 }
 
@@ -90,6 +96,89 @@ fn kmsg_count(f: &mut std::fs::File, needle: &str) -> u64 {
     n
 }
 
+/// Ticks of kbench's processes in `procs`: each one's own and those of
+/// the children it waited for, so a worker that ended and was reaped
+/// during the run still counts as kbench's.
+fn own_ticks(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> u64 {
+    procs
+        .iter()
+        .filter(|(pid, _)| sample::descends(procs, **pid, root))
+        .map(|(_, p)| p.ticks.saturating_add(p.child_ticks))
+        .fold(0, u64::saturating_add)
+}
+
+/// kbench's processes now: by their `children` files (see
+/// [`sample::tree`] for `all_threads`), or, where the kernel has none,
+/// from a scan of `/proc` (`procs` if one is at hand).
+fn own_pids(
+    root: i32,
+    all_threads: bool,
+    procs: Option<&HashMap<i32, sample::ProcStat>>,
+) -> Vec<i32> {
+    if let Some(t) = sample::tree(root, all_threads) {
+        return t;
+    }
+    let scan;
+    let procs = match procs {
+        Some(p) => p,
+        None => {
+            scan = sample::processes();
+            &scan
+        }
+    };
+    procs
+        .keys()
+        .filter(|pid| sample::descends(procs, **pid, root))
+        .copied()
+        .collect()
+}
+
+/// Below this much CPU (s), what named processes do not account for is
+/// tick rounding, not a process that ended during the run.
+const UNNAMED_MIN_S: f64 = 0.05;
+
+/// The three names that used most CPU outside kbench between the two
+/// scans (a process born during the run counts from 0), and what
+/// processes that ended during the run used, when `outside_s` (from
+/// `/proc/stat`) is that much more than the named ones add up to.
+fn outside_top(
+    base: &HashMap<i32, (u64, u64)>,
+    now: &HashMap<i32, sample::ProcStat>,
+    root: i32,
+    outside_s: f64,
+    hz: f64,
+) -> Vec<(String, f64)> {
+    let mut by_name: BTreeMap<String, f64> = BTreeMap::new();
+    for (pid, p) in now {
+        if sample::descends(now, *pid, root) {
+            continue;
+        }
+        // A pid reused since the first scan counts from 0.  (Not by name:
+        // a kernel worker's name changes with the work it does.)
+        let before = match base.get(pid) {
+            Some((start, t)) if *start == p.start => *t,
+            _ => 0,
+        };
+        let used = p.ticks.saturating_sub(before) as f64 / hz;
+        if used > 0.0 {
+            *by_name.entry(p.name.clone()).or_default() += used;
+        }
+    }
+    let named: f64 = by_name.values().sum();
+    let mut top: Vec<(String, f64)> = by_name.into_iter().collect();
+    top.sort_by(|a, b| b.1.total_cmp(&a.1));
+    top.truncate(3);
+    if outside_s - named >= UNNAMED_MIN_S {
+        top.push((
+            "processes that ended during the run".into(),
+            outside_s - named,
+        ));
+        top.sort_by(|a, b| b.1.total_cmp(&a.1));
+        top.truncate(3);
+    }
+    top
+}
+
 /// Run the monitor: sample every `interval_ms` until stdin closes, then
 /// print the summary.  `root` is the kbench process whose descendants are
 /// kbench's own.
@@ -106,52 +195,54 @@ pub fn run(root: i32, interval_ms: u64) -> anyhow::Result<()> {
     let mut kmsg = kmsg();
     let mut fmin = u64::MAX;
     let mut fmax = 0u64;
-    // Outside CPU: ticks at first sight (0 for processes born during the run).
-    let mut procs = sample::processes();
-    let mut base: HashMap<i32, u64> = procs
+    // CPU outside kbench: what every CPU did (`/proc/stat`) less what
+    // kbench's processes did, so a process that lives for a moment between
+    // two samples still counts.  Names come from a scan of `/proc` at the
+    // start and one at the end, the only two: a scan reads every process's
+    // file, which once a second would cost the monitor more than the rest.
+    let procs0 = sample::processes();
+    let base: HashMap<i32, (u64, u64)> = procs0
         .iter()
-        .filter(|(pid, _)| !sample::descends(&procs, **pid, root))
-        .map(|(pid, p)| (*pid, p.ticks))
+        .filter(|(pid, _)| !sample::descends(&procs0, **pid, root))
+        .map(|(pid, p)| (*pid, (p.start, p.ticks)))
         .collect();
-    let mut last_outside: HashMap<i32, (String, u64)> = HashMap::new();
+    let own0 = own_ticks(&procs0, root);
     // Run delay of kbench's own processes: first and last seen.
     let mut delay: HashMap<i32, (u64, u64)> = HashMap::new();
-    let mut account = |procs: &HashMap<i32, sample::ProcStat>, first: bool| {
-        for (pid, p) in procs {
-            if sample::descends(procs, *pid, root) {
-                if *pid == me {
-                    continue;
-                }
-                if let Some(d) = read(&format!("/proc/{pid}/schedstat"))
-                    .and_then(|t| sample::schedstat_delay(&t))
-                {
-                    let e = delay.entry(*pid).or_insert((if first { d } else { 0 }, d));
-                    e.1 = d;
-                }
-            } else {
-                base.entry(*pid).or_insert(0);
-                last_outside.insert(*pid, (p.name.clone(), p.ticks));
+    let mut account = |pids: &[i32], first: bool| {
+        let mut buf = [0u8; 256];
+        for pid in pids.iter().filter(|p| **p != me) {
+            if let Some(d) = sample::small_file(&format!("/proc/{pid}/schedstat"), &mut buf)
+                .and_then(sample::schedstat_delay)
+            {
+                let e = delay.entry(*pid).or_insert((if first { d } else { 0 }, d));
+                e.1 = d;
             }
         }
     };
+    let mut own = own_pids(root, true, Some(&procs0));
+    drop(procs0);
+    let freq_files = freq_files();
     // Everything is read once: the run may start (see `Monitor::start`).
     println!("ready");
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let mut first = true;
     loop {
-        account(&procs, first);
+        account(&own, first);
         first = false;
-        for f in freqs() {
+        for f in freqs(&freq_files) {
             fmin = fmin.min(f);
             fmax = fmax.max(f);
         }
         let stop = crate::sys::fd::wait_readable(0, interval_ms as i32).unwrap_or(true);
-        procs = sample::processes();
+        own = own_pids(root, stop, None);
         if stop {
-            account(&procs, false);
+            account(&own, false);
             break;
         }
     }
+    let procs1 = sample::processes();
+    let own1 = own_ticks(&procs1, root);
     let wall = start.elapsed().as_secs_f64();
     let hz = crate::sys::proc::clock_ticks_per_s();
     let stat1 = read("/proc/stat")
@@ -177,17 +268,8 @@ pub fn run(root: i32, interval_ms: u64) -> anyhow::Result<()> {
             pct(c.steal, c.total())
         })
         .fold(0.0, f64::max);
-    let mut by_name: BTreeMap<String, f64> = BTreeMap::new();
-    for (pid, (name, ticks)) in &last_outside {
-        let used = ticks.saturating_sub(*base.get(pid).unwrap_or(&0)) as f64 / hz;
-        if used > 0.0 {
-            *by_name.entry(name.clone()).or_default() += used;
-        }
-    }
-    let outside_s: f64 = by_name.values().sum();
-    let mut top: Vec<(String, f64)> = by_name.into_iter().collect();
-    top.sort_by(|a, b| b.1.total_cmp(&a.1));
-    top.truncate(3);
+    let outside_s = (all.busy as f64 - own1.saturating_sub(own0) as f64).max(0.0) / hz;
+    let top = outside_top(&base, &procs1, root, outside_s, hz);
     let psi1 = psi();
     let ms = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?) as f64 / 1000.0);
     let mine = read(&format!("/proc/{me}/stat"))
@@ -226,4 +308,94 @@ pub fn run(root: i32, interval_ms: u64) -> anyhow::Result<()> {
     };
     println!("{}", serde_json::to_string(&h)?);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sample::ProcStat;
+
+    fn p(ppid: i32, name: &str, ticks: u64, start: u64) -> ProcStat {
+        ProcStat {
+            ppid,
+            name: name.into(),
+            ticks,
+            child_ticks: 0,
+            start,
+        }
+    }
+
+    #[test]
+    fn outside_cpu_is_named_across_renames_and_pid_reuse() {
+        // kbench is 10 (its worker 11); 20 is a kernel worker that changed
+        // its name; 30 ended and its pid went to another program; 40 was
+        // born during the run.  At 100 ticks a second.
+        let base = HashMap::from([(20, (5, 1000)), (30, (6, 500))]);
+        let now = HashMap::from([
+            (10, p(1, "kbench", 900, 1)),
+            (11, p(10, "schbench-worker", 800, 2)),
+            (20, p(2, "kworker/0:2-mm_percpu_wq", 1010, 5)),
+            (30, p(1, "cron", 30, 70)),
+            (40, p(1, "yes", 200, 80)),
+        ]);
+        // Named: kworker 0.1 s, cron 0.3 s, yes 2.0 s = 2.4 s; the CPUs
+        // said 3.0 s, so 0.6 s went to processes that ended.
+        let top = outside_top(&base, &now, 10, 3.0, 100.0);
+        let names: Vec<(&str, String)> = top
+            .iter()
+            .map(|(n, s)| (n.as_str(), format!("{s:.2}")))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("yes", "2.00".into()),
+                ("processes that ended during the run", "0.60".into()),
+                ("cron", "0.30".into())
+            ]
+        );
+        // Within tick rounding of the named ones, nothing is said of ended ones.
+        let top = outside_top(&base, &now, 10, 2.42, 100.0);
+        assert!(top.iter().all(|(n, _)| !n.contains("ended")), "{top:?}");
+    }
+
+    #[test]
+    fn own_ticks_count_reaped_children_and_skip_others() {
+        let mut k = p(1, "kbench", 100, 1);
+        k.child_ticks = 50;
+        let procs = HashMap::from([
+            (10, k),
+            (11, p(10, "kbench-health", 7, 2)),
+            (12, p(11, "grandchild", 3, 3)),
+            (20, p(1, "other", 1000, 4)),
+        ]);
+        assert_eq!(own_ticks(&procs, 10), 160);
+    }
+
+    #[test]
+    fn the_tree_walk_finds_a_child_and_its_child() {
+        let mut c = std::process::Command::new("sh")
+            .args(["-c", "sleep 5 & wait"])
+            .spawn()
+            .unwrap();
+        let me = std::process::id() as i32;
+        let kid = c.id() as i32;
+        // The shell's own child appears once it has forked.
+        let mut found = None;
+        for _ in 0..200 {
+            let t = sample::tree(me, true).expect("children files");
+            if t.contains(&kid) && t.len() >= 3 {
+                found = Some(t);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let _ = c.kill();
+        let _ = c.wait();
+        let t = found.expect("the shell and its sleep in the tree");
+        assert_eq!(t[0], me);
+        let sleep_seen = t.iter().any(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|n| n.trim() == "sleep")
+        });
+        assert!(sleep_seen, "{t:?}");
+    }
 }

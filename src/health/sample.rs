@@ -78,12 +78,17 @@ pub fn vmstat(text: &str, key: &str) -> Option<u64> {
     })
 }
 
-/// What `/proc/<pid>/stat` says of a process: parent, name, CPU jiffies.
+/// What `/proc/<pid>/stat` says of a process: parent, name, CPU jiffies
+/// (its own, and those of its children it has waited for).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcStat {
     pub ppid: i32,
     pub name: String,
     pub ticks: u64,
+    pub child_ticks: u64,
+    /// When it started (ticks since boot): with the pid, names a process
+    /// across a pid's reuse.
+    pub start: u64,
 }
 
 /// Parse `/proc/<pid>/stat` (the name may hold spaces and parentheses:
@@ -93,14 +98,19 @@ pub fn proc_pid_stat(text: &str) -> Option<ProcStat> {
     let close = text.rfind(')')?;
     let name = text.get(open + 1..close)?.to_string();
     let rest: Vec<&str> = text.get(close + 2..)?.split_whitespace().collect();
-    // After the name: state(0) ppid(1) … utime(11) stime(12).
+    // After the name: state(0) ppid(1) … utime(11) stime(12) cutime(13)
+    // cstime(14) … starttime(19) (proc(5)).
     let ppid = rest.get(1)?.parse().ok()?;
-    let utime: u64 = rest.get(11)?.parse().ok()?;
-    let stime: u64 = rest.get(12)?.parse().ok()?;
+    let field = |i: usize| rest.get(i)?.parse::<u64>().ok();
+    let (utime, stime) = (field(11)?, field(12)?);
+    // cutime and cstime are signed in the kernel; a negative one is 0.
+    let child = |i: usize| field(i).unwrap_or(0);
     Some(ProcStat {
         ppid,
         name,
         ticks: utime.saturating_add(stime),
+        child_ticks: child(13).saturating_add(child(14)),
+        start: child(19),
     })
 }
 
@@ -119,6 +129,65 @@ pub fn processes() -> std::collections::HashMap<i32, ProcStat> {
         }
     }
     procs
+}
+
+/// `root` and its live descendants, found through the
+/// `/proc/<pid>/task/<tid>/children` files (a few reads for a tree of a
+/// few processes, where a scan of `/proc` reads every process's file):
+/// every thread's with `all_threads`, else each process's main thread's
+/// only (kbench forks from its main thread; the monitor's once-a-second
+/// walk reads no more than that).  `None` where the kernel has no such
+/// file (`CONFIG_PROC_CHILDREN` off) or `root` is gone.
+pub fn tree(root: i32, all_threads: bool) -> Option<Vec<i32>> {
+    let mut out = vec![root];
+    let mut seen = std::collections::HashSet::from([root]);
+    let mut buf = [0u8; 4096];
+    small_file(&format!("/proc/{root}/task/{root}/children"), &mut buf)?;
+    let mut i = 0;
+    // Bounded: a pid seen twice (reused during the walk) is not followed.
+    while i < out.len() && out.len() < 1 << 16 {
+        let pid = out[i];
+        i += 1;
+        let tids: Vec<String> = if all_threads {
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                continue;
+            };
+            tasks
+                .flatten()
+                .filter_map(|t| t.file_name().to_str().map(str::to_string))
+                .collect()
+        } else {
+            vec![pid.to_string()]
+        };
+        for tid in tids {
+            // A long list is read whole (a few pids per line fit the buffer
+            // above; thousands of children do not).
+            let path = format!("/proc/{pid}/task/{tid}/children");
+            let cap = buf.len();
+            let text = match small_file(&path, &mut buf) {
+                Some(t) if t.len() < cap => t.to_string(),
+                Some(_) => std::fs::read_to_string(&path).unwrap_or_default(),
+                None => continue,
+            };
+            for kid in text
+                .split_whitespace()
+                .filter_map(|k| k.parse::<i32>().ok())
+            {
+                if seen.insert(kid) {
+                    out.push(kid);
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A small `/proc` file read into `buf` with one open, one read and one
+/// close (`read_to_string` also asks the file's size first); what fits.
+pub fn small_file<'a>(path: &str, buf: &'a mut [u8]) -> Option<&'a str> {
+    use std::io::Read;
+    let n = std::fs::File::open(path).ok()?.read(buf).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()
 }
 
 /// Is `pid` `root` or one of its descendants (by the parent chain)?
@@ -171,13 +240,15 @@ mod tests {
         assert_eq!(pressure("some avg10=0.00 total=5\n"), (Some(5), None));
         assert_eq!(vmstat("nr_free_pages 5\noom_kill 3\n", "oom_kill"), Some(3));
         assert_eq!(vmstat("nr_free_pages 5\n", "oom_kill"), None);
-        let st = "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 100 1000 10";
+        let st = "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 1 0 100 1000 10";
         assert_eq!(
             proc_pid_stat(st),
             Some(ProcStat {
                 ppid: 1,
                 name: "my (odd) name".into(),
-                ticks: 300
+                ticks: 300,
+                child_ticks: 10,
+                start: 100
             })
         );
         assert_eq!(proc_pid_stat("garbage"), None);

@@ -13,7 +13,15 @@
 # under 30 s would make the two measure different seconds; for a real
 # warm-up on both, RUNTIME=30 WARMUP=2.  CPU outside the workers counts
 # every other thread of the tool and of the processes it starts (kbench's
-# run-health monitor included).
+# run-health monitor included), by the scheduler's nanosecond count: over
+# the time the workers run ("cpu outside schbench-worker") and from start
+# to exit ("..., whole run": start-up and report included).
+#
+# In RPS mode a run has about one wake-up per worker per second, half of
+# them fast (onto an idle CPU) and half slow, so a run's wake-up median
+# jumps between the two from run to run; after the paired runs, the RPS
+# shape runs again PAIRS times each with -i 1 -z 1 and its wake-ups are
+# compared pooled over runs (bench/lib/pooled-wakeups.py).
 # Goals: average RPS 0.95-1.05; request latency p50 and p99 0.9-1.1;
 # wake-up latency p50 and p99 0.8-1.25; kbench's CPU time outside its
 # workers no more than schbench's.
@@ -70,3 +78,6 @@ run "-m 2 -t 4" -m 2 -t 4 $common
 cap=$("$sb" -m 1 -t 2 -r 5 -i 100 2>&1 | sed -n 's/^average rps: \([0-9]*\).*/\1/p')
 half=$(( cap / 2 ))
 run "-m 1 -t 2 -R $half (half of $cap)" -m 1 -t 2 -R "$half" $common
+rps="-m 1 -t 2 -R $half -r $runtime -w $warmup"
+echo "== -m 1 -t 2 -R $half: wake-ups pooled over $pairs runs each"
+python3 "$here/bench/lib/pooled-wakeups.py" "$pairs" "$kb --no-store schbench $rps" "$sb $rps" 2>/dev/null

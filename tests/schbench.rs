@@ -55,6 +55,64 @@ fn the_warm_up_restarts_the_statistics() {
     assert!(samples > 0 && samples < total, "{samples} of {total}");
 }
 
+/// The "(N total samples)" of each block named `label` in `text`.
+fn block_counts(text: &str, label: &str) -> Vec<u64> {
+    text.lines()
+        .filter(|l| l.starts_with(label))
+        .filter_map(|l| {
+            let (_, tail) = l.rsplit_once('(')?;
+            tail.strip_suffix(" total samples)")?.parse().ok()
+        })
+        .collect()
+}
+
+#[test]
+fn zeroing_every_interval_loses_no_request_and_counts_none_twice() {
+    // With -z 1 -i 1 each interval block holds the requests completed in
+    // its second, and the final block those after the last zero: together,
+    // every request once.  In RPS mode too, where workers sleep through
+    // most of each second and cannot answer when the interval is taken.
+    let env = Env::new();
+    for extra in [&["-R", "200"][..], &[][..]] {
+        let mut args = vec!["schbench", "--no-store", "-t", "2", "-F", "16", "-n", "1"];
+        args.extend_from_slice(&["-s", "10", "-r", "4", "-i", "1", "-z", "1"]);
+        args.extend_from_slice(extra);
+        let out = env.cmd().args(&args).output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{stderr}");
+        let intervals = block_counts(&stderr, "Request Latencies");
+        let last = block_counts(&stdout, "Request Latencies");
+        assert!(intervals.len() >= 3, "{extra:?}: {stderr}");
+        assert_eq!(last.len(), 1, "{stdout}");
+        let requests: u64 = stdout
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("kbench: ")?
+                    .split_once(" requests")?
+                    .0
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("no request count: {stdout}"));
+        assert!(requests > 0);
+        assert_eq!(
+            intervals.iter().sum::<u64>() + last[0],
+            requests,
+            "{extra:?}: intervals {intervals:?} and the last block {last:?}"
+        );
+        if !extra.is_empty() {
+            // 200 a second: every full second's block holds the same count.
+            assert!(
+                intervals.iter().all(|&n| n == intervals[0]),
+                "{intervals:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn rps_mode_holds_its_rate() {
     let env = Env::new();

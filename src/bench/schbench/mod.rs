@@ -20,7 +20,11 @@
 //! it returns an [`Outcome`], and reports progress through [`Observer`].
 //! Each worker records into histograms it owns (no lock, no allocation on
 //! the measured path); resets and interval snapshots are requested through
-//! epoch counters the workers check between requests.
+//! epoch counters the workers check between requests.  A worker publishes
+//! into a slot the main thread reads: on request, before it zeroes (the
+//! interval it closes), and in RPS mode before it sleeps (asleep for most
+//! of a second, it could not answer), by adding the few samples recorded
+//! since its last publication.
 
 mod blocks;
 mod sync;

@@ -29,10 +29,38 @@ struct Worker {
     requests: AtomicU64,
     locks: AtomicU64,
     tid: AtomicI32,
-    /// Published on request (interval printing).
-    snapshot: Mutex<Option<(Histogram<u64>, Histogram<u64>)>>,
+    /// What it published for the main thread (interval printing).
+    snapshot: Mutex<Slots>,
     page: Page,
 }
+
+/// A worker's publications: `live`, its statistics as it last published
+/// them (on request, and in RPS mode before it sleeps); `closed`, as they
+/// were when it last zeroed them, so the main thread, which zeroes right
+/// after asking for a snapshot, gets every sample up to the zero even from
+/// a worker that has already gone on to the next interval.
+#[derive(Default)]
+struct Slots {
+    live: Option<Published>,
+    closed: Option<Published>,
+}
+
+/// A worker's statistics as published.
+struct Published {
+    wakeup: Histogram<u64>,
+    request: Histogram<u64>,
+    /// The reset they date from: older than the main thread's last reset,
+    /// they say nothing of the time since (the worker has recorded
+    /// nothing since, or it would have taken the reset first).
+    reset_epoch: u64,
+}
+
+/// Samples a worker keeps, besides its histograms, since it last
+/// published: publishing adds them to the published histograms (a few
+/// hundred records at most) instead of copying two histograms of 27,648
+/// buckets each, so a worker can publish every time it goes to sleep.
+/// More than this since the last publication, and it copies.
+const LOG_CAP: usize = 256;
 
 /// One message thread's shared state.
 struct Message {
@@ -165,7 +193,7 @@ impl Group {
                             requests: AtomicU64::new(0),
                             locks: AtomicU64::new(0),
                             tid: AtomicI32::new(0),
-                            snapshot: Mutex::new(None),
+                            snapshot: Mutex::new(Slots::default()),
                             page: Page::new(page_len),
                         })
                     })
@@ -227,19 +255,32 @@ impl Group {
     }
 
     /// Ask every worker for a snapshot and merge what they give within
-    /// 200 ms (a worker that answers late is represented by its previous
-    /// snapshot).
-    fn snapshot(&self, shared: &Shared) -> (Histogram<u64>, Histogram<u64>) {
+    /// 200 ms: a busy worker answers within a request; one asleep (in RPS
+    /// mode, for the rest of its second) published before it slept.  A
+    /// publication older than the last reset counts as empty.
+    ///
+    /// With `zero`, the statistics are zeroed right after the request
+    /// (a worker publishes first, then zeroes), so no sample falls between
+    /// this interval and the next.
+    fn snapshot(&self, shared: &Shared, zero: bool) -> (Histogram<u64>, Histogram<u64>) {
         // Workers are never woken for this: a wake-up without a stamp
-        // would be recorded as latency.  Busy workers answer within a
-        // request; one asleep in RPS mode answers at its next request.
+        // would be recorded as latency.
+        let reset = shared.reset_epoch.load(SeqCst);
         shared.snap_epoch.fetch_add(1, SeqCst);
+        if zero {
+            shared.reset_epoch.fetch_add(1, SeqCst);
+        }
         std::thread::sleep(Duration::from_millis(200));
         let (mut wk, mut rq) = (new_hist(HIST_MAX_NS), new_hist(HIST_MAX_NS));
         for w in self.messages.iter().flat_map(|m| &m.workers) {
-            if let Some((a, b)) = &*w.snapshot.lock().unwrap_or_else(|e| e.into_inner()) {
-                let _ = wk.add(a);
-                let _ = rq.add(b);
+            let slots = w.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+            // The interval as the worker closed it, if it has zeroed since;
+            // else its last publication (asleep, it is current).
+            let closed = slots.closed.as_ref().filter(|p| p.reset_epoch == reset);
+            let live = slots.live.as_ref().filter(|p| p.reset_epoch == reset);
+            if let Some(p) = closed.or(live) {
+                let _ = wk.add(&p.wakeup);
+                let _ = rq.add(&p.request);
             }
         }
         (wk, rq)
@@ -388,6 +429,8 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
         request: new_hist(HIST_MAX_NS),
         reset_seen: 0,
         snap_seen: 0,
+        log: Vec::with_capacity(LOG_CAP),
+        overflow: false,
     };
     // Zeroed and never written but for the result, as schbench's freshly
     // mapped matrices are (its reads hit the kernel's zero page), so a
@@ -403,6 +446,13 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
     let (_, side_shared) = o.matrix_sides();
     let start = mono_ns();
     while !shared.stopping.load(Relaxed) {
+        // In RPS mode, about to sleep (likely for the rest of the second,
+        // when it could not answer the main thread): publish first, not
+        // after the stamp below, where the time it takes would count as
+        // wake-up latency if a request came meanwhile.
+        if rps_mode && st.dirty() && w.queued.load(Relaxed) == 0 {
+            st.publish(w);
+        }
         // msg_and_wait: post ourselves, sleep until woken.
         let mut batch = 1u64;
         if o.pipe_bytes > 0 {
@@ -428,9 +478,12 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
                 w.futex.wait();
             }
             let delta = mono_ns().saturating_sub(w.wake_ns.load(SeqCst));
+            // A reset asked for while this worker slept applies before
+            // this wake-up is counted, not after.
+            st.take_reset(w, shared);
             // The last wake-up, at shutdown, is not a measurement.
             if delta > 0 && !shared.stopping.load(Relaxed) {
-                st.wakeup.saturating_record(delta);
+                st.record(Kind::Wakeup, delta);
             }
             if rps_mode {
                 st.housekeeping(w, shared);
@@ -470,8 +523,9 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
             let now = mono_ns();
             w.requests.fetch_add(1, Relaxed);
             let delta = now.saturating_sub(work_start);
+            st.take_reset(w, shared);
             if delta > 0 {
-                st.request.saturating_record(delta);
+                st.record(Kind::Request, delta);
             }
         }
         st.housekeeping(w, shared);
@@ -498,24 +552,107 @@ struct Stats {
     request: Histogram<u64>,
     reset_seen: u64,
     snap_seen: u64,
+    /// What was recorded since the last publication, while it fits
+    /// (capacity [`LOG_CAP`], never grown: no allocation while measuring).
+    log: Vec<(Kind, u64)>,
+    /// More was recorded since the last publication than `log` holds.
+    overflow: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Wakeup,
+    Request,
 }
 
 impl Stats {
+    fn record(&mut self, kind: Kind, ns: u64) {
+        match kind {
+            Kind::Wakeup => self.wakeup.saturating_record(ns),
+            Kind::Request => self.request.saturating_record(ns),
+        }
+        if self.log.len() < LOG_CAP {
+            self.log.push((kind, ns));
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    /// Recorded since the last publication.
+    fn dirty(&self) -> bool {
+        self.overflow || !self.log.is_empty()
+    }
+
     /// Between requests (never inside one): zero the statistics or publish
     /// a snapshot when the main thread asked.
     fn housekeeping(&mut self, w: &Worker, shared: &Shared) {
-        let r = shared.reset_epoch.load(Relaxed);
-        if r != self.reset_seen {
-            self.reset_seen = r;
-            self.wakeup.reset();
-            self.request.reset();
-        }
+        self.take_reset(w, shared);
         let s = shared.snap_epoch.load(Relaxed);
         if s != self.snap_seen {
             self.snap_seen = s;
-            *w.snapshot.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some((self.wakeup.clone(), self.request.clone()));
+            self.publish(w);
         }
+    }
+
+    /// Zero the statistics if the main thread asked since the last time,
+    /// first publishing them as the closed interval.
+    fn take_reset(&mut self, w: &Worker, shared: &Shared) {
+        let r = shared.reset_epoch.load(Relaxed);
+        if r != self.reset_seen {
+            self.publish(w);
+            {
+                let mut slots = w.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+                let slots = &mut *slots;
+                // The old closed one becomes live, to be zeroed and brought
+                // up to date at the next publication (its epoch is old).
+                std::mem::swap(&mut slots.live, &mut slots.closed);
+            }
+            self.reset_seen = r;
+            self.wakeup.reset();
+            self.request.reset();
+            self.log.clear();
+            self.overflow = false;
+        }
+    }
+
+    /// Bring the published statistics up to this worker's: add what was
+    /// recorded since the last publication (after zeroing them, if this
+    /// worker has zeroed its own since), or copy when that did not fit.
+    fn publish(&mut self, w: &Worker) {
+        let mut slots = w.snapshot.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = &mut slots.live;
+        match slot {
+            Some(p) if !self.overflow => {
+                if p.reset_epoch != self.reset_seen {
+                    p.wakeup.reset();
+                    p.request.reset();
+                    p.reset_epoch = self.reset_seen;
+                }
+                for &(kind, ns) in &self.log {
+                    match kind {
+                        Kind::Wakeup => p.wakeup.saturating_record(ns),
+                        Kind::Request => p.request.saturating_record(ns),
+                    }
+                }
+            }
+            Some(p) => {
+                p.wakeup.reset();
+                p.request.reset();
+                // Same bounds and precision: adding cannot fail.
+                let _ = p.wakeup.add(&self.wakeup);
+                let _ = p.request.add(&self.request);
+                p.reset_epoch = self.reset_seen;
+            }
+            None => {
+                *slot = Some(Published {
+                    wakeup: self.wakeup.clone(),
+                    request: self.request.clone(),
+                    reset_epoch: self.reset_seen,
+                })
+            }
+        }
+        self.log.clear();
+        self.overflow = false;
     }
 }
 
@@ -530,7 +667,11 @@ pub fn drive(
 ) -> Result<(Histogram<u64>, f64, bool, Option<u64>)> {
     let mut rps = super::rps_hist();
     let start = mono_ns();
-    let (mut last_rps_at, mut zero_at) = (start, start);
+    let mut last_rps_at = start;
+    // Zeroing, like intervals, counts whole seconds of the run: the loop
+    // wakes on whole seconds, so "more than N s since" would skip one now
+    // and then by a microsecond.
+    let mut last_zero = 0u64;
     let mut last_interval = 0u64;
     let mut last_requests = 0u64;
     let mut warmup_done = o.warmup_s == 0;
@@ -542,9 +683,12 @@ pub fn drive(
         let now = mono_ns();
         let elapsed = now - start;
         let done = elapsed >= o.runtime_s * 1_000_000_000;
+        let second = elapsed / 1_000_000_000;
+        let mut zero_due = o.zero_s > 0 && second >= last_zero + o.zero_s;
         if !warmup_done && o.rps == 0 && o.pipe_bytes == 0 && elapsed > o.warmup_s * 1_000_000_000 {
             warmup_done = true;
-            zero_at = now;
+            last_zero = second;
+            zero_due = false;
             shared.reset_epoch.fetch_add(1, SeqCst);
             rps.reset();
             obs.warmup_done();
@@ -561,10 +705,15 @@ pub fn drive(
             // Counted in the whole seconds the loop steps by: a wake-up a
             // little earlier in its second than the last one must not
             // skip an interval.
-            let second = elapsed / 1_000_000_000;
             if o.interval_s > 0 && second >= last_interval + o.interval_s {
                 last_interval = second;
-                let (wakeup, request) = group.snapshot(shared);
+                // A zero due now comes right after the snapshot request,
+                // and each worker publishes before it zeroes.
+                let (wakeup, request) = group.snapshot(shared, zero_due);
+                if zero_due {
+                    last_zero = second;
+                    zero_due = false;
+                }
                 let (m, w) = group.sched_delays();
                 obs.interval(&Snapshot {
                     elapsed_s: elapsed / 1_000_000_000,
@@ -577,8 +726,8 @@ pub fn drive(
                 });
             }
         }
-        if o.zero_s > 0 && now - zero_at > o.zero_s * 1_000_000_000 {
-            zero_at = now;
+        if zero_due {
+            last_zero = second;
             shared.reset_epoch.fetch_add(1, SeqCst);
         }
         if let Some(target) = o.auto_rps {

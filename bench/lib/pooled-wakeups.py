@@ -12,8 +12,9 @@ compared.
 
 Each command runs with -i 1 -z 1: every second prints its own block
 (statistics zeroed after each), and a block of one, two or three samples
-gives them exactly (min, p50, max); a block of four or more (two bursts
-in one second) gives min, p50 and max and is counted as such.  The
+gives them exactly (p50 and max; min too from three on); a block of four
+or more (two bursts in one second) gives those three and is counted as
+such.  The
 summary block at the end is left out.  A and B
 run alternately, RUNS times each; the pooled samples are compared by
 their quantiles (with a bootstrap 95 % interval of the ratio A/B, 2,000
@@ -44,12 +45,15 @@ def samples(text):
         n, p50, lo, hi = map(int, m.groups())
         if n == 0:
             continue
+        # The 50th percentile is the lowest sample of a block of one or
+        # two; schbench's min reads 0 in a block after a zero (its zeroed
+        # minimum is never raised), so min counts only from three on.
         if n == 1:
-            out.append(lo)
+            out.append(p50)
         elif n == 2:
-            out += [lo, hi]
+            out += [p50, hi]
         else:
-            out += [lo, p50, hi]
+            out += ([lo] if lo > 0 else []) + [p50, hi]
     return out
 
 

@@ -96,41 +96,23 @@ fn kmsg_count(f: &mut std::fs::File, needle: &str) -> u64 {
     n
 }
 
-/// Ticks of kbench's processes in `procs`: each one's own and those of
-/// the children it waited for, so a worker that ended and was reaped
-/// during the run still counts as kbench's.
-fn own_ticks(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> u64 {
-    procs
-        .iter()
-        .filter(|(pid, _)| sample::descends(procs, **pid, root))
-        .map(|(_, p)| p.ticks.saturating_add(p.child_ticks))
-        .fold(0, u64::saturating_add)
-}
-
-/// kbench's processes now: by their `children` files (see
-/// [`sample::tree`] for `all_threads`), or, where the kernel has none,
-/// from a scan of `/proc` (`procs` if one is at hand).
-fn own_pids(
-    root: i32,
-    all_threads: bool,
-    procs: Option<&HashMap<i32, sample::ProcStat>>,
-) -> Vec<i32> {
-    if let Some(t) = sample::tree(root, all_threads) {
-        return t;
-    }
-    let scan;
-    let procs = match procs {
-        Some(p) => p,
-        None => {
-            scan = sample::processes();
-            &scan
-        }
-    };
+/// kbench's processes in a scan of `/proc`.
+fn own_in(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> Vec<i32> {
     procs
         .keys()
         .filter(|pid| sample::descends(procs, **pid, root))
         .copied()
         .collect()
+}
+
+/// Ticks of kbench's processes in `procs`: each one's own and those of
+/// the children it waited for, so a worker that ended and was reaped
+/// during the run still counts as kbench's.
+fn own_ticks(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> u64 {
+    own_in(procs, root)
+        .iter()
+        .map(|pid| procs[pid].ticks.saturating_add(procs[pid].child_ticks))
+        .fold(0, u64::saturating_add)
 }
 
 /// Below this much CPU (s), what named processes do not account for is
@@ -220,7 +202,7 @@ pub fn run(root: i32, interval_ms: u64) -> anyhow::Result<()> {
             }
         }
     };
-    let mut own = own_pids(root, true, Some(&procs0));
+    let mut own = own_in(&procs0, root);
     drop(procs0);
     let freq_files = freq_files();
     // Everything is read once: the run may start (see `Monitor::start`).
@@ -235,13 +217,13 @@ pub fn run(root: i32, interval_ms: u64) -> anyhow::Result<()> {
             fmax = fmax.max(f);
         }
         let stop = crate::sys::fd::wait_readable(0, interval_ms as i32).unwrap_or(true);
-        own = own_pids(root, stop, None);
         if stop {
-            account(&own, false);
             break;
         }
+        own = sample::tree(root).unwrap_or_else(|| own_in(&sample::processes(), root));
     }
     let procs1 = sample::processes();
+    account(&own_in(&procs1, root), false);
     let own1 = own_ticks(&procs1, root);
     let wall = start.elapsed().as_secs_f64();
     let hz = crate::sys::proc::clock_ticks_per_s();
@@ -373,29 +355,34 @@ mod tests {
 
     #[test]
     fn the_tree_walk_finds_a_child_and_its_child() {
+        // A shell whose child shell runs a sleep: three processes, each
+        // forked by its parent's main thread.
+        use std::os::unix::process::CommandExt;
         let mut c = std::process::Command::new("sh")
-            .args(["-c", "sleep 5 & wait"])
+            .args(["-c", "sh -c 'sleep 5; :' & wait"])
+            .process_group(0)
             .spawn()
             .unwrap();
-        let me = std::process::id() as i32;
-        let kid = c.id() as i32;
-        // The shell's own child appears once it has forked.
+        let root = c.id() as i32;
+        let is_sleep = |pid: &i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|n| n.trim() == "sleep")
+        };
         let mut found = None;
         for _ in 0..200 {
-            let t = sample::tree(me, true).expect("children files");
-            if t.contains(&kid) && t.len() >= 3 {
+            let t = sample::tree(root).expect("children files");
+            if t.len() >= 3 && t.iter().any(is_sleep) {
                 found = Some(t);
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        let _ = c.kill();
+        // The whole group: the shells and the sleep.
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{root}")])
+            .status();
         let _ = c.wait();
-        let t = found.expect("the shell and its sleep in the tree");
-        assert_eq!(t[0], me);
-        let sleep_seen = t.iter().any(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|n| n.trim() == "sleep")
-        });
-        assert!(sleep_seen, "{t:?}");
+        let t = found.expect("the shell, its child shell and the sleep in the tree");
+        assert_eq!(t[0], root);
+        assert_eq!(t.len(), 3, "{t:?}");
     }
 }

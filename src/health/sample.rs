@@ -131,14 +131,13 @@ pub fn processes() -> std::collections::HashMap<i32, ProcStat> {
     procs
 }
 
-/// `root` and its live descendants, found through the
-/// `/proc/<pid>/task/<tid>/children` files (a few reads for a tree of a
-/// few processes, where a scan of `/proc` reads every process's file):
-/// every thread's with `all_threads`, else each process's main thread's
-/// only (kbench forks from its main thread; the monitor's once-a-second
-/// walk reads no more than that).  `None` where the kernel has no such
-/// file (`CONFIG_PROC_CHILDREN` off) or `root` is gone.
-pub fn tree(root: i32, all_threads: bool) -> Option<Vec<i32>> {
+/// `root` and its live descendants, found through each process's main
+/// thread's `/proc/<pid>/task/<pid>/children` (a few reads for a tree of a
+/// few processes, where a scan of `/proc` reads every process's file).
+/// kbench forks from its main thread; a child of another thread is not
+/// followed (a scan with [`descends`] finds it).  `None` where the kernel
+/// has no such file (`CONFIG_PROC_CHILDREN` off) or `root` is gone.
+pub fn tree(root: i32) -> Option<Vec<i32>> {
     let mut out = vec![root];
     let mut seen = std::collections::HashSet::from([root]);
     let mut buf = [0u8; 4096];
@@ -148,34 +147,21 @@ pub fn tree(root: i32, all_threads: bool) -> Option<Vec<i32>> {
     while i < out.len() && out.len() < 1 << 16 {
         let pid = out[i];
         i += 1;
-        let tids: Vec<String> = if all_threads {
-            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            tasks
-                .flatten()
-                .filter_map(|t| t.file_name().to_str().map(str::to_string))
-                .collect()
-        } else {
-            vec![pid.to_string()]
+        // A long list is read whole (a few pids fit the buffer above;
+        // thousands of children do not).
+        let path = format!("/proc/{pid}/task/{pid}/children");
+        let cap = buf.len();
+        let text = match small_file(&path, &mut buf) {
+            Some(t) if t.len() < cap => t.to_string(),
+            Some(_) => std::fs::read_to_string(&path).unwrap_or_default(),
+            None => continue,
         };
-        for tid in tids {
-            // A long list is read whole (a few pids per line fit the buffer
-            // above; thousands of children do not).
-            let path = format!("/proc/{pid}/task/{tid}/children");
-            let cap = buf.len();
-            let text = match small_file(&path, &mut buf) {
-                Some(t) if t.len() < cap => t.to_string(),
-                Some(_) => std::fs::read_to_string(&path).unwrap_or_default(),
-                None => continue,
-            };
-            for kid in text
-                .split_whitespace()
-                .filter_map(|k| k.parse::<i32>().ok())
-            {
-                if seen.insert(kid) {
-                    out.push(kid);
-                }
+        for kid in text
+            .split_whitespace()
+            .filter_map(|k| k.parse::<i32>().ok())
+        {
+            if seen.insert(kid) {
+                out.push(kid);
             }
         }
     }

@@ -45,10 +45,52 @@ struct Slots {
     closed: Option<Published>,
 }
 
-/// A worker's statistics as published.
-struct Published {
+/// A worker's two latency histograms (ns), recorded, zeroed, merged and
+/// published together.
+#[derive(Clone)]
+struct Hists {
     wakeup: Histogram<u64>,
     request: Histogram<u64>,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Wakeup,
+    Request,
+}
+
+impl Hists {
+    fn new() -> Hists {
+        Hists {
+            wakeup: new_hist(HIST_MAX_NS),
+            request: new_hist(HIST_MAX_NS),
+        }
+    }
+
+    fn record(&mut self, kind: Kind, ns: u64) {
+        match kind {
+            Kind::Wakeup => self.wakeup.saturating_record(ns),
+            Kind::Request => self.request.saturating_record(ns),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.wakeup.reset();
+        self.request.reset();
+    }
+
+    /// Add another's samples (same bounds and precision: it fails only on
+    /// a count past `u64`).
+    fn add(&mut self, other: &Hists) -> Result<()> {
+        let err = |e| anyhow!("merging histograms: {e:?}");
+        self.wakeup.add(&other.wakeup).map_err(err)?;
+        self.request.add(&other.request).map_err(err)
+    }
+}
+
+/// A worker's statistics as published.
+struct Published {
+    hists: Hists,
     /// The reset they date from: older than the main thread's last reset,
     /// they say nothing of the time since (the worker has recorded
     /// nothing since, or it would have taken the reset first).
@@ -74,8 +116,7 @@ struct Message {
 pub struct WorkerEnd {
     pub report: ThreadReport,
     pub running_s: f64,
-    wakeup: Histogram<u64>,
-    request: Histogram<u64>,
+    hists: Hists,
 }
 
 /// A message thread's result at its end.
@@ -234,16 +275,11 @@ impl Group {
         if let Some(e) = first_err {
             return Err(e);
         }
-        let (mut wakeup, mut request) = (new_hist(HIST_MAX_NS), new_hist(HIST_MAX_NS));
+        let mut all = Hists::new();
         for w in &workers {
-            wakeup
-                .add(&w.wakeup)
-                .map_err(|e| anyhow!("merging histograms: {e:?}"))?;
-            request
-                .add(&w.request)
-                .map_err(|e| anyhow!("merging histograms: {e:?}"))?;
+            all.add(&w.hists)?;
         }
-        Ok((messages, workers, wakeup, request))
+        Ok((messages, workers, all.wakeup, all.request))
     }
 
     fn requests(&self) -> u64 {
@@ -271,7 +307,7 @@ impl Group {
             shared.reset_epoch.fetch_add(1, SeqCst);
         }
         std::thread::sleep(Duration::from_millis(200));
-        let (mut wk, mut rq) = (new_hist(HIST_MAX_NS), new_hist(HIST_MAX_NS));
+        let mut all = Hists::new();
         for w in self.messages.iter().flat_map(|m| &m.workers) {
             let slots = w.snapshot.lock().unwrap_or_else(|e| e.into_inner());
             // The interval as the worker closed it, if it has zeroed since;
@@ -279,11 +315,10 @@ impl Group {
             let closed = slots.closed.as_ref().filter(|p| p.reset_epoch == reset);
             let live = slots.live.as_ref().filter(|p| p.reset_epoch == reset);
             if let Some(p) = closed.or(live) {
-                let _ = wk.add(&p.wakeup);
-                let _ = rq.add(&p.request);
+                let _ = all.add(&p.hists);
             }
         }
-        (wk, rq)
+        (all.wakeup, all.request)
     }
 
     fn sched_delays(&self) -> (u64, u64) {
@@ -425,8 +460,7 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
     let shared = &ctx.shared;
     let rps_mode = o.rps > 0 || o.auto_rps.is_some();
     let mut st = Stats {
-        wakeup: new_hist(HIST_MAX_NS),
-        request: new_hist(HIST_MAX_NS),
+        hists: Hists::new(),
         reset_seen: 0,
         snap_seen: 0,
         log: Vec::with_capacity(LOG_CAP),
@@ -540,16 +574,14 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
             locks_taken: w.locks.load(Relaxed),
         },
         running_s,
-        wakeup: st.wakeup,
-        request: st.request,
+        hists: st.hists,
     }
 }
 
 /// A worker's own statistics, and the epochs of the last reset and
 /// snapshot it acted on.
 struct Stats {
-    wakeup: Histogram<u64>,
-    request: Histogram<u64>,
+    hists: Hists,
     reset_seen: u64,
     snap_seen: u64,
     /// What was recorded since the last publication, while it fits
@@ -559,18 +591,9 @@ struct Stats {
     overflow: bool,
 }
 
-#[derive(Clone, Copy)]
-enum Kind {
-    Wakeup,
-    Request,
-}
-
 impl Stats {
     fn record(&mut self, kind: Kind, ns: u64) {
-        match kind {
-            Kind::Wakeup => self.wakeup.saturating_record(ns),
-            Kind::Request => self.request.saturating_record(ns),
-        }
+        self.hists.record(kind, ns);
         if self.log.len() < LOG_CAP {
             self.log.push((kind, ns));
         } else {
@@ -608,8 +631,7 @@ impl Stats {
                 std::mem::swap(&mut slots.live, &mut slots.closed);
             }
             self.reset_seen = r;
-            self.wakeup.reset();
-            self.request.reset();
+            self.hists.reset();
             self.log.clear();
             self.overflow = false;
         }
@@ -624,29 +646,22 @@ impl Stats {
         match slot {
             Some(p) if !self.overflow => {
                 if p.reset_epoch != self.reset_seen {
-                    p.wakeup.reset();
-                    p.request.reset();
+                    p.hists.reset();
                     p.reset_epoch = self.reset_seen;
                 }
                 for &(kind, ns) in &self.log {
-                    match kind {
-                        Kind::Wakeup => p.wakeup.saturating_record(ns),
-                        Kind::Request => p.request.saturating_record(ns),
-                    }
+                    p.hists.record(kind, ns);
                 }
             }
             Some(p) => {
-                p.wakeup.reset();
-                p.request.reset();
-                // Same bounds and precision: adding cannot fail.
-                let _ = p.wakeup.add(&self.wakeup);
-                let _ = p.request.add(&self.request);
+                p.hists.reset();
+                // Counts this worker holds itself: adding cannot overflow.
+                let _ = p.hists.add(&self.hists);
                 p.reset_epoch = self.reset_seen;
             }
             None => {
                 *slot = Some(Published {
-                    wakeup: self.wakeup.clone(),
-                    request: self.request.clone(),
+                    hists: self.hists.clone(),
                     reset_epoch: self.reset_seen,
                 })
             }

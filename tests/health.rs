@@ -179,3 +179,67 @@ fn the_first_cyclictest_repetition_is_a_warm_up() {
     env.ok(&["cyclictest", "-t", "1", "-D", "200ms", "--label", "one"]);
     assert_ne!(show(&env, last_id(&env))["settings"]["warmup"], true);
 }
+
+/// The monitor's voluntary context switches after `ms` of watching this
+/// test process (`--root`), with `extra` flags; then its summary line.
+fn monitor_wakes(extra: &[&str], ms: u64) -> (u64, serde_json::Value) {
+    use std::io::BufRead;
+    let root = std::process::id().to_string();
+    let mut args = vec!["health-monitor", "--root", &root, "--interval-ms", "200"];
+    args.extend_from_slice(extra);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kbench"))
+        .args(&args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready");
+    let switches = || {
+        std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .unwrap()
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+    };
+    let before = switches();
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    let woke = switches() - before;
+    drop(child.stdin.take()); // the run is over
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert!(child.wait().unwrap().success());
+    (woke, serde_json::from_str(&line).expect("the summary line"))
+}
+
+#[test]
+fn beside_a_thread_only_run_the_monitor_sleeps_until_the_end() {
+    // Five intervals: following kbench's processes it wakes for each; beside
+    // a run that starts no process it has nothing to read until the end
+    // (unless the machine has CPU frequency files, which it then reads).
+    let freq =
+        std::path::Path::new("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq").exists();
+    let (following, _) = monitor_wakes(&[], 1100);
+    assert!(following >= 4, "woke {following} times in 5 intervals");
+    let (threads_only, h) = monitor_wakes(&["--threads-only"], 1100);
+    if freq {
+        assert!(
+            threads_only >= 4,
+            "frequencies unread: woke {threads_only} times"
+        );
+    } else {
+        // One switch: going to sleep, if it had not yet when counted.
+        assert!(
+            threads_only <= 1,
+            "woke {threads_only} times with nothing to read"
+        );
+    }
+    // The ends are still read: CPU time and the run delay of kbench's own.
+    assert!(h["wall_s"].as_f64().unwrap() > 1.0, "{h}");
+    assert!(h["own_run_delay_ms"].is_number(), "{h}");
+}

@@ -72,7 +72,13 @@ def main():
         for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
             p = subprocess.run(shlex.split(cmds[side]), capture_output=True, text=True)
             if p.returncode != 0:
-                sys.exit(f"{side} failed: {(p.stderr or p.stdout).strip()[-200:]}")
+                # Once in a while (one run in dozens here) schbench dies
+                # without a word; say so and run it again, once.
+                print(f"run {i + 1} {side} failed (exit {p.returncode}), running it again",
+                      file=sys.stderr)
+                p = subprocess.run(shlex.split(cmds[side]), capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit(f"{side} failed (exit {p.returncode}): {(p.stderr or p.stdout).strip()[-200:]}")
             s = samples(p.stderr + p.stdout)
             per_run[side].append(s)
             print(f"run {i + 1} {side}: {s}", file=sys.stderr)

@@ -156,6 +156,11 @@ pub enum Command {
         root: i32,
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(10..=60_000))]
         interval_ms: u64,
+        /// kbench starts no process during the run: read its processes at
+        /// the start and the end only, and wake during the run only to read
+        /// CPU frequencies, where the machine has them
+        #[arg(long)]
+        threads_only: bool,
     },
 }
 

@@ -179,7 +179,7 @@ impl Recorder<'_> {
 impl Observer for Recorder<'_> {
     fn step(&mut self, load: &str, round: u32) {
         self.started = crate::sys::time::unix_now();
-        self.monitor = Some(crate::health::Monitor::start());
+        self.monitor = Some(crate::health::Monitor::start(false));
         self.bar.set_message(format!("round {} {load}", round + 1));
     }
 

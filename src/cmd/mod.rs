@@ -176,8 +176,10 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Matrix(a) => experiment::matrix(&ctx, &a),
         Command::Campaign(c) => experiment::campaign(&ctx, &c),
         Command::Restore { after } => crate::isolate::restore(after),
-        Command::HealthMonitor { root, interval_ms } => {
-            crate::health::monitor::run(root, interval_ms)
-        }
+        Command::HealthMonitor {
+            root,
+            interval_ms,
+            threads_only,
+        } => crate::health::monitor::run(root, interval_ms, threads_only),
     }
 }

@@ -279,7 +279,8 @@ pub struct Monitor {
 
 impl Monitor {
     /// Start the monitor process; `Err` says why there is none.
-    pub fn start() -> Result<Monitor, String> {
+    /// `threads_only`: the run starts no process (see [`monitor::run`]).
+    pub fn start(threads_only: bool) -> Result<Monitor, String> {
         use std::process::Stdio;
         let root = root_pid();
         let exe = std::env::current_exe().map_err(|e| format!("kbench's own path: {e}"))?;
@@ -291,6 +292,7 @@ impl Monitor {
             "--interval-ms",
             &INTERVAL_MS.to_string(),
         ])
+        .args(threads_only.then_some("--threads-only"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

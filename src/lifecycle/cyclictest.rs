@@ -100,6 +100,10 @@ impl Benchmark for Cyclictest {
         "cyclictest"
     }
 
+    fn threads_only(&self) -> bool {
+        true
+    }
+
     fn params(&self) -> Result<serde_json::Value> {
         Ok(self.params.clone())
     }

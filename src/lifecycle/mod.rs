@@ -72,6 +72,13 @@ pub trait Benchmark {
         Ok(())
     }
 
+    /// Whether a repetition runs in kbench's own threads alone, starting
+    /// no process: the run-health monitor then reads kbench's processes at
+    /// the ends only, instead of waking each second to follow them.
+    fn threads_only(&self) -> bool {
+        false
+    }
+
     /// Settings known before a repetition starts; stored on every status.
     fn settings(&self) -> serde_json::Value {
         serde_json::json!({})
@@ -296,7 +303,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
                 "warm-up: the first repetition differs from the rest for this benchmark; compare leaves it out unless --include-warmup".into(),
             );
         }
-        let monitor = crate::health::Monitor::start();
+        let monitor = crate::health::Monitor::start(b.threads_only());
         let result = b
             .measure(ctx, rep)
             .and_then(|out| injected_failure(rep).map(|()| out));

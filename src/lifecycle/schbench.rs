@@ -132,6 +132,10 @@ impl Benchmark for Schbench {
         "schbench"
     }
 
+    fn threads_only(&self) -> bool {
+        true
+    }
+
     fn params(&self) -> Result<serde_json::Value> {
         let o = &self.0;
         Ok(super::params::to_value(&super::params::Schbench {

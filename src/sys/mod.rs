@@ -10,6 +10,7 @@ pub mod limits;
 pub mod mem;
 pub mod mount;
 pub mod proc;
+pub mod requests;
 pub mod sched;
 pub mod shared;
 pub mod signals;

@@ -21,7 +21,10 @@ pub const LAT_PERCENTILES: &[f64] = &[50.0, 90.0, 99.0, 99.9];
 pub const RPS_PERCENTILES: &[f64] = &[20.0, 50.0, 90.0];
 
 /// One block.  `scale` divides recorded values into the printed unit
-/// (1000 for ns → usec, 1 for RPS).
+/// (1000 for ns → usec, 1 for RPS), to the nearest: schbench's own
+/// figures are differences of two clock reads each cut to the
+/// microsecond, right on average, so cutting kbench's nanoseconds would
+/// print them half a microsecond low (7 % of a 7 us wake-up).
 pub fn percentile_block(
     label: &str,
     unit: &str,
@@ -47,7 +50,7 @@ pub fn percentile_block(
             "\t{}{:2.1}th: {:<10} ({} samples)\n",
             if p == star { "* " } else { "  " },
             p,
-            v / scale,
+            nearest(v, scale),
             cum.saturating_sub(prev_cum)
         ));
         prev_cum = cum;
@@ -55,10 +58,14 @@ pub fn percentile_block(
     let (min, max) = if h.is_empty() {
         (0, 0)
     } else {
-        (h.min() / scale, h.max() / scale)
+        (nearest(h.min(), scale), nearest(h.max(), scale))
     };
     s.push_str(&format!("\t  min={min}, max={max}\n"));
     s
+}
+
+fn nearest(v: u64, scale: u64) -> u64 {
+    v.saturating_add(scale / 2) / scale
 }
 
 /// The three blocks schbench prints together: wake-up and request
@@ -79,6 +86,22 @@ pub fn latency_and_rps_blocks(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn microseconds_are_printed_to_the_nearest() {
+        // 7.4 us prints 7 and 7.6 us prints 8, where cutting printed 7 for
+        // both (schbench's differences of whole microseconds are right on
+        // average, so cut figures would read half a microsecond low).
+        let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+        h.record(7_400).unwrap();
+        h.record(7_600).unwrap();
+        let text = percentile_block("Wakeup Latencies", "usec", 1, &h, &[50.0], 50.0, 1000);
+        assert!(
+            text.contains("\t* 50.0th: 7          (1 samples)\n"),
+            "{text}"
+        );
+        assert!(text.contains("\t  min=7, max=8\n"), "{text}");
+    }
 
     #[test]
     fn percentiles_and_counts_by_hand() {

@@ -290,6 +290,10 @@ pub(crate) struct Shared {
     /// When the run ends (CLOCK_MONOTONIC ns): RPS mode starts no round
     /// of requests at or after it.
     pub deadline_ns: u64,
+    /// RPS mode: when the first message thread's next round of requests
+    /// is due (CLOCK_MONOTONIC ns; 0 before its first round and outside
+    /// RPS mode).  The main thread wakes with it.
+    pub next_round_ns: AtomicU64,
 }
 
 /// Run schbench once.
@@ -300,6 +304,7 @@ pub fn run(o: &Options, obs: &mut dyn Observer) -> Result<Outcome> {
         snap_epoch: AtomicU64::new(0),
         rps_per_msg: AtomicU64::new(o.rps / o.message_threads as u64),
         deadline_ns: crate::sys::time::mono_ns() + o.runtime_s * 1_000_000_000,
+        next_round_ns: AtomicU64::new(0),
     });
     let group = threads::Group::start(o, shared.clone())?;
     let main = threads::drive(o, &shared, &group, obs);

@@ -4,10 +4,13 @@
 use super::sync::{CpuLocks, Futex, WaitList};
 use super::{busy_percent, new_hist, spawn_named, Observer, Options, Shared, Snapshot};
 use super::{ThreadReport, HIST_MAX_NS};
+use crate::sys::requests::RequestList;
 use crate::sys::time::mono_ns;
 use anyhow::{anyhow, Result};
 use hdrhistogram::Histogram;
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{
+    AtomicI32, AtomicU64, Ordering::Relaxed, Ordering::Release, Ordering::SeqCst,
+};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,8 +26,11 @@ type Page = crate::sys::mem::HandOffPage;
 struct Worker {
     futex: Futex,
     wake_ns: AtomicU64,
-    /// RPS mode: requests queued for it, not yet taken.
-    queued: AtomicU64,
+    /// RPS mode: requests posted to it, not yet taken.
+    inbox: RequestList,
+    /// RPS mode: requests posted since it last went to take them (read
+    /// and bumped by the message thread without a locked add, as
+    /// schbench's `pending++`).
     pending: AtomicU64,
     requests: AtomicU64,
     locks: AtomicU64,
@@ -229,7 +235,7 @@ impl Group {
                         Arc::new(Worker {
                             futex: Futex::new(),
                             wake_ns: AtomicU64::new(0),
-                            queued: AtomicU64::new(0),
+                            inbox: RequestList::new(),
                             pending: AtomicU64::new(0),
                             requests: AtomicU64::new(0),
                             locks: AtomicU64::new(0),
@@ -358,7 +364,7 @@ fn message_thread(index: usize, msg: &Arc<Message>, ctx: &Arc<Ctx>) -> MessageRe
     }
     let cpus = affinity();
     let queued = if o.rps > 0 || o.auto_rps.is_some() {
-        rps_loop(msg, &ctx.shared)
+        rps_loop(index, msg, &ctx.shared)
     } else {
         message_loop(msg, o, &ctx.shared);
         0
@@ -419,7 +425,7 @@ fn message_loop(msg: &Message, o: &Options, shared: &Shared) {
 }
 
 /// RPS mode: queue the goal's requests each second, round-robin.
-fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
+fn rps_loop(index: usize, msg: &Message, shared: &Shared) -> u64 {
     let mut next = 0usize;
     let mut queued = 0u64;
     while !shared.stopping.load(SeqCst) {
@@ -429,6 +435,9 @@ fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
             // started now would add a second of requests to the count.
             std::thread::sleep(Duration::from_millis(5));
             continue;
+        }
+        if index == 0 {
+            shared.next_round_ns.store(start + 1_000_000_000, Relaxed);
         }
         let goal = shared.rps_per_msg.load(Relaxed);
         for _ in 0..goal {
@@ -442,10 +451,10 @@ fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
                 std::thread::sleep(Duration::from_micros(100));
                 continue;
             }
-            w.pending.fetch_add(1, Relaxed);
-            w.queued.fetch_add(1, SeqCst);
+            w.pending.store(w.pending.load(Relaxed) + 1, Relaxed);
+            w.inbox.push(mono_ns());
             queued += 1;
-            w.wake_ns.store(now, SeqCst);
+            w.wake_ns.store(now, Release);
             w.futex.post();
         }
         // The rest of the second in one sleep, as schbench's usleep.
@@ -484,11 +493,12 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
         // when it could not answer the main thread): publish first, not
         // after the stamp below, where the time it takes would count as
         // wake-up latency if a request came meanwhile.
-        if rps_mode && st.dirty() && w.queued.load(Relaxed) == 0 {
+        if rps_mode && st.dirty() && w.inbox.is_empty() {
             st.publish(w);
         }
         // msg_and_wait: post ourselves, sleep until woken.
-        let mut batch = 1u64;
+        let mut batch = 1usize;
+        let mut taken = None;
         if o.pipe_bytes > 0 {
             w.page.fill(o.pipe_bytes, 2);
         }
@@ -497,10 +507,11 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
         let mut woken = true;
         if rps_mode {
             w.pending.store(0, Relaxed);
-            let n = w.queued.swap(0, SeqCst);
-            if n > 0 {
+            let t = w.inbox.take();
+            if !t.is_empty() {
                 w.futex.set_running();
-                batch = n;
+                batch = t.len();
+                taken = Some(t);
                 woken = false;
             }
         } else {
@@ -525,6 +536,8 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
             }
         }
         for _ in 0..batch {
+            // Freed when its work is done, as schbench frees its request.
+            let _request = taken.as_mut().and_then(|t| t.next());
             let work_start;
             if o.pipe_bytes > 0 {
                 work_start = mono_ns();
@@ -765,12 +778,30 @@ pub fn drive(
             interrupted = true;
             break;
         }
-        // Sleep to the next whole second of the run in one sleep, as
-        // schbench does: a main thread waking more often would keep CPUs
-        // out of idle and shorten every hand-off it measures.  Ctrl-C ends
-        // the sleep when it reaches this thread, else within the second.
-        let next = start + (elapsed / 1_000_000_000 + 1) * 1_000_000_000;
-        crate::sys::time::sleep_until_ns(next);
+        // A second in one sleep, as schbench's sleep(1): a main thread
+        // waking more often would keep CPUs out of idle and shorten every
+        // hand-off it measures.  In RPS mode, to the first request
+        // thread's next round.  schbench's main and request threads each
+        // sleep about a second from nearly the same start, and their
+        // timers, within each other's slack, fire on one interrupt every
+        // second of the run: so each second's count covers whole rounds,
+        // and each round's burst shares the CPUs with the main thread's
+        // work, which the wake-ups it measures include.  Asleep on its
+        // own second, kbench's main thread drifted across the rounds:
+        // seconds counted 22-156 requests of a steady 124, and it woke
+        // 0.4-2.5 ms before each burst.  Ctrl-C ends the sleep when it
+        // reaches this thread, else within the second.
+        let mut round = shared.next_round_ns.load(Relaxed);
+        if round > 0 {
+            // Read before the round now due was started, it is the last
+            // round's: its successor is a second on.
+            while round < now + 500_000_000 {
+                round += 1_000_000_000;
+            }
+            crate::sys::time::sleep_until_ns(round);
+        } else {
+            crate::sys::time::sleep_ns(1_000_000_000);
+        }
     }
     let elapsed_s = mono_ns().saturating_sub(start) as f64 / 1e9;
     let goal = o

@@ -18,8 +18,9 @@
 # to exit ("..., whole run": start-up and report included).
 #
 # In RPS mode a run has about one wake-up per worker per second, half of
-# them fast (onto an idle CPU) and half slow, so a run's wake-up median
-# jumps between the two from run to run; after the paired runs, the RPS
+# them fast (the worker on the request thread's CPU, which runs when the
+# thread ends its burst) and half slow (the worker on the other, idle,
+# CPU), so a run's wake-up median jumps between the two from run to run; after the paired runs, the RPS
 # shape runs again PAIRS times each with -i 1 -z 1 and its wake-ups are
 # compared pooled over runs (bench/lib/pooled-wakeups.py).
 # Goals: average RPS 0.95-1.05; request latency p50 and p99 0.9-1.1;

@@ -3,10 +3,13 @@
 
 In RPS mode a worker sleeps between its second's requests, so each run
 records about one wake-up per worker per second: 20 samples in 10 s with
-two workers.  Half of them are the first worker's (woken onto an idle
-CPU) and half the second's (woken while the first and the request
-thread hold both CPUs), so a run's median sits between two clusters and
-swings between them from run to run.  A paired ratio of such medians
+two workers.  Half of them are the worker woken onto the request
+thread's own CPU, which runs as soon as the thread ends its burst and
+sleeps (about 10 us after the last request posted to it: the wake-up
+counts from that post), and half the worker woken onto the other CPU,
+idle, which waits for an interrupt to reach it (tens to hundreds of us
+on a VM whose idle CPU has halted).  A run's median sits between the
+two clusters and swings between them from run to run.  A paired ratio of such medians
 says little; the samples themselves, pooled over many runs, can be
 compared.
 

@@ -280,9 +280,13 @@ pub struct Monitor {
 impl Monitor {
     /// Start the monitor process; `Err` says why there is none.
     /// `threads_only`: the run starts no process (see [`monitor::run`]).
+    /// It counts only when kbench's processes are this one's: as a task
+    /// of a scenario, its siblings (loads, hackbench's process groups)
+    /// come and go beside it.
     pub fn start(threads_only: bool) -> Result<Monitor, String> {
         use std::process::Stdio;
         let root = root_pid();
+        let threads_only = threads_only && root == std::process::id() as i32;
         let exe = std::env::current_exe().map_err(|e| format!("kbench's own path: {e}"))?;
         let mut cmd = std::process::Command::new(exe);
         cmd.args([

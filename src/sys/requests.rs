@@ -15,6 +15,12 @@
 //! lock-free structure that owns raw pointers: nodes leave a `Box` on
 //! push and return to one on take.  Only whole-list takes, never single
 //! pops, so there is no ABA.
+//!
+//! Pushes and takes are sequentially consistent: a worker marks its futex
+//! blocked and then takes, a poster pushes and then posts the futex, and
+//! with anything weaker both could see the other's old value and the
+//! wake-up be lost.  On x86-64 each is one locked instruction whatever the
+//! ordering.
 
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -63,7 +69,7 @@ impl RequestList {
             unsafe { (*node).next = old };
             match self
                 .head
-                .compare_exchange_weak(old, node, Ordering::Release, Ordering::Relaxed)
+                .compare_exchange_weak(old, node, Ordering::SeqCst, Ordering::Relaxed)
             {
                 Ok(_) => return,
                 Err(cur) => old = cur,
@@ -78,7 +84,7 @@ impl RequestList {
 
     /// Take every queued request, oldest first.
     pub fn take(&self) -> Taken {
-        let mut cur = self.head.swap(null_mut(), Ordering::Acquire);
+        let mut cur = self.head.swap(null_mut(), Ordering::SeqCst);
         // Reverse in place: pushes put the newest first.
         let mut rev: *mut Request = null_mut();
         let mut len = 0;
@@ -143,7 +149,7 @@ impl Drop for Taken {
 }
 
 // SAFETY: the list hands nodes between threads only through the atomic
-// head (a push publishes with Release, a take acquires), and a node is
+// head (a push publishes, a take acquires: both SeqCst), and a node is
 // owned by exactly one side at a time.
 unsafe impl Send for RequestList {}
 // SAFETY: as above: shared access is only through the atomic head.

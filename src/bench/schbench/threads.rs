@@ -457,8 +457,13 @@ fn rps_loop(index: usize, msg: &Message, shared: &Shared) -> u64 {
             w.wake_ns.store(now, Release);
             w.futex.post();
         }
-        // The rest of the second in one sleep, as schbench's usleep.
-        crate::sys::time::sleep_until_ns(start + 1_000_000_000);
+        // The rest of the second, as schbench's usleep: a relative sleep
+        // (again if a signal cut it short).
+        let mut elapsed = mono_ns().saturating_sub(start);
+        while !shared.stopping.load(Relaxed) && elapsed < 1_000_000_000 {
+            crate::sys::time::sleep_ns(1_000_000_000 - elapsed);
+            elapsed = mono_ns().saturating_sub(start);
+        }
     }
     queued
 }

@@ -46,18 +46,6 @@ pub fn sleep_until_ns(deadline_ns: u64) {
     };
 }
 
-/// Sleep `ns` on `CLOCK_MONOTONIC` from now (a relative sleep, which
-/// drifts by each wake-up's lateness: for loops that must keep the phase a
-/// peer tool's relative sleeps give them); returns early only on a signal.
-pub fn sleep_ns(ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
-    };
-    // SAFETY: ts is valid; the remainder is not wanted.
-    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
-}
-
 /// Seconds since the Unix epoch, as stored in run records.
 pub fn unix_now() -> f64 {
     std::time::SystemTime::now()

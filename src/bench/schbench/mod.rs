@@ -290,21 +290,21 @@ pub(crate) struct Shared {
     /// When the run ends (CLOCK_MONOTONIC ns): RPS mode starts no round
     /// of requests at or after it.
     pub deadline_ns: u64,
-    /// RPS mode: when the first message thread's next round of requests
-    /// is due (CLOCK_MONOTONIC ns; 0 before its first round and outside
-    /// RPS mode).  The main thread wakes with it.
-    pub next_round_ns: AtomicU64,
+    /// When the run starts (CLOCK_MONOTONIC ns): the main thread's seconds
+    /// and RPS mode's rounds of requests count from it.
+    pub start_ns: u64,
 }
 
 /// Run schbench once.
 pub fn run(o: &Options, obs: &mut dyn Observer) -> Result<Outcome> {
+    let start_ns = crate::sys::time::mono_ns();
     let shared = Arc::new(Shared {
         stopping: AtomicBool::new(false),
         reset_epoch: AtomicU64::new(0),
         snap_epoch: AtomicU64::new(0),
         rps_per_msg: AtomicU64::new(o.rps / o.message_threads as u64),
-        deadline_ns: crate::sys::time::mono_ns() + o.runtime_s * 1_000_000_000,
-        next_round_ns: AtomicU64::new(0),
+        deadline_ns: start_ns + o.runtime_s * 1_000_000_000,
+        start_ns,
     });
     let group = threads::Group::start(o, shared.clone())?;
     let main = threads::drive(o, &shared, &group, obs);

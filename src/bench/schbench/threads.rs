@@ -18,6 +18,11 @@ use std::time::Duration;
 /// more until it catches up (schbench's batch).
 const MAX_PENDING: u64 = 128;
 
+/// In RPS mode the main thread wakes this long before each round: more
+/// than a timer's default slack (50 us), so the two never fire on one
+/// interrupt, and more than its own second's work.
+const BEFORE_ROUND_NS: u64 = 1_000_000;
+
 /// A page both ends of a pipe-mode hand-off write in turn (the futex
 /// hand-off orders them).
 type Page = crate::sys::mem::HandOffPage;
@@ -364,7 +369,7 @@ fn message_thread(index: usize, msg: &Arc<Message>, ctx: &Arc<Ctx>) -> MessageRe
     }
     let cpus = affinity();
     let queued = if o.rps > 0 || o.auto_rps.is_some() {
-        rps_loop(index, msg, &ctx.shared)
+        rps_loop(msg, &ctx.shared)
     } else {
         message_loop(msg, o, &ctx.shared);
         0
@@ -424,20 +429,21 @@ fn message_loop(msg: &Message, o: &Options, shared: &Shared) {
     }
 }
 
-/// RPS mode: queue the goal's requests each second, round-robin.
-fn rps_loop(index: usize, msg: &Message, shared: &Shared) -> u64 {
+/// RPS mode: queue the goal's requests each second, round-robin.  Rounds
+/// start a whole number of seconds into the run, so the main thread can
+/// wake just before each and count whole rounds (schbench sleeps the rest
+/// of each second from its round's start, and its rounds drift later by
+/// each wake-up's lateness: 0.05-0.9 ms a second here).
+fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
     let mut next = 0usize;
     let mut queued = 0u64;
+    let mut round_at = shared.start_ns;
     while !shared.stopping.load(SeqCst) {
-        let start = mono_ns();
-        if start >= shared.deadline_ns {
+        if round_at >= shared.deadline_ns {
             // The run is over; the main thread is about to say so.  A round
             // started now would add a second of requests to the count.
             std::thread::sleep(Duration::from_millis(5));
             continue;
-        }
-        if index == 0 {
-            shared.next_round_ns.store(start + 1_000_000_000, Relaxed);
         }
         let goal = shared.rps_per_msg.load(Relaxed);
         for _ in 0..goal {
@@ -457,12 +463,11 @@ fn rps_loop(index: usize, msg: &Message, shared: &Shared) -> u64 {
             w.wake_ns.store(now, Release);
             w.futex.post();
         }
-        // The rest of the second, as schbench's usleep: a relative sleep
-        // (again if a signal cut it short).
-        let mut elapsed = mono_ns().saturating_sub(start);
-        while !shared.stopping.load(Relaxed) && elapsed < 1_000_000_000 {
-            crate::sys::time::sleep_ns(1_000_000_000 - elapsed);
-            elapsed = mono_ns().saturating_sub(start);
+        // The rest of the second in one sleep (again if a signal cut it
+        // short); a round that ran late starts the next at once.
+        round_at += 1_000_000_000;
+        while !shared.stopping.load(Relaxed) && mono_ns() < round_at {
+            crate::sys::time::sleep_until_ns(round_at);
         }
     }
     queued
@@ -699,11 +704,17 @@ pub fn drive(
     obs: &mut dyn Observer,
 ) -> Result<(Histogram<u64>, f64, bool, Option<u64>)> {
     let mut rps = super::rps_hist();
-    let start = mono_ns();
+    let start = shared.start_ns;
     let mut last_rps_at = start;
-    // Zeroing, like intervals, counts whole seconds of the run: the loop
-    // wakes on whole seconds, so "more than N s since" would skip one now
-    // and then by a microsecond.
+    // Seconds of the run are the loop's wake-ups, one a second (in RPS mode
+    // a little before the whole second): zeroing and intervals count them,
+    // so "more than N s since" cannot skip one by a microsecond.
+    let lead = if o.rps > 0 || o.auto_rps.is_some() {
+        BEFORE_ROUND_NS
+    } else {
+        0
+    };
+    let mut second = 0u64;
     let mut last_zero = 0u64;
     let mut last_interval = 0u64;
     let mut last_requests = 0u64;
@@ -714,9 +725,8 @@ pub fn drive(
     let mut first = true;
     loop {
         let now = mono_ns();
-        let elapsed = now - start;
-        let done = elapsed >= o.runtime_s * 1_000_000_000;
-        let second = elapsed / 1_000_000_000;
+        let elapsed = now.saturating_sub(start);
+        let done = second >= o.runtime_s;
         let mut zero_due = o.zero_s > 0 && second >= last_zero + o.zero_s;
         if !warmup_done && o.rps == 0 && o.pipe_bytes == 0 && elapsed > o.warmup_s * 1_000_000_000 {
             warmup_done = true;
@@ -749,7 +759,7 @@ pub fn drive(
                 }
                 let (m, w) = group.sched_delays();
                 obs.interval(&Snapshot {
-                    elapsed_s: elapsed / 1_000_000_000,
+                    elapsed_s: second,
                     wakeup,
                     request,
                     rps: rps.clone(),
@@ -775,7 +785,7 @@ pub fn drive(
             }
         }
         first = false;
-        obs.tick(elapsed / 1_000_000_000);
+        obs.tick(second);
         if done {
             break;
         }
@@ -783,30 +793,18 @@ pub fn drive(
             interrupted = true;
             break;
         }
-        // A second in one sleep, as schbench's sleep(1): a main thread
-        // waking more often would keep CPUs out of idle and shorten every
-        // hand-off it measures.  In RPS mode, to the first request
-        // thread's next round.  schbench's main and request threads each
-        // sleep about a second from nearly the same start, and their
-        // timers, within each other's slack, fire on one interrupt every
-        // second of the run: so each second's count covers whole rounds,
-        // and each round's burst shares the CPUs with the main thread's
-        // work, which the wake-ups it measures include.  Asleep on its
-        // own second, kbench's main thread drifted across the rounds:
-        // seconds counted 22-156 requests of a steady 124, and it woke
-        // 0.4-2.5 ms before each burst.  Ctrl-C ends the sleep when it
-        // reaches this thread, else within the second.
-        let mut round = shared.next_round_ns.load(Relaxed);
-        if round > 0 {
-            // Read before the round now due was started, it is the last
-            // round's: its successor is a second on.
-            while round < now + 500_000_000 {
-                round += 1_000_000_000;
-            }
-            crate::sys::time::sleep_until_ns(round);
-        } else {
-            crate::sys::time::sleep_ns(1_000_000_000);
-        }
+        // To the next whole second of the run in one sleep, as schbench's
+        // sleep(1): a main thread waking more often would keep CPUs out of
+        // idle and shorten every hand-off it measures.  In RPS mode just
+        // before it, when a round of requests starts, so each second
+        // counts whole rounds: schbench's main thread wakes with its
+        // rounds (their timers fire on one interrupt) and its count takes
+        // a few of the new round's requests now and then, as kbench's did
+        // when it woke with them (200, 203, 197, 200 at 200 a second).
+        // Ctrl-C ends the sleep when it reaches this thread, else within
+        // the second.
+        second += 1;
+        crate::sys::time::sleep_until_ns(start + second * 1_000_000_000 - lead);
     }
     let elapsed_s = mono_ns().saturating_sub(start) as f64 / 1e9;
     let goal = o

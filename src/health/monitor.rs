@@ -105,13 +105,13 @@ fn own_in(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> Vec<i32> {
         .collect()
 }
 
-/// Ticks of kbench's processes in `procs`: each one's own and those of
-/// the children it waited for, so a worker that ended and was reaped
-/// during the run still counts as kbench's.
-fn own_ticks(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> u64 {
-    own_in(procs, root)
-        .iter()
-        .map(|pid| procs[pid].ticks.saturating_add(procs[pid].child_ticks))
+/// Ticks of kbench's processes `own` (from [`own_in`] on `procs`): each
+/// one's own and those of the children it waited for, so a worker that
+/// ended and was reaped during the run still counts as kbench's.
+fn own_ticks(procs: &HashMap<i32, sample::ProcStat>, own: &[i32]) -> u64 {
+    own.iter()
+        .filter_map(|pid| procs.get(pid))
+        .map(|p| p.ticks.saturating_add(p.child_ticks))
         .fold(0, u64::saturating_add)
 }
 
@@ -195,7 +195,8 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
         .filter(|(pid, _)| !sample::descends(&procs0, **pid, root))
         .map(|(pid, p)| (*pid, (p.start, p.ticks)))
         .collect();
-    let own0 = own_ticks(&procs0, root);
+    let mut own = own_in(&procs0, root);
+    let own0 = own_ticks(&procs0, &own);
     // Run delay of kbench's own processes: first and last seen.
     let mut delay: HashMap<i32, (u64, u64)> = HashMap::new();
     let mut account = |pids: &[i32], first: bool| {
@@ -209,7 +210,6 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
             }
         }
     };
-    let mut own = own_in(&procs0, root);
     drop(procs0);
     let freq_files = freq_files();
     // Everything is read once: the run may start (see `Monitor::start`).
@@ -237,8 +237,9 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
         }
     }
     let procs1 = sample::processes();
-    account(&own_in(&procs1, root), false);
-    let own1 = own_ticks(&procs1, root);
+    let own_end = own_in(&procs1, root);
+    account(&own_end, false);
+    let own1 = own_ticks(&procs1, &own_end);
     let wall = start.elapsed().as_secs_f64();
     let hz = crate::sys::proc::clock_ticks_per_s();
     let stat1 = read("/proc/stat")
@@ -364,7 +365,7 @@ mod tests {
             (12, p(11, "grandchild", 3, 3)),
             (20, p(1, "other", 1000, 4)),
         ]);
-        assert_eq!(own_ticks(&procs, 10), 160);
+        assert_eq!(own_ticks(&procs, &own_in(&procs, 10)), 160);
     }
 
     #[test]

@@ -148,13 +148,6 @@ impl Drop for Taken {
     }
 }
 
-// SAFETY: the list hands nodes between threads only through the atomic
-// head (a push publishes, a take acquires: both SeqCst), and a node is
-// owned by exactly one side at a time.
-unsafe impl Send for RequestList {}
-// SAFETY: as above: shared access is only through the atomic head.
-unsafe impl Sync for RequestList {}
-
 #[cfg(test)]
 mod tests {
     use super::*;

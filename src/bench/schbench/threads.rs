@@ -745,9 +745,6 @@ pub fn drive(
             if !first && (o.auto_rps.is_none() || target_hit) {
                 rps.saturating_record(current as u64);
             }
-            // Counted in the whole seconds the loop steps by: a wake-up a
-            // little earlier in its second than the last one must not
-            // skip an interval.
             if o.interval_s > 0 && second >= last_interval + o.interval_s {
                 last_interval = second;
                 // A zero due now comes right after the snapshot request,

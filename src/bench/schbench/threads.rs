@@ -464,8 +464,15 @@ fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
             w.futex.post();
         }
         // The rest of the second in one sleep (again if a signal cut it
-        // short); a round that ran late starts the next at once.
+        // short).  A round that ran past its second (workers so far behind
+        // that posts waited on them) starts the next at once, as
+        // schbench's, counted from the second it is in: rounds it missed
+        // are not made up afterwards in a burst of extra ones.
         round_at += 1_000_000_000;
+        let now = mono_ns();
+        if now > round_at {
+            round_at += (now - round_at) / 1_000_000_000 * 1_000_000_000;
+        }
         while !shared.stopping.load(Relaxed) && mono_ns() < round_at {
             crate::sys::time::sleep_until_ns(round_at);
         }

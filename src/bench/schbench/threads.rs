@@ -20,8 +20,12 @@ const MAX_PENDING: u64 = 128;
 
 /// In RPS mode the main thread wakes this long before each round: more
 /// than a timer's default slack (50 us), so the two never fire on one
-/// interrupt, and more than its own second's work.
-const BEFORE_ROUND_NS: u64 = 1_000_000;
+/// interrupt, and more than the main thread's lateness on a busy machine
+/// (1 ms was not: at 200 a second, a CI machine running the tests side by
+/// side counted seconds of 211 and 189 requests); less than what a round
+/// leaves of its second once its requests are done, up to 95 % of what the
+/// workers can serve.
+const BEFORE_ROUND_NS: u64 = 50_000_000;
 
 /// A page both ends of a pipe-mode hand-off write in turn (the futex
 /// hand-off orders them).

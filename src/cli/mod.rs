@@ -334,8 +334,11 @@ pub struct InterbenchArgs {
     /// Measure loops_per_ms again even if the store has it for this system
     #[arg(short = 'b', long = "recalibrate")]
     pub recalibrate: bool,
-    /// Use this loops_per_ms instead of the calibration
-    #[arg(short = 'l', long = "loops-per-ms", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    /// Use this loops_per_ms instead of the calibration (at most 100,000,000:
+    /// an empty loop at one turn a cycle on a 6 GHz CPU makes 6,000,000;
+    /// work is burnt in slices of a 20th of it, so a figure far past the
+    /// CPU's made each slice run for seconds, deaf to Ctrl-C)
+    #[arg(short = 'l', long = "loops-per-ms", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub loops_per_ms: Option<u64>,
     /// The Custom task's CPU %, with -I
     #[arg(short = 'C', long = "custom-cpu", value_name = "PCT", requires = "custom_interval", value_parser = clap::value_parser!(u64).range(1..=100))]

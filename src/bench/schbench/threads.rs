@@ -9,7 +9,7 @@ use crate::sys::time::mono_ns;
 use anyhow::{anyhow, Result};
 use hdrhistogram::Histogram;
 use std::sync::atomic::{
-    AtomicI32, AtomicU64, Ordering::Relaxed, Ordering::Release, Ordering::SeqCst,
+    AtomicI32, AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release, Ordering::SeqCst,
 };
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,13 +18,19 @@ use std::time::Duration;
 /// more until it catches up (schbench's batch).
 const MAX_PENDING: u64 = 128;
 
-/// In RPS mode the main thread wakes this long before each round: more
-/// than a timer's default slack (50 us), so the two never fire on one
-/// interrupt, and more than the main thread's lateness on a busy machine
-/// (1 ms was not: at 200 a second, a CI machine running the tests side by
-/// side counted seconds of 211 and 189 requests); less than what a round
-/// leaves of its second once its requests are done, up to 95 % of what the
-/// workers can serve.
+/// In RPS mode the main thread wakes with each round, as schbench's does
+/// (their timers expire together and fire on one interrupt: a wake-up of
+/// its own cost kbench's main and request threads 0.1-0.3 ms a 10 s run
+/// more CPU than schbench's), and counts the round's RPS from what the
+/// request thread noted as it began the round, so the count is exact
+/// whichever of the two runs first.  Only before a second whose statistics
+/// are zeroed (`-z`), or whose goal auto-RPS sets, does it wake this long
+/// before the round: the zero, or the goal, must reach the workers before
+/// the round's first request; more than the main thread's lateness on a
+/// busy machine (1 ms was not: at 200 a second, a CI machine running the
+/// tests side by side counted seconds of 211 and 189 requests); less than
+/// what a round leaves of its second once its requests are done, up to
+/// 95 % of what the workers can serve.
 const BEFORE_ROUND_NS: u64 = 50_000_000;
 
 /// A page both ends of a pipe-mode hand-off write in turn (the futex
@@ -125,6 +131,11 @@ struct Message {
     list: WaitList,
     workers: Vec<Arc<Worker>>,
     tid: AtomicI32,
+    /// RPS mode: 1 + the second of the run whose round it began last (0
+    /// before the first).
+    round: AtomicU64,
+    /// RPS mode: requests its workers had completed as that round began.
+    done_before_round: AtomicU64,
 }
 
 /// A worker's result at its end.
@@ -236,26 +247,7 @@ impl Group {
         let mut messages = Vec::new();
         let mut handles = Vec::new();
         for m in 0..o.message_threads {
-            let msg = Arc::new(Message {
-                futex: Futex::new(),
-                list: WaitList::new(o.workers),
-                workers: (0..o.workers)
-                    .map(|_| {
-                        Arc::new(Worker {
-                            futex: Futex::new(),
-                            wake_ns: AtomicU64::new(0),
-                            inbox: RequestList::new(),
-                            pending: AtomicU64::new(0),
-                            requests: AtomicU64::new(0),
-                            locks: AtomicU64::new(0),
-                            tid: AtomicI32::new(0),
-                            snapshot: Mutex::new(Slots::default()),
-                            page: Page::new(page_len),
-                        })
-                    })
-                    .collect(),
-                tid: AtomicI32::new(0),
-            });
+            let msg = Arc::new(Message::new(o.workers, page_len));
             messages.push(msg.clone());
             let ctx = ctx.clone();
             handles.push(spawn_named("schbench-msg", move || {
@@ -298,10 +290,27 @@ impl Group {
     }
 
     fn requests(&self) -> u64 {
+        self.messages.iter().map(|m| m.completed()).sum()
+    }
+
+    /// RPS mode: requests completed before the round of `second` began,
+    /// where it has begun; else (it has not: none of its requests can have
+    /// completed) those completed now.  Counting at round boundaries makes
+    /// each second's RPS sample whole rounds, whether the main thread runs
+    /// just before the request thread or just after it.
+    fn requests_before_round(&self, second: u64) -> u64 {
         self.messages
             .iter()
-            .flat_map(|m| &m.workers)
-            .map(|w| w.requests.load(Relaxed))
+            .map(|m| {
+                // Now first: a round not begun after this read had not
+                // begun before it either.
+                let now = m.completed();
+                if m.round.load(Acquire) > second {
+                    m.done_before_round.load(Relaxed)
+                } else {
+                    now
+                }
+            })
             .sum()
     }
 
@@ -347,6 +356,38 @@ impl Group {
             .flat_map(|m| &m.workers)
             .map(|w| sched_delay_of(w.tid.load(Relaxed)));
         (super::mean_delay(msgs), super::mean_delay(wks))
+    }
+}
+
+impl Message {
+    fn new(workers: usize, page_len: usize) -> Message {
+        Message {
+            futex: Futex::new(),
+            list: WaitList::new(workers),
+            workers: (0..workers)
+                .map(|_| {
+                    Arc::new(Worker {
+                        futex: Futex::new(),
+                        wake_ns: AtomicU64::new(0),
+                        inbox: RequestList::new(),
+                        pending: AtomicU64::new(0),
+                        requests: AtomicU64::new(0),
+                        locks: AtomicU64::new(0),
+                        tid: AtomicI32::new(0),
+                        snapshot: Mutex::new(Slots::default()),
+                        page: Page::new(page_len),
+                    })
+                })
+                .collect(),
+            tid: AtomicI32::new(0),
+            round: AtomicU64::new(0),
+            done_before_round: AtomicU64::new(0),
+        }
+    }
+
+    /// Requests its workers have completed.
+    fn completed(&self) -> u64 {
+        self.workers.iter().map(|w| w.requests.load(Relaxed)).sum()
     }
 }
 
@@ -449,6 +490,10 @@ fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
             std::thread::sleep(Duration::from_millis(5));
             continue;
         }
+        // Noted for the main thread's count before the first post.
+        msg.done_before_round.store(msg.completed(), Relaxed);
+        let second = round_at.saturating_sub(shared.start_ns) / 1_000_000_000;
+        msg.round.store(second + 1, Release);
         let goal = shared.rps_per_msg.load(Relaxed);
         for _ in 0..goal {
             if shared.stopping.load(Relaxed) {
@@ -720,11 +765,7 @@ pub fn drive(
     // Seconds of the run are the loop's wake-ups, one a second (in RPS mode
     // a little before the whole second): zeroing and intervals count them,
     // so "more than N s since" cannot skip one by a microsecond.
-    let lead = if o.rps > 0 || o.auto_rps.is_some() {
-        BEFORE_ROUND_NS
-    } else {
-        0
-    };
+    let rps_mode = o.rps > 0 || o.auto_rps.is_some();
     let mut second = 0u64;
     let mut last_zero = 0u64;
     let mut last_interval = 0u64;
@@ -747,7 +788,11 @@ pub fn drive(
             rps.reset();
             obs.warmup_done();
         } else if o.pipe_bytes == 0 {
-            let requests = group.requests();
+            let requests = if rps_mode {
+                group.requests_before_round(second)
+            } else {
+                group.requests()
+            };
             let dt = now.saturating_sub(last_rps_at).max(1) as f64 / 1e9;
             let current = (requests - last_requests) as f64 / dt;
             last_requests = requests;
@@ -803,15 +848,17 @@ pub fn drive(
         }
         // To the next whole second of the run in one sleep, as schbench's
         // sleep(1): a main thread waking more often would keep CPUs out of
-        // idle and shorten every hand-off it measures.  In RPS mode just
-        // before it, when a round of requests starts, so each second
-        // counts whole rounds: schbench's main thread wakes with its
-        // rounds (their timers fire on one interrupt) and its count takes
-        // a few of the new round's requests now and then, as kbench's did
-        // when it woke with them (200, 203, 197, 200 at 200 a second).
-        // Ctrl-C ends the sleep when it reaches this thread, else within
-        // the second.
+        // idle and shorten every hand-off it measures.  In RPS mode with
+        // the round that starts then (see `BEFORE_ROUND_NS` for when it
+        // wakes before).  Ctrl-C ends the sleep when it reaches this
+        // thread, else within the second.
         second += 1;
+        let zero_next = o.zero_s > 0 && second >= last_zero + o.zero_s;
+        let lead = if rps_mode && (zero_next || o.auto_rps.is_some()) {
+            BEFORE_ROUND_NS
+        } else {
+            0
+        };
         crate::sys::time::sleep_until_ns(start + second * 1_000_000_000 - lead);
     }
     let elapsed_s = mono_ns().saturating_sub(start) as f64 / 1e9;
@@ -819,4 +866,31 @@ pub fn drive(
         .auto_rps
         .map(|_| shared.rps_per_msg.load(Relaxed) * o.message_threads as u64);
     Ok((rps, elapsed_s, interrupted, goal))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_counts_up_to_its_round_once_the_round_has_begun() {
+        let group = Group {
+            messages: vec![Arc::new(Message::new(2, 1)), Arc::new(Message::new(1, 1))],
+            handles: Vec::new(),
+        };
+        let (a, b) = (&group.messages[0], &group.messages[1]);
+        a.workers[0].requests.store(7, Relaxed);
+        a.workers[1].requests.store(5, Relaxed);
+        b.workers[0].requests.store(3, Relaxed);
+        // No round yet: what is done now.
+        assert_eq!(group.requests_before_round(0), 15);
+        // The first began at second 2 with 10 done, and 2 more were done
+        // since (the new round's, where its requests are quick).
+        a.done_before_round.store(10, Relaxed);
+        a.round.store(3, Relaxed);
+        assert_eq!(group.requests_before_round(2), 10 + 3);
+        // Woken before that round began: all done so far is the old ones.
+        assert_eq!(group.requests_before_round(3), 12 + 3);
+        assert_eq!(group.requests(), 15);
+    }
 }

@@ -20,9 +20,16 @@
 # In RPS mode a run has about one wake-up per worker per second, half of
 # them fast (the worker on the request thread's CPU, which runs when the
 # thread ends its burst) and half slow (the worker on the other, idle,
-# CPU), so a run's wake-up median jumps between the two from run to run; after the paired runs, the RPS
-# shape runs again PAIRS times each with -i 1 -z 1 and its wake-ups are
-# compared pooled over runs (bench/lib/pooled-wakeups.py).
+# CPU), so a run's wake-up median jumps between the two from run to run.
+# schbench's run summary also holds each worker's last wake-up, at
+# shutdown, counted from when it went to sleep (about 0.5 s: its p99);
+# kbench leaves that out, so schbench's median has one sample a worker
+# more on the slow side.  After the RPS pairs a control runs schbench
+# against itself on that shape, the same figures: how far apart two runs
+# of one tool come here (a ratio of kbench's inside that spread says
+# nothing against kbench); then the RPS shape runs again PAIRS times each
+# with -i 1 -z 1 and its wake-ups are compared pooled over runs, summary
+# blocks left out (bench/lib/pooled-wakeups.py).
 # Goals: average RPS 0.95-1.05; request latency p50 and p99 0.9-1.1;
 # wake-up latency p50 and p99 0.8-1.25; kbench's CPU time outside its
 # workers no more than schbench's.
@@ -54,12 +61,14 @@ sb=$tmp/schbench/schbench
 lat() { # NAME BLOCK PERCENTILE-REGEX
     echo "$1=$2 Latencies percentiles[^\n]*\n(?:[^\n]*\n)*?\s*\*? ?$3th: (\d+)"
 }
-run() {
+run() { # NAME ARGS... (A=kbench, or A=schbench for the control)
     local name=$1; shift
     local args="$*"
+    local a="$kb --no-store schbench $args"
+    [ "${A:-kbench}" = schbench ] && a="$sb $args"
     echo "== $name ($pairs pairs)"
     python3 "$here/bench/lib/pairs.py" --pairs "$pairs" --outside schbench-worker \
-        --a "$kb --no-store schbench $args" --b "$sb $args" \
+        --a "$a" --b "$sb $args" \
         --figure 'average rps=average rps: ([0-9.]+)' \
         --figure "$(lat 'request p50' Request '50\.0')" \
         --figure "$(lat 'request p99' Request '99\.0')" \
@@ -79,6 +88,7 @@ run "-m 2 -t 4" -m 2 -t 4 $common
 cap=$("$sb" -m 1 -t 2 -r 5 -i 100 2>&1 | sed -n 's/^average rps: \([0-9]*\).*/\1/p')
 half=$(( cap / 2 ))
 run "-m 1 -t 2 -R $half (half of $cap)" -m 1 -t 2 -R "$half" $common
+A=schbench run "control: schbench against itself, -m 1 -t 2 -R $half" -m 1 -t 2 -R "$half" $common
 rps="-m 1 -t 2 -R $half -r $runtime -w $warmup"
 echo "== -m 1 -t 2 -R $half: wake-ups pooled over $pairs runs each"
 python3 "$here/bench/lib/pooled-wakeups.py" "$pairs" "$kb --no-store schbench $rps" "$sb $rps" 2>/dev/null

@@ -385,9 +385,12 @@ impl Message {
         }
     }
 
-    /// Requests its workers have completed.
+    /// Requests its workers have completed.  Acquire, paired with the
+    /// workers' Release: a request of a new round seen done makes that
+    /// round's start, which came before it, visible too (see
+    /// [`Group::requests_before_round`]).
     fn completed(&self) -> u64 {
-        self.workers.iter().map(|w| w.requests.load(Relaxed)).sum()
+        self.workers.iter().map(|w| w.requests.load(Acquire)).sum()
     }
 }
 
@@ -634,7 +637,7 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
                 }
             }
             let now = mono_ns();
-            w.requests.fetch_add(1, Relaxed);
+            w.requests.fetch_add(1, Release);
             let delta = now.saturating_sub(work_start);
             st.take_reset(w, shared);
             if delta > 0 {

@@ -173,6 +173,11 @@ fn bad_input() {
         2,
     );
     assert!(err.contains("does not exist"), "{err}");
+    // More workers than 16 a CPU (64 at least) would take longer to fork
+    // behind the hogs already running than any run, Ctrl-C unanswered.
+    let err = env.fails(&["responsiveness", "-t", "1", "-p", "4096"], 2);
+    assert!(err.contains("at most"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
 #[test]

@@ -39,6 +39,14 @@ pub const ENTRY: Entry = Entry {
     warmup: false,
 };
 
+/// Most worker processes a run may start on `cpus` CPUs: 16 a CPU, 64 at
+/// least.  Hogs past a few a CPU only divide the same time, and the
+/// parent forks each behind those already running: 4096 on 2 CPUs took
+/// longer to start than any limit and did not answer Ctrl-C.
+fn max_workers(cpus: usize) -> usize {
+    (16 * cpus).max(64)
+}
+
 fn scaled(p: &SleepPattern, scale: f64) -> Result<Vec<f64>> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(input(format!(
@@ -60,6 +68,16 @@ pub fn options(a: &ResponsivenessArgs, workdir: &std::path::Path) -> Result<Opti
         .unwrap_or(crate::sys::cpus::online_here().len() as u32);
     if a.interactive == 0 && prime == 0 {
         return Err(input("nothing to run: give -i or -p more than 0"));
+    }
+    let cpus = crate::sys::cpus::online_here().len().max(1);
+    let limit = max_workers(cpus);
+    let n = prime as usize + a.interactive as usize;
+    if n > limit {
+        return Err(input(format!(
+            "-p {prime} and -i {} make {n} worker processes: at most {limit} on {cpus} CPUs \
+             (more only divide the same CPUs, and each fork waits behind the hogs already started)",
+            a.interactive
+        )));
     }
     Ok(Options {
         interactive: a.interactive,

@@ -195,7 +195,17 @@ pub fn run(opts: &Options) -> Result<Outcome> {
     let mut group = WorkerGroup::new()?;
     let mut prime_pipes = Vec::new();
     let mut inter_pipes = Vec::new();
+    // Ctrl-C while starting: every fork waits behind the hogs already
+    // running, so check between them.
+    let stop = |group: &mut WorkerGroup| -> Result<()> {
+        if signals::stop_requested() {
+            group.kill_and_reap();
+            return Err(Interrupted.into());
+        }
+        Ok(())
+    };
     for i in 0..opts.prime {
+        stop(&mut group)?;
         let (r, w) = fd::pipe()?;
         let np = opts.np;
         group.spawn(i as usize, move || {
@@ -204,6 +214,7 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         prime_pipes.push(r);
     }
     for i in 0..opts.interactive {
+        stop(&mut group)?;
         let (r, w) = fd::pipe()?;
         let o = opts.clone();
         group.spawn((opts.prime + i) as usize, move || {

@@ -121,6 +121,9 @@ fn refusals_are_clear() {
     assert!(err.contains("not a size"), "{err}");
     let err = env.fails(&["load", "cpu", "--duration", "0", "--no-store"], 2);
     assert!(err.contains("greater than zero"), "{err}");
+    // Thousands of hogs would fork behind each other past any Ctrl-C.
+    let err = env.fails(&["load", "cpu", "--procs", "4096", "--no-store"], 2);
+    assert!(err.contains("16 a CPU"), "{err}");
     let out = env
         .cmd()
         .env("PATH", "/nonexistent")

@@ -192,7 +192,11 @@ fn bad_input_is_one_line_and_exit_2() {
         &["schbench", "-M", "4096"],
         &["schbench", "-W", "1-x"],
         &["schbench", "--split", "101"],
-        &["schbench", "-F", "4000000", "-t", "4000", "-r", "1"],
+        &["schbench", "-F", "4000000", "-t", "64", "-r", "1"],
+        // More threads than 64 a CPU (128 at least): refused, not left to
+        // spin behind each other past any Ctrl-C.
+        &["schbench", "-m", "1024"],
+        &["schbench", "-t", "4096"],
     ] {
         let o = env.run(args);
         let code = o.status.code();
@@ -204,6 +208,9 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         if args.contains(&"-F") {
             assert!(err.contains("matrices need"), "{err}");
+        } else if args.contains(&"1024") || args.contains(&"4096") && args.contains(&"-t") {
+            assert!(err.contains("at most"), "{err}");
+            assert_eq!(code, Some(2), "{args:?}: {err}");
         } else {
             assert_eq!(code, Some(2), "{args:?}: {err}");
         }

@@ -113,7 +113,19 @@ pub fn ring(n: usize) -> Box<dyn Load> {
 pub fn build(name: &str, o: &LoadOptions) -> Result<Box<dyn Load>> {
     let ncpu = crate::sys::cpus::online_here().len().max(1);
     Ok(match name {
-        "cpu" => Box::new(cpu::Cpu::new(o.procs.unwrap_or(ncpu))),
+        "cpu" => {
+            // Hogs past a few a CPU only divide the same time, and each
+            // fork waits behind those already spinning: 1024 on 2 CPUs did
+            // not answer Ctrl-C for 7 s.
+            let n = o.procs.unwrap_or(ncpu);
+            let limit = (16 * ncpu).max(64);
+            if n > limit {
+                return Err(crate::error::input(format!(
+                    "cpu load: --procs {n} is more than {limit}, 16 a CPU on {ncpu} CPUs (64 at least)"
+                )));
+            }
+            Box::new(cpu::Cpu::new(n))
+        }
         "process" => Box::new(process::Ring::new(4 * ncpu)),
         "mem" => Box::new(mem::Mem::new(o)?),
         "io" => Box::new(io::Io::new("io", &o.base_dir(), o)?),

@@ -115,8 +115,11 @@ impl CpuLocks {
     }
 
     /// Take the lock of the CPU we run on, spinning; if we migrated while
-    /// taking it, let it go and take the new CPU's.  Returns its index.
-    pub fn lock_this_cpu(&self) -> usize {
+    /// taking it, let it go and take the new CPU's.  Returns its index, or
+    /// `None` once `give_up` is set: with many more workers than CPUs the
+    /// holder may wait a long time for a CPU, and a run being stopped
+    /// must not wait with it.
+    pub fn lock_this_cpu(&self, give_up: &AtomicBool) -> Option<usize> {
         loop {
             let cpu = current_cpu() % self.0.len();
             let l = &self.0[cpu].0;
@@ -124,10 +127,13 @@ impl CpuLocks {
                 .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
                 .is_err()
             {
+                if give_up.load(Ordering::Relaxed) {
+                    return None;
+                }
                 std::hint::spin_loop();
             }
             if current_cpu() % self.0.len() == cpu {
-                return cpu;
+                return Some(cpu);
             }
             l.store(false, Ordering::Release);
         }
@@ -191,7 +197,7 @@ mod tests {
                 let (locks, count) = (locks.clone(), count.clone());
                 std::thread::spawn(move || {
                     for _ in 0..1000 {
-                        let c = locks.lock_this_cpu();
+                        let c = locks.lock_this_cpu(&AtomicBool::new(false)).unwrap();
                         let v = count.load(Ordering::Relaxed);
                         count.store(v + 1, Ordering::Relaxed);
                         locks.unlock(c);
@@ -201,5 +207,15 @@ mod tests {
             .collect();
         hs.into_iter().for_each(|h| h.join().unwrap());
         assert_eq!(count.load(Ordering::Relaxed), 4000);
+    }
+
+    #[test]
+    fn a_waiter_for_a_held_lock_gives_up_when_told() {
+        let locks = CpuLocks::new(1);
+        let never = AtomicBool::new(false);
+        let held = locks.lock_this_cpu(&never).unwrap();
+        assert_eq!(locks.lock_this_cpu(&AtomicBool::new(true)), None);
+        locks.unlock(held);
+        assert_eq!(locks.lock_this_cpu(&never), Some(0));
     }
 }

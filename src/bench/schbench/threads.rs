@@ -622,17 +622,42 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
                         std::thread::sleep(Duration::from_micros(o.sleep_us));
                     }
                 }
-                let lock = o.locking().then(|| ctx.locks.lock_this_cpu());
+                // A stop cuts a request short between operations (and a
+                // wait for the lock): with many workers a CPU, or many
+                // operations a request, finishing it could take minutes.
+                // A request cut short is not counted.
+                let lock = if o.locking() {
+                    match ctx.locks.lock_this_cpu(&shared.stopping) {
+                        Some(c) => Some(c),
+                        None => break,
+                    }
+                } else {
+                    None
+                };
+                let mut cut = false;
                 for _ in 0..ops_shared {
+                    if shared.stopping.load(Relaxed) {
+                        cut = true;
+                        break;
+                    }
                     if side_shared > 0 {
                         multiply_shared(&ctx.shared_matrix, side_shared);
                     }
                 }
                 for _ in 0..ops_private {
+                    if cut || shared.stopping.load(Relaxed) {
+                        cut = true;
+                        break;
+                    }
                     multiply(&mut data, side);
                 }
                 if let Some(c) = lock {
                     ctx.locks.unlock(c);
+                }
+                if cut {
+                    break;
+                }
+                if lock.is_some() {
                     w.locks.fetch_add(1, Relaxed);
                 }
             }

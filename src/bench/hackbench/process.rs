@@ -49,14 +49,19 @@ pub fn run(opts: &Options) -> Result<u64> {
     let packets = opts.fds as u64 * opts.loops;
     let verify = opts.verify;
 
-    for group in 0..opts.groups {
-        // Forking tens of thousands of tasks takes a while: Ctrl-C is
-        // heard between groups (the group drops and kills what exists).
+    // Forking tens of thousands of tasks takes a while, each fork longer
+    // than the last: Ctrl-C is heard between forks (the group drops and
+    // kills what exists).
+    let stop = || -> Result<()> {
         if signals::stop_requested() {
             return Err(Interrupted.into());
         }
+        Ok(())
+    };
+    for group in 0..opts.groups {
         let mut outs: Vec<OwnedFd> = Vec::with_capacity(opts.fds as usize);
         for index in 0..opts.fds {
+            stop()?;
             let (r, w) = task::fdpair(opts.pipe)?;
             let (rin, wout) = (r.as_raw_fd(), w.as_raw_fd());
             let role = Role::Receiver { group, index };
@@ -84,6 +89,7 @@ pub fn run(opts: &Options) -> Result<u64> {
         }
         let raw: Vec<RawFd> = outs.iter().map(|f| f.as_raw_fd()).collect();
         for index in 0..opts.fds {
+            stop()?;
             let role = Role::Sender { group, index };
             workers
                 .spawn(roles.len(), || {

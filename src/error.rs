@@ -73,6 +73,15 @@ impl fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+/// [`Interrupted`] once Ctrl-C (or SIGTERM) has asked for a stop: for
+/// loops that start many tasks and must hear it between them.
+pub fn stop_point() -> anyhow::Result<()> {
+    if crate::sys::signals::stop_requested() {
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
 /// `compare --fail-on` found what it was told to fail on; the report has
 /// been written in full, this says why the exit status is not 0.
 #[derive(Debug)]

@@ -495,7 +495,7 @@ pub struct ResponsivenessArgs {
     /// Interactive worker processes (sleep, then a small task)
     #[arg(short = 'i', long = "interactive", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub interactive: u32,
-    /// Prime worker processes (CPU hogs) [default: one per online CPU]; with -i, at most 16 processes a CPU (64 at least)
+    /// Prime worker processes (CPU hogs) [default: one per online CPU]; -p and -i together at most 16 a CPU (64 at least)
     #[arg(short = 'p', long = "prime", value_parser = clap::value_parser!(u32).range(0..=4096))]
     pub prime: Option<u32>,
     /// Size of each prime worker's range: odd numbers in [10001, 10001*(np+1))

@@ -39,14 +39,6 @@ pub const ENTRY: Entry = Entry {
     warmup: false,
 };
 
-/// Most worker processes a run may start on `cpus` CPUs: 16 a CPU, 64 at
-/// least.  Hogs past a few a CPU only divide the same time, and the
-/// parent forks each behind those already running: 4096 on 2 CPUs took
-/// longer to start than any limit and did not answer Ctrl-C.
-fn max_workers(cpus: usize) -> usize {
-    (16 * cpus).max(64)
-}
-
 fn scaled(p: &SleepPattern, scale: f64) -> Result<Vec<f64>> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(input(format!(
@@ -70,7 +62,9 @@ pub fn options(a: &ResponsivenessArgs, workdir: &std::path::Path) -> Result<Opti
         return Err(input("nothing to run: give -i or -p more than 0"));
     }
     let cpus = crate::sys::cpus::online_here().len().max(1);
-    let limit = max_workers(cpus);
+    // Prime and interactive workers together, as the cpu load's hogs (4096
+    // on 2 CPUs took longer to start than any time limit).
+    let limit = crate::load::max_hogs(cpus);
     let n = prime as usize + a.interactive as usize;
     if n > limit {
         return Err(input(format!(

@@ -109,16 +109,22 @@ pub fn ring(n: usize) -> Box<dyn Load> {
     Box::new(process::Ring::new(n))
 }
 
+/// Most CPU-hog processes one run may start on `ncpu` CPUs: 16 a CPU, 64 at
+/// least.  Hogs past a few a CPU only divide the same time, and each fork
+/// waits behind those already spinning: 1024 on 2 CPUs did not answer
+/// Ctrl-C for 7 s (the cpu load; the responsiveness probe's prime workers
+/// alike).
+pub fn max_hogs(ncpu: usize) -> usize {
+    (16 * ncpu).max(64)
+}
+
 /// Build the load called `name`.
 pub fn build(name: &str, o: &LoadOptions) -> Result<Box<dyn Load>> {
     let ncpu = crate::sys::cpus::online_here().len().max(1);
     Ok(match name {
         "cpu" => {
-            // Hogs past a few a CPU only divide the same time, and each
-            // fork waits behind those already spinning: 1024 on 2 CPUs did
-            // not answer Ctrl-C for 7 s.
             let n = o.procs.unwrap_or(ncpu);
-            let limit = (16 * ncpu).max(64);
+            let limit = max_hogs(ncpu);
             if n > limit {
                 return Err(crate::error::input(format!(
                     "cpu load: --procs {n} is more than {limit}, 16 a CPU on {ncpu} CPUs (64 at least)"

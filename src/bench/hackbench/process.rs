@@ -3,7 +3,7 @@
 
 use super::task::{self, describe_exit, EXIT_OK, EXIT_SETUP};
 use super::Options;
-use crate::error::Interrupted;
+use crate::error::{stop_point, Interrupted};
 use crate::sys::proc::ExitKind;
 use crate::sys::workers::WorkerGroup;
 use crate::sys::{sched, signals, time};
@@ -52,16 +52,10 @@ pub fn run(opts: &Options) -> Result<u64> {
     // Forking tens of thousands of tasks takes a while, each fork longer
     // than the last: Ctrl-C is heard between forks (the group drops and
     // kills what exists).
-    let stop = || -> Result<()> {
-        if signals::stop_requested() {
-            return Err(Interrupted.into());
-        }
-        Ok(())
-    };
     for group in 0..opts.groups {
         let mut outs: Vec<OwnedFd> = Vec::with_capacity(opts.fds as usize);
         for index in 0..opts.fds {
-            stop()?;
+            stop_point()?;
             let (r, w) = task::fdpair(opts.pipe)?;
             let (rin, wout) = (r.as_raw_fd(), w.as_raw_fd());
             let role = Role::Receiver { group, index };
@@ -89,7 +83,7 @@ pub fn run(opts: &Options) -> Result<u64> {
         }
         let raw: Vec<RawFd> = outs.iter().map(|f| f.as_raw_fd()).collect();
         for index in 0..opts.fds {
-            stop()?;
+            stop_point()?;
             let role = Role::Sender { group, index };
             workers
                 .spawn(roles.len(), || {

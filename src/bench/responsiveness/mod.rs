@@ -22,7 +22,7 @@ mod interactive;
 mod prime;
 
 use crate::bench::{Better, Measurement};
-use crate::error::Interrupted;
+use crate::error::{stop_point, Interrupted};
 use crate::sys::proc::ExitKind;
 use crate::sys::workers::WorkerGroup;
 use crate::sys::{fd, signals, time};
@@ -196,16 +196,10 @@ pub fn run(opts: &Options) -> Result<Outcome> {
     let mut prime_pipes = Vec::new();
     let mut inter_pipes = Vec::new();
     // Ctrl-C while starting: every fork waits behind the hogs already
-    // running, so check between them.
-    let stop = |group: &mut WorkerGroup| -> Result<()> {
-        if signals::stop_requested() {
-            group.kill_and_reap();
-            return Err(Interrupted.into());
-        }
-        Ok(())
-    };
+    // running, so it is heard between them (the group drops and kills what
+    // exists).
     for i in 0..opts.prime {
-        stop(&mut group)?;
+        stop_point()?;
         let (r, w) = fd::pipe()?;
         let np = opts.np;
         group.spawn(i as usize, move || {
@@ -214,7 +208,7 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         prime_pipes.push(r);
     }
     for i in 0..opts.interactive {
-        stop(&mut group)?;
+        stop_point()?;
         let (r, w) = fd::pipe()?;
         let o = opts.clone();
         group.spawn((opts.prime + i) as usize, move || {

@@ -479,9 +479,10 @@ fn message_loop(msg: &Message, o: &Options, shared: &Shared) {
 
 /// RPS mode: queue the goal's requests each second, round-robin.  Rounds
 /// start a whole number of seconds into the run, so the main thread can
-/// wake just before each and count whole rounds (schbench sleeps the rest
-/// of each second from its round's start, and its rounds drift later by
-/// each wake-up's lateness: 0.05-0.9 ms a second here).
+/// wake with each and count whole rounds, from the count noted as each
+/// begins (schbench sleeps the rest of each second from its round's start,
+/// and its rounds drift later by each wake-up's lateness: 0.05-0.9 ms a
+/// second here).
 fn rps_loop(msg: &Message, shared: &Shared) -> u64 {
     let mut next = 0usize;
     let mut queued = 0u64;
@@ -634,31 +635,31 @@ fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> Wo
                 } else {
                     None
                 };
-                let mut cut = false;
-                for _ in 0..ops_shared {
-                    if shared.stopping.load(Relaxed) {
-                        cut = true;
-                        break;
+                let cut = 'work: {
+                    for _ in 0..ops_shared {
+                        if shared.stopping.load(Relaxed) {
+                            break 'work true;
+                        }
+                        if side_shared > 0 {
+                            multiply_shared(&ctx.shared_matrix, side_shared);
+                        }
                     }
-                    if side_shared > 0 {
-                        multiply_shared(&ctx.shared_matrix, side_shared);
+                    for _ in 0..ops_private {
+                        if shared.stopping.load(Relaxed) {
+                            break 'work true;
+                        }
+                        multiply(&mut data, side);
                     }
-                }
-                for _ in 0..ops_private {
-                    if cut || shared.stopping.load(Relaxed) {
-                        cut = true;
-                        break;
-                    }
-                    multiply(&mut data, side);
-                }
+                    false
+                };
                 if let Some(c) = lock {
                     ctx.locks.unlock(c);
+                    if !cut {
+                        w.locks.fetch_add(1, Relaxed);
+                    }
                 }
                 if cut {
                     break;
-                }
-                if lock.is_some() {
-                    w.locks.fetch_add(1, Relaxed);
                 }
             }
             let now = mono_ns();
@@ -791,8 +792,9 @@ pub fn drive(
     let start = shared.start_ns;
     let mut last_rps_at = start;
     // Seconds of the run are the loop's wake-ups, one a second (in RPS mode
-    // a little before the whole second): zeroing and intervals count them,
-    // so "more than N s since" cannot skip one by a microsecond.
+    // with the round, or just before it: see `BEFORE_ROUND_NS`): zeroing
+    // and intervals count them, so "more than N s since" cannot skip one
+    // by a microsecond.
     let rps_mode = o.rps > 0 || o.auto_rps.is_some();
     let mut second = 0u64;
     let mut last_zero = 0u64;

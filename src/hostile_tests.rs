@@ -2,39 +2,49 @@
 //! by proptest (random text, and text built from each format's own
 //! vocabulary so the cases reach past the first check), and must return
 //! within 5 s without panicking, and refuse with a message.  The suite
-//! prints how many cases it ran (past the test harness's capture, so CI
-//! logs show it).  The command-line half is `tests/hostile.rs`.
+//! prints its seed and how many cases it ran (past the test harness's
+//! capture, so CI logs show them); cases come from that seed, failures are
+//! kept in `tests/regressions/` and replayed first (`seeded`).  The
+//! command-line half is `tests/hostile.rs`.
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, TestRunner};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
-/// Cases per parser.
+#[path = "../tests/common/seeded.rs"]
+mod seeded;
+
+/// Cases per parser (times `KBENCH_TEST_CASES` for a soak).
 const CASES: u32 = 600;
 
 static TOTAL: AtomicUsize = AtomicUsize::new(0);
 
-/// Run `f` on a thread and fail when it panics or takes over 5 s.
-fn within_5s<T: Send + 'static>(
-    what: &str,
-    input: &str,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> T {
+/// Run `f` on a thread; an error says whether it panicked (with the
+/// panic's message) or took over 5 s.
+fn within_5s(f: impl FnOnce() + Send + 'static) -> Result<(), String> {
     let (tx, rx) = std::sync::mpsc::channel();
     let h = std::thread::spawn(move || {
-        let _ = tx.send(f());
+        f();
+        let _ = tx.send(());
     });
     match rx.recv_timeout(Duration::from_secs(5)) {
-        Ok(v) => {
+        Ok(()) => {
             let _ = h.join();
-            v
+            Ok(())
         }
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{what}: no answer within 5 s for input {input:?}")
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err("no answer within 5 s".into()),
+        Err(_) => {
+            let why = match h.join() {
+                Err(p) => p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default(),
+                Ok(()) => String::new(),
+            };
+            Err(format!("panicked: {why}"))
         }
-        Err(_) => panic!("{what}: panicked on input {input:?}"),
     }
 }
 
@@ -68,27 +78,52 @@ fn hostile(words: &'static [&'static str]) -> BoxedStrategy<String> {
     prop_oneof![3 => text_of(words), 1 => "\\PC{0,200}", 1 => any::<String>()].boxed()
 }
 
-/// Run `check` on `cases` generated inputs (`shown` names one in a
-/// failure).
+/// How a case of one suite is kept in its regression file.
+struct Codec<T> {
+    encode: fn(&T) -> serde_json::Value,
+    decode: fn(&serde_json::Value) -> Option<T>,
+}
+
+fn text_codec() -> Codec<String> {
+    Codec {
+        encode: |s| serde_json::Value::String(s.clone()),
+        decode: |v| v.as_str().map(str::to_string),
+    }
+}
+
+/// Run `check` on every saved case of suite `name`, then on `cases`
+/// inputs generated from the printed seed; a case that panics or hangs is
+/// saved as a regression case and fails the test with the seed that
+/// replays it.
 fn property<T: Send + 'static>(
     name: &str,
     strategy: impl Strategy<Value = T>,
     cases: u32,
-    shown: impl Fn(&T) -> String,
+    codec: Codec<T>,
     check: impl Fn(T) + Send + Sync + Clone + 'static,
 ) {
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    });
-    for _ in 0..cases {
+    let seed = seeded::seed();
+    for saved in seeded::saved(name) {
+        let input = (codec.decode)(&saved)
+            .unwrap_or_else(|| panic!("{name}: a saved case does not decode: {saved}"));
+        let c = check.clone();
+        if let Err(why) = within_5s(move || c(input)) {
+            panic!("{name}: saved regression case {saved} {why}");
+        }
+        TOTAL.fetch_add(1, Relaxed);
+    }
+    let mut runner = seeded::runner(name, seed);
+    for k in 0..seeded::cases(cases) {
         let input = strategy
             .new_tree(&mut runner)
             .expect("a generated case")
             .current();
+        let shown = (codec.encode)(&input);
         let c = check.clone();
-        within_5s(name, &shown(&input), move || c(input));
+        if let Err(why) = within_5s(move || c(input)) {
+            let kept = seeded::save(name, &shown);
+            panic!("{name}: case {k} of seed {seed} (KBENCH_TEST_SEED={seed} replays it) {why}; input {shown}; {kept}");
+        }
         TOTAL.fetch_add(1, Relaxed);
     }
 }
@@ -99,7 +134,7 @@ fn string_parser<T: 'static>(
     words: &'static [&'static str],
     f: fn(&str) -> Result<T, String>,
 ) {
-    property(name, hostile(words), CASES, String::clone, move |s| {
+    property(name, hostile(words), CASES, text_codec(), move |s| {
         if let Err(e) = f(&s) {
             one_line(name, &s, &e);
         }
@@ -112,7 +147,7 @@ fn anyhow_parser<T: 'static>(
     words: &'static [&'static str],
     f: fn(&str) -> anyhow::Result<T>,
 ) {
-    property(name, hostile(words), CASES, String::clone, move |s| {
+    property(name, hostile(words), CASES, text_codec(), move |s| {
         if let Err(e) = f(&s) {
             one_line(name, &s, &format!("{e:#}"));
         }
@@ -408,6 +443,10 @@ fn metric_rows(rows: Vec<(String, String, f64, u8, bool)>) {
 
 #[test]
 fn hostile_inputs_never_panic_or_hang() {
+    let seed = seeded::seed();
+    seeded::say(&format!(
+        "hostile input: seed {seed} (KBENCH_TEST_SEED to change, KBENCH_TEST_CASES to multiply the cases)"
+    ));
     string_parser("duration", DURATION, |s| {
         crate::sys::time::parse_duration(s).map(|_| ())
     });
@@ -468,7 +507,10 @@ fn hostile_inputs_never_panic_or_hang() {
         "histogram blob",
         blobs(),
         CASES,
-        |b| format!("{} bytes", b.len()),
+        Codec {
+            encode: |b| serde_json::json!(b),
+            decode: |v| serde_json::from_value(v.clone()).ok(),
+        },
         histogram_blob,
     );
     let rows = proptest::collection::vec(
@@ -485,7 +527,25 @@ fn hostile_inputs_never_panic_or_hang() {
         "metric rows",
         rows,
         CASES / 3,
-        |r| format!("{} rows", r.len()),
+        Codec {
+            // f64 by its bits: NaN and infinities are cases too, and JSON
+            // has no spelling for them.
+            encode: |r| {
+                serde_json::json!(r
+                    .iter()
+                    .map(|(a, b, v, k, w)| (a, b, v.to_bits(), k, w))
+                    .collect::<Vec<_>>())
+            },
+            decode: |v| {
+                let rows: Vec<(String, String, u64, u8, bool)> =
+                    serde_json::from_value(v.clone()).ok()?;
+                Some(
+                    rows.into_iter()
+                        .map(|(a, b, v, k, w)| (a, b, f64::from_bits(v), k, w))
+                        .collect(),
+                )
+            },
+        },
         metric_rows,
     );
     let n = TOTAL.load(Relaxed);
@@ -494,7 +554,7 @@ fn hostile_inputs_never_panic_or_hang() {
     let _ = std::io::Write::write_all(
         &mut std::io::stderr(),
         format!(
-            "hostile input: {n} generated cases, no panic, no hang, every refusal with a message\n"
+            "hostile input: {n} cases (seed {seed}, saved regression cases first), no panic, no hang, every refusal with a message\n"
         )
         .as_bytes(),
     );

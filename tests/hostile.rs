@@ -8,10 +8,9 @@
 //! exit 2 and one line; and leave no process and no temp file behind.
 //! The parser half is `src/hostile_tests.rs`.
 
-use crate::common::{marked, wait_for, Env};
+use crate::common::{marked, seeded, wait_for, Env};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, TestRunner};
 use std::time::{Duration, Instant};
 
 /// Quick, harmless commands to build on.
@@ -148,6 +147,8 @@ enum Ending {
     Exited(std::process::Output),
     /// Still running at 5 s, then stopped by SIGINT in time.
     StoppedOnCtrlC,
+    /// Panicked, or ignored Ctrl-C (what it printed, or why).
+    Panicked(String),
 }
 
 fn run_case(env: &Env, argv: &[String], tmp: &std::path::Path, mark: &str) -> Ending {
@@ -191,7 +192,7 @@ fn run_case(env: &Env, argv: &[String], tmp: &std::path::Path, mark: &str) -> En
         if t > Duration::from_secs(12) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("kbench {argv:?} ignored Ctrl-C for 7 s");
+            return Ending::Panicked("ignored Ctrl-C for 7 s".into());
         }
         std::thread::sleep(Duration::from_millis(10));
     };
@@ -201,10 +202,9 @@ fn run_case(env: &Env, argv: &[String], tmp: &std::path::Path, mark: &str) -> En
         stderr: t_err.join().unwrap(),
     };
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !err.contains("panicked") && out.status.code() != Some(101),
-        "kbench {argv:?} panicked: {err}"
-    );
+    if err.contains("panicked") || out.status.code() == Some(101) {
+        return Ending::Panicked(err.into_owned());
+    }
     if interrupted {
         return Ending::StoppedOnCtrlC;
     }
@@ -244,56 +244,81 @@ fn hostile_command_lines_end_cleanly() {
             ),
         )
     });
-    let mut runner = TestRunner::new(Config {
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let cases = 300;
+    const SUITE: &str = "command lines";
+    let seed = seeded::seed();
+    seeded::say(&format!(
+        "hostile command lines: seed {seed} (KBENCH_TEST_SEED to change, KBENCH_TEST_CASES to multiply the cases)"
+    ));
+    let mut runner = seeded::runner(SUITE, seed);
+    // Saved failures first (as they were generated: the fixture's path is
+    // a placeholder), then this seed's cases.
+    let saved: Vec<Vec<String>> = seeded::saved(SUITE)
+        .into_iter()
+        .map(|v| serde_json::from_value(v).expect("a saved command line is a list of words"))
+        .collect();
+    let generated = seeded::cases(300);
+    let cases = saved.len() + generated as usize;
+    let mut argvs = saved.into_iter();
     let (mut refused, mut ran, mut ctrl_c) = (0, 0, 0);
     let mut failures: Vec<String> = Vec::new();
-    for _ in 0..cases {
-        let (i, picks) = case.new_tree(&mut runner).unwrap().current();
-        let mut argv: Vec<String> = BASES[i]
+    for k in 0..cases {
+        let template = argvs.next().unwrap_or_else(|| {
+            let (i, picks) = case.new_tree(&mut runner).unwrap().current();
+            let mut argv: Vec<String> = BASES[i].iter().map(|a| a.to_string()).collect();
+            // Flags go before a matrix's `--`, after everything else.
+            let at = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
+            for (f, value, glued) in picks {
+                let flag = &flags[i][f];
+                let words = if glued && flag.starts_with("--") {
+                    vec![format!("{flag}={value}")]
+                } else {
+                    vec![flag.clone(), value.to_string()]
+                };
+                for (k, w) in words.into_iter().enumerate() {
+                    argv.insert(at + k, w);
+                }
+            }
+            argv
+        });
+        let argv: Vec<String> = template
             .iter()
             .map(|a| a.replace("HACKBENCH_FIXTURE", fixture))
             .collect();
-        // Flags go before a matrix's `--`, after everything else.
-        let at = argv.iter().position(|a| a == "--").unwrap_or(argv.len());
-        for (f, value, glued) in picks {
-            let flag = &flags[i][f];
-            let words = if glued && flag.starts_with("--") {
-                vec![format!("{flag}={value}")]
-            } else {
-                vec![flag.clone(), value.to_string()]
-            };
-            for (k, w) in words.into_iter().enumerate() {
-                argv.insert(at + k, w);
+        let failed = match run_case(&env, &argv, &tmp, &mark) {
+            Ending::StoppedOnCtrlC => {
+                ctrl_c += 1;
+                None
             }
-        }
-        match run_case(&env, &argv, &tmp, &mark) {
-            Ending::StoppedOnCtrlC => ctrl_c += 1,
             Ending::Exited(out) => {
                 let err = String::from_utf8_lossy(&out.stderr);
                 match out.status.code() {
-                    Some(0) => ran += 1,
+                    Some(0) => {
+                        ran += 1;
+                        None
+                    }
                     Some(2) => {
                         refused += 1;
                         let lines: Vec<&str> = err.trim_end().lines().collect();
-                        if lines.len() != 1
+                        (lines.len() != 1
                             || !lines[0].starts_with("kbench: ")
-                            || lines[0].chars().any(|c| c.is_control())
-                        {
-                            failures.push(format!("kbench {argv:?}: not one clean line: {err:?}"));
-                        }
+                            || lines[0].chars().any(|c| c.is_control()))
+                        .then(|| format!("not one clean line: {err:?}"))
                     }
                     code => {
                         refused += 1;
-                        if err.trim().is_empty() {
-                            failures.push(format!("kbench {argv:?}: exit {code:?} said nothing"));
-                        }
+                        err.trim()
+                            .is_empty()
+                            .then(|| format!("exit {code:?} said nothing"))
                     }
                 }
             }
+            Ending::Panicked(err) => Some(format!("panicked: {err}")),
+        };
+        if let Some(why) = failed {
+            let kept = seeded::save(SUITE, &serde_json::json!(template));
+            failures.push(format!(
+                "case {k} of seed {seed} (KBENCH_TEST_SEED={seed} replays it): kbench {argv:?}: {why}; {kept}"
+            ));
         }
     }
     assert!(
@@ -319,7 +344,7 @@ fn hostile_command_lines_end_cleanly() {
     let _ = std::io::Write::write_all(
         &mut std::io::stderr(),
         format!(
-            "hostile command lines: {cases} generated cases ({refused} refused, {ran} ran, {ctrl_c} stopped by Ctrl-C), no panic, nothing left behind\n"
+            "hostile command lines: {cases} cases, seed {seed} ({refused} refused, {ran} ran, {ctrl_c} stopped by Ctrl-C), no panic, nothing left behind\n"
         )
         .as_bytes(),
     );

@@ -187,6 +187,7 @@ pub fn parse(
         if benchmark.is_empty() || name.is_empty() {
             return Err(at(line, "benchmark and metric must not be empty"));
         }
+        let value = super::checked::metric(&format!("line {line}"), unit.trim(), value)?;
         let better = match opt(c.better) {
             Some(b) if b.eq_ignore_ascii_case("lower") => Better::Lower,
             Some(b) if b.eq_ignore_ascii_case("higher") => Better::Higher,

@@ -4,6 +4,7 @@
 //! distribution is rebuilt (each sample at its bucket's microsecond), so
 //! percentiles can be compared like kbench's own.
 
+use super::checked::{self, Place};
 use super::{at, Imported};
 use crate::bench::cyclictest::new_histogram;
 use crate::bench::{Better, Measurement};
@@ -31,15 +32,24 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
     let mut hist = new_histogram();
     let mut in_hist = false;
     let (mut hist_max, mut over) = (Vec::<u64>::new(), 0u64);
+    // Totals, checked as they grow: cycles over the `T:` lines, samples
+    // recorded from histogram rows.
+    let (mut cycles, mut recorded, mut overflow_line) = (0u64, 0u64, 0usize);
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
+        let line_no = format!("line {}", i + 1);
+        let place: Place = &line_no;
         if t.starts_with("T:") {
-            let th = Thread {
-                cycles: field(t, "C:").ok_or_else(|| at(i + 1, "no C: count"))? as u64,
-                min: field(t, "Min:").ok_or_else(|| at(i + 1, "no Min:"))? as u64,
-                avg: field(t, "Avg:").ok_or_else(|| at(i + 1, "no Avg:"))?,
-                max: field(t, "Max:").ok_or_else(|| at(i + 1, "no Max:"))? as u64,
+            let num = |key: &str| {
+                field(t, key).ok_or_else(|| at(i + 1, format!("no {key} (or not a number)")))
             };
+            let th = Thread {
+                cycles: checked::count(place, "C:", num("C:")?)?,
+                min: checked::latency_us(place, "Min:", num("Min:")?)?,
+                avg: checked::mean_us(place, "Avg:", num("Avg:")?)?,
+                max: checked::latency_us(place, "Max:", num("Max:")?)?,
+            };
+            cycles = checked::add_count(place, "the C: counts", cycles, th.cycles)?;
             threads.push(th);
         } else if t == "# Histogram" {
             in_hist = true;
@@ -52,21 +62,41 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
             let (us, counts) = cols
                 .split_first()
                 .ok_or_else(|| at(i + 1, "empty histogram row"))?;
-            let n: u64 = counts.iter().sum();
+            let mut n = 0u64;
+            for &c in counts {
+                n = checked::add_count(place, "the histogram row", n, c)?;
+            }
             if n > 0 {
-                hist.record_n(us * 1000 + 500, n)
-                    .map_err(|e| at(i + 1, format!("{e:?}")))?;
+                recorded = checked::add_count(place, "the histogram", recorded, n)?;
+                hist.record_n(
+                    checked::bucket_ns(place, "the histogram row's latency", *us)?,
+                    n,
+                )
+                .map_err(|e| at(i + 1, format!("{e:?}")))?;
             }
         } else if let Some(rest) = t.strip_prefix("# Max Latencies:") {
             hist_max = rest
                 .split_whitespace()
-                .filter_map(|v| v.parse().ok())
-                .collect();
+                .map(|v| {
+                    let v = v
+                        .parse::<f64>()
+                        .map_err(|_| at(i + 1, format!("'{v}' is not a latency")))?;
+                    checked::latency_us(place, "a max latency", v)
+                })
+                .collect::<Result<_>>()?;
         } else if let Some(rest) = t.strip_prefix("# Histogram Overflows:") {
-            over = rest
-                .split_whitespace()
-                .filter_map(|v| v.parse::<u64>().ok())
-                .sum();
+            for v in rest.split_whitespace() {
+                let v = v
+                    .parse::<f64>()
+                    .map_err(|_| at(i + 1, format!("'{v}' is not a count")))?;
+                over = checked::add_count(
+                    place,
+                    "the overflows",
+                    over,
+                    checked::count(place, "an overflow count", v)?,
+                )?;
+            }
+            overflow_line = i + 1;
         } else if t.starts_with("# Min Latencies:")
             || t.starts_with("# Avg Latencies:")
             || t.starts_with("# Total:")
@@ -81,7 +111,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
     }
     let mut m = Measurement::default();
     if !threads.is_empty() {
-        let n: u64 = threads.iter().map(|t| t.cycles).sum();
+        let n = cycles;
         let avg = threads.iter().map(|t| t.avg * t.cycles as f64).sum::<f64>() / n.max(1) as f64;
         m.push(
             "max_us",
@@ -106,7 +136,13 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
         // Overflowed samples sit beyond the histogram: record them at the
         // largest max the tool reported, so tails are not understated.
         if over > 0 {
-            let top = hist_max.iter().copied().max().unwrap_or(0) * 1000;
+            let place = format!("line {overflow_line}");
+            checked::add_count(&place, "the histogram with its overflows", recorded, over)?;
+            let top = checked::bucket_ns(
+                &place,
+                "a max latency",
+                hist_max.iter().copied().max().unwrap_or(0),
+            )? - 500;
             hist.record_n(top.max(hist.max()), over)
                 .map_err(|e| crate::error::input(format!("{e:?}")))?;
         }

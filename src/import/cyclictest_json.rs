@@ -1,6 +1,7 @@
 //! rt-tests cyclictest `--json` output.  Note two of its keys really end
 //! in a colon: `"cmdline:"` and `"rt_test_version:"`.
 
+use super::checked;
 use super::Imported;
 use crate::bench::cyclictest::new_histogram;
 use crate::bench::{Better, Measurement};
@@ -15,20 +16,32 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
     let mut hist = new_histogram();
     let mut m = Measurement::default();
     let (mut n, mut sum, mut min, mut max) = (0u64, 0.0, u64::MAX, 0u64);
+    let mut recorded = 0u64;
     let mut keys: Vec<&String> = threads.keys().collect();
     keys.sort_by_key(|k| k.parse::<u64>().unwrap_or(u64::MAX));
     for k in keys {
         let t = &threads[k];
+        let place = format!("thread {k}");
         let num = |f: &str| t.get(f).and_then(|x| x.as_f64());
-        let cycles = num("cycles")
-            .ok_or_else(|| crate::error::input(format!("thread {k}: no cycles")))?
-            as u64;
+        // A member that is there must be a number: `"min": "x"` or a
+        // negative is refused, never read as 0.
+        let present = |f: &str| -> Result<Option<f64>> {
+            match t.get(f) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(x) => x.as_f64().map(Some).ok_or_else(|| {
+                    crate::error::input(format!("{place}: \"{f}\" is not a number"))
+                }),
+            }
+        };
+        let cycles =
+            num("cycles").ok_or_else(|| crate::error::input(format!("thread {k}: no cycles")))?;
+        let cycles = checked::count(&place, "cycles", cycles)?;
         let (tmin, tmax, tavg) = (
-            num("min").unwrap_or(0.0) as u64,
-            num("max").unwrap_or(0.0) as u64,
-            num("avg").unwrap_or(0.0),
+            checked::latency_us(&place, "min", present("min")?.unwrap_or(0.0))?,
+            checked::latency_us(&place, "max", present("max")?.unwrap_or(0.0))?,
+            checked::mean_us(&place, "avg", present("avg")?.unwrap_or(0.0))?,
         );
-        n += cycles;
+        n = checked::add_count(&place, "the cycles", n, cycles)?;
         sum += tavg * cycles as f64;
         min = min.min(tmin);
         max = max.max(tmax);
@@ -39,9 +52,15 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
                 let us: u64 = us.parse().map_err(|_| {
                     crate::error::input(format!("thread {k}: histogram key '{us}' is not a number"))
                 })?;
-                let c = count.as_u64().unwrap_or(0);
+                let c = count.as_f64().ok_or_else(|| {
+                    crate::error::input(format!(
+                        "{place}: histogram count for '{us}' is not a number"
+                    ))
+                })?;
+                let c = checked::count(&place, "a histogram count", c)?;
                 if c > 0 {
-                    hist.record_n(us * 1000 + 500, c)
+                    recorded = checked::add_count(&place, "the histogram", recorded, c)?;
+                    hist.record_n(checked::bucket_ns(&place, "a histogram key", us)?, c)
                         .map_err(|e| crate::error::input(format!("{e:?}")))?;
                 }
             }

@@ -50,6 +50,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
                 .trim()
                 .parse()
                 .map_err(|_| at(i + 1, format!("'{}' is not a time in seconds", t.trim())))?;
+            let v = super::checked::seconds(&format!("line {}", i + 1), "Time:", v)?;
             out.push(Imported {
                 label: None,
                 benchmark: "hackbench".into(),

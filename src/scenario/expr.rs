@@ -5,7 +5,10 @@
 //! Numbers support + − × ÷ (÷ rounds down when both sides are whole),
 //! parentheses, unary minus, `min`, `max`, `floor`, `ceil`, `round`.
 //! String variables may only stand alone.  Whole results print without a
-//! decimal point.
+//! decimal point.  Every number and every intermediate result must stay
+//! within ±2^53, where an `f64` still holds every whole number exactly: a
+//! result beyond it (`${9223372036854775807 * 9223372036854775807}`) is
+//! refused, never clamped.
 
 use std::collections::BTreeMap;
 
@@ -45,6 +48,20 @@ pub fn format_num(v: f64) -> String {
         format!("{}", v.round() as i64)
     } else {
         format!("{v}")
+    }
+}
+
+/// The largest magnitude an expression may reach: 2^53.
+const MAX_MAGNITUDE: f64 = 9_007_199_254_740_992.0;
+
+/// `v`, if it is a number the evaluator can hold exactly.
+fn in_range(v: f64, src: &str) -> Result<f64, String> {
+    if v.is_finite() && v.abs() <= MAX_MAGNITUDE {
+        Ok(v)
+    } else {
+        Err(format!(
+            "${{{src}}} reaches {v}, beyond ±2^53 (9007199254740992)"
+        ))
     }
 }
 
@@ -166,9 +183,9 @@ impl Parser<'_> {
         let mut v = self.product()?;
         loop {
             if self.eat('+') {
-                v += self.product()?;
+                v = in_range(v + self.product()?, self.src)?;
             } else if self.eat('-') {
-                v -= self.product()?;
+                v = in_range(v - self.product()?, self.src)?;
             } else {
                 return Ok(v);
             }
@@ -179,14 +196,14 @@ impl Parser<'_> {
         let mut v = self.unary()?;
         loop {
             if self.eat('*') {
-                v *= self.unary()?;
+                v = in_range(v * self.unary()?, self.src)?;
             } else if self.eat('/') {
                 let d = self.unary()?;
                 if d == 0.0 {
                     return Err(format!("division by zero in ${{{}}}", self.src));
                 }
                 let whole = v.fract() == 0.0 && d.fract() == 0.0;
-                v = if whole { (v / d).floor() } else { v / d };
+                v = in_range(if whole { (v / d).floor() } else { v / d }, self.src)?;
             } else {
                 return Ok(v);
             }
@@ -204,7 +221,7 @@ impl Parser<'_> {
         match self.peek().cloned() {
             Some(Tok::Num(n)) => {
                 self.pos += 1;
-                Ok(n)
+                in_range(n, self.src)
             }
             Some(Tok::Op('(')) => {
                 self.pos += 1;
@@ -233,7 +250,7 @@ impl Parser<'_> {
                     });
                 }
                 match self.vars.get(&name) {
-                    Some(Value::Num(v)) => Ok(*v),
+                    Some(Value::Num(v)) => in_range(*v, self.src),
                     Some(Value::Str(_)) => Err(format!(
                         "{name} is text and cannot be used in arithmetic in ${{{}}}",
                         self.src
@@ -336,5 +353,28 @@ mod tests {
             .unwrap_err()
             .contains("unknown function"));
         assert!(expand("${1 $ 2}", &v).unwrap_err().contains("unexpected"));
+    }
+
+    #[test]
+    fn results_beyond_exact_integers_are_refused_not_clamped() {
+        let v = vars(2.0, 1.0);
+        for e in [
+            "${9223372036854775807 * 9223372036854775807}",
+            "${9223372036854775807}",
+            "${9007199254740992 + 2}",
+            "${-9007199254740992 - 2}",
+            "${4503599627370496 * 3}",
+        ] {
+            let err = expand(e, &v).unwrap_err();
+            assert!(err.contains("beyond"), "{e}: {err}");
+        }
+        assert_eq!(
+            expand("${9007199254740992}", &v).unwrap(),
+            "9007199254740992"
+        );
+        assert_eq!(
+            expand("${-9007199254740992}", &v).unwrap(),
+            "-9007199254740992"
+        );
     }
 }

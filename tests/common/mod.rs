@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod seeded;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -47,8 +47,19 @@ impl Options {
         2 * self.fds as u64 * self.groups as u64
     }
 
+    /// Messages the run sends; `None` past 2^53, a count no run reaches
+    /// and no metric holds exactly (`limits::check` refuses it).
+    pub fn checked_messages(&self) -> Option<u64> {
+        (self.groups as u64)
+            .checked_mul(self.fds as u64)?
+            .checked_mul(self.fds as u64)?
+            .checked_mul(self.loops)
+            .filter(|&m| m <= 1 << 53)
+    }
+
+    /// Messages the run sends (checked before the run starts).
     pub fn messages(&self) -> u64 {
-        self.groups as u64 * self.fds as u64 * self.fds as u64 * self.loops
+        self.checked_messages().unwrap_or(u64::MAX)
     }
 
     pub fn mode_name(&self) -> &'static str {

@@ -451,32 +451,30 @@ fn hostile_inputs_never_panic_or_hang() {
         crate::sys::time::parse_duration(s).map(|_| ())
     });
     string_parser("cli duration", DURATION, |s| {
-        crate::cli::values::duration(s).map(|_| ())
+        crate::values::duration(s).map(|_| ())
     });
     string_parser("size", SIZE, |s| crate::sys::size::parse(s).map(|_| ()));
-    string_parser("cli size", SIZE, |s| {
-        crate::cli::values::size(s).map(|_| ())
-    });
+    string_parser("cli size", SIZE, |s| crate::values::size(s).map(|_| ()));
     string_parser("cpu list", CPUS, |s| {
         crate::sys::cpus::parse_list(s).map(|_| ())
     });
     string_parser("cli cpu list", CPUS, |s| {
-        crate::cli::values::cpu_list(s).map(|_| ())
+        crate::values::cpu_list(s).map(|_| ())
     });
     string_parser("online cpus", CPUS, |s| {
         crate::sys::cpus::parse_online(s).map(|_| ())
     });
     string_parser("schbench pinning", CPUS, |s| {
-        crate::cli::values::pinning(s).map(|_| ())
+        crate::values::pinning(s).map(|_| ())
     });
     string_parser("sleep pattern", NUMBERS, |s| {
-        crate::cli::values::sleep_pattern(s).map(|_| ())
+        crate::values::sleep_pattern(s).map(|_| ())
     });
-    string_parser("runs", NUMBERS, |s| crate::cli::values::runs(s).map(|_| ()));
+    string_parser("runs", NUMBERS, |s| crate::values::runs(s).map(|_| ()));
     string_parser(
         "load list",
         &["io", "mem", "cpu", ",", "nonsense", " "],
-        |s| crate::cli::values::load_list(s).map(|_| ()),
+        |s| crate::values::load_list(s).map(|_| ()),
     );
     string_parser("expression", EXPR, expr);
     anyhow_parser("scenario TOML", TOML, scenario);
@@ -499,9 +497,7 @@ fn hostile_inputs_never_panic_or_hang() {
     anyhow_parser("matrix knob", KNOB, crate::experiment::knob::parse);
     string_parser("kernel config", CONFIG, config);
     string_parser("/proc files", PROC, proc_files);
-    string_parser("numbers", NUMBERS, |s| {
-        crate::cli::values::size(s).map(|_| ())
-    });
+    string_parser("numbers", NUMBERS, |s| crate::values::size(s).map(|_| ()));
 
     property(
         "histogram blob",

@@ -11,6 +11,7 @@
 )]
 
 mod bench;
+mod benchmarks;
 mod cli;
 mod cmd;
 mod compare;
@@ -29,8 +30,11 @@ mod load;
 mod registry;
 mod report;
 mod scenario;
+mod session;
 mod stats;
 mod store;
+mod text;
+mod values;
 // The one home of `unsafe`: thin wrappers over the Linux calls the
 // standard library lacks, each block with its SAFETY comment.
 #[allow(unsafe_code)]
@@ -73,14 +77,14 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
     if let Some(u) = err.downcast_ref::<error::UserError>() {
         // One line, whatever the input it quotes held (a newline or a
         // terminal escape in a value is shown escaped, not obeyed).
-        eprintln!("kbench: {}", report::clean(&u.to_string()));
+        eprintln!("kbench: {}", text::clean(&u.to_string()));
         return u.exit_code();
     }
     // Other failures may carry a failed job's stderr, a line each: the
     // lines stay, their control characters are escaped.
     let shown: Vec<String> = format!("{err:#}")
         .split('\n')
-        .map(|l| report::clean(l).into_owned())
+        .map(|l| text::clean(l).into_owned())
         .collect();
     eprintln!("kbench: error: {}", shown.join("\n"));
     1

@@ -14,33 +14,9 @@ pub mod schbench;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-/// Which direction is an improvement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Better {
-    Lower,
-    Higher,
-    /// Informational (counts, sizes): no direction.
-    Neither,
-}
-
-impl Better {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Better::Lower => "lower",
-            Better::Higher => "higher",
-            Better::Neither => "neither",
-        }
-    }
-
-    pub fn parse(s: &str) -> Better {
-        match s {
-            "lower" => Better::Lower,
-            "higher" => Better::Higher,
-            _ => Better::Neither,
-        }
-    }
-}
+/// Which direction is an improvement (declared with the statistics that
+/// decide it).
+pub use crate::stats::Better;
 
 /// One named figure with its unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

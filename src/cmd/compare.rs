@@ -1,10 +1,10 @@
 //! `kbench compare`: read runs, build the comparison, render it.
 
-use super::Ctx;
 use crate::cli::{CompareArgs, CorrectionKind, FailOn, Layout, ReportFormat, TestKind};
 use crate::compare::{self, Decider, Options};
 use crate::error::input;
 use crate::report;
+use crate::session::Ctx;
 use crate::stats::multiple::Correction;
 use crate::store::{RunFilter, RunRecord};
 use anyhow::{Context, Result};
@@ -83,7 +83,10 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         (ReportFormat::Json, _) => {
             let mut body = serde_json::to_value(&c)?;
             if let Some(o) = body.as_object_mut() {
-                o.insert("schema_version".into(), super::JSON_SCHEMA_VERSION.into());
+                o.insert(
+                    "schema_version".into(),
+                    crate::session::JSON_SCHEMA_VERSION.into(),
+                );
                 o.insert("kind".into(), "compare".into());
             }
             serde_json::to_string_pretty(&body)? + "\n"
@@ -183,5 +186,5 @@ fn contest_layout(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             "--layout contest prints contest's table to stdout (as table or --json)",
         ));
     }
-    super::contest::show(ctx, &ctx.global.label, a.baseline.as_deref())
+    crate::benchmarks::contest::show(ctx, &ctx.global.label, a.baseline.as_deref())
 }

@@ -1,8 +1,8 @@
 //! `kbench matrix` and `kbench campaign`: flags to options.
 
-use super::Ctx;
 use crate::cli::{CampaignCommand, MatrixArgs};
 use crate::experiment::{campaign, knob, matrix};
+use crate::session::Ctx;
 use anyhow::Result;
 
 pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {

@@ -1,10 +1,10 @@
 //! `kbench import FILE --format …`: other tools' results stored as runs,
 //! marked imported, with no fingerprint.
 
-use super::{print_json, Ctx};
 use crate::cli::{ImportArgs, ImportFormat};
 use crate::error::input;
 use crate::import;
+use crate::session::{print_json, Ctx};
 use crate::store::{Access, RunRecord, StoredHistogram};
 use anyhow::Result;
 use std::io::Read;

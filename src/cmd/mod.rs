@@ -1,146 +1,23 @@
-//! Commands: each file turns parsed flags into typed options, runs the
-//! benchmark, stores the runs and prints the report.  Shared plumbing (the
-//! fingerprint, the label, the store) is in [`Ctx`].
+//! The commands that are not benchmarks (compare, import, runs, labels,
+//! push and pull, sysinfo, run and presets, matrix and campaign, restore,
+//! completions and man), and [`dispatch`], which sends each command line
+//! to its command or to its benchmark's registry entry.  Benchmarks live
+//! in `lifecycle/<name>.rs`; the plumbing every command shares (the
+//! fingerprint, the label, the store) is `session::Ctx`.
 
-pub(crate) mod coldwalk;
 mod compare;
-pub(crate) mod contest;
-pub(crate) mod cyclictest;
 mod experiment;
-pub(crate) mod hackbench;
 mod import;
-pub(crate) mod interbench;
-pub(crate) mod job;
-pub(crate) mod load;
 mod meta;
 mod push;
-pub(crate) mod responsiveness;
+mod restore;
 mod run;
 mod runs;
-pub(crate) mod schbench;
 mod sysinfo;
 
-use crate::cli::{Cli, Command, GlobalArgs};
-use crate::fingerprint::Fingerprint;
-use crate::store::{self, Access, RunRecord, Store};
+use crate::cli::{Cli, Command};
+use crate::session::Ctx;
 use anyhow::Result;
-use std::path::Path;
-
-/// Version of every top-level JSON document kbench prints.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
-
-/// What every command needs: the global flags, the fingerprint, the store.
-pub struct Ctx {
-    pub global: GlobalArgs,
-    fingerprint: std::cell::OnceCell<Fingerprint>,
-}
-
-impl Ctx {
-    pub fn new(global: GlobalArgs) -> Ctx {
-        Ctx {
-            global,
-            fingerprint: std::cell::OnceCell::new(),
-        }
-    }
-
-    /// The running system's fingerprint (read once).
-    pub fn fingerprint(&self) -> &Fingerprint {
-        self.fingerprint
-            .get_or_init(|| Fingerprint::collect(Path::new("/")))
-    }
-
-    /// `--label`, else `<release>/<preempt mode>`.
-    pub fn label(&self) -> String {
-        self.global
-            .label
-            .first()
-            .cloned()
-            .unwrap_or_else(|| self.fingerprint().default_label())
-    }
-
-    /// Open the store for writing, unless `--no-store`.  Opened before any
-    /// measurement so a bad `--db` fails before minutes of work.
-    pub fn store_for_writing(&self) -> Result<Option<Box<dyn Store>>> {
-        if self.global.no_store {
-            return Ok(None);
-        }
-        store::open(self.global.db.as_deref(), Access::ReadWrite).map(Some)
-    }
-
-    /// Open the store for reading.
-    pub fn store_for_reading(&self) -> Result<Box<dyn Store>> {
-        store::open(self.global.db.as_deref(), Access::ReadOnly)
-    }
-
-    /// A new run record for `benchmark` with this label and fingerprint.
-    /// When run as a scenario task, the record is tied to the scenario
-    /// run, phase, repetition and placement the runner passed down.
-    pub fn new_run(&self, benchmark: &str, params: serde_json::Value) -> RunRecord {
-        let mut r = RunRecord::new(
-            &self.label(),
-            benchmark,
-            params,
-            Some(self.fingerprint().clone()),
-        );
-        crate::scenario::runner::tag(&mut r);
-        crate::experiment::tag(&mut r);
-        r
-    }
-
-    /// Print progress/notes to stderr unless quiet.
-    pub fn info(&self, msg: &str) {
-        if !self.global.quiet {
-            eprintln!("{msg}");
-        }
-    }
-}
-
-/// Save a run when there is a store; returns the id.  Runs are saved
-/// after they are measured, so measuring never waits on the network; when
-/// a remote store cannot take the run, it lands in the local store instead
-/// (to push later) rather than being lost.
-pub fn save(store: &mut Option<Box<dyn Store>>, run: &RunRecord) -> Result<Option<i64>> {
-    let Some(s) = store else { return Ok(None) };
-    match s.save_run(run) {
-        Ok(id) => Ok(Some(id)),
-        Err(e) if s.is_remote() => {
-            let path = store::default_path();
-            let mut local = store::open(path.to_str(), Access::ReadWrite)?;
-            let id = local.save_run(run)?;
-            eprintln!(
-                "kbench: could not write to {}: {e:#}; run {id} was saved in {} instead: `kbench push --to URL` later",
-                s.describe(),
-                path.display()
-            );
-            Ok(Some(id))
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// The closing line of every measuring command: which runs were stored
-/// where, in one format (`stored as runs 3-5 in … (label …)`).
-pub fn say_stored(ctx: &Ctx, store: &Option<Box<dyn Store>>, ids: &[i64]) {
-    if let (Some(s), false) = (store, ids.is_empty()) {
-        ctx.info(&format!(
-            "stored as run{} {} in {} (label {})",
-            if ids.len() > 1 { "s" } else { "" },
-            crate::lifecycle::id_list(ids),
-            s.describe(),
-            ctx.label()
-        ));
-    }
-}
-
-/// Print a JSON document with its schema version.
-pub fn print_json(kind: &str, body: serde_json::Value) -> Result<()> {
-    let mut doc = serde_json::json!({ "schema_version": JSON_SCHEMA_VERSION, "kind": kind });
-    if let (Some(d), serde_json::Value::Object(b)) = (doc.as_object_mut(), body) {
-        d.extend(b);
-    }
-    println!("{}", serde_json::to_string_pretty(&doc)?);
-    Ok(())
-}
 
 pub fn dispatch(cli: Cli) -> Result<()> {
     crate::sys::signals::install();
@@ -175,7 +52,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Man => meta::man(),
         Command::Matrix(a) => experiment::matrix(&ctx, &a),
         Command::Campaign(c) => experiment::campaign(&ctx, &c),
-        Command::Restore { after } => crate::isolate::restore(after),
+        Command::Restore { after } => restore::run(after),
         Command::HealthMonitor {
             root,
             interval_ms,

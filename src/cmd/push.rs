@@ -3,8 +3,8 @@
 //! unique id, so copying twice stores once, and each batch is one
 //! transaction, so an interrupted copy completes on retry.
 
-use super::{print_json, Ctx};
 use crate::error::input;
+use crate::session::{print_json, Ctx};
 use crate::store::{self, Access, RunFilter, Store};
 use anyhow::Result;
 

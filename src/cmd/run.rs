@@ -1,10 +1,10 @@
 //! `kbench run FILE|PRESET` and `kbench presets`.
 
-use super::{print_json, Ctx};
 use crate::cli::{PresetsCommand, RunArgs};
 use crate::error::{input, Interrupted};
 use crate::scenario::runner::{self, Progress, Target};
 use crate::scenario::{presets, report, schema, Phase, Role, Scenario};
+use crate::session::{print_json, Ctx};
 use crate::store::{Access, RunFilter};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -214,6 +214,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         db: db.clone(),
         label: ctx.label(),
         id: id.clone(),
+        root_pid: ctx.inherited.root_pid,
     };
     let steps = sc.runs as u64 * sc.phases.len() as u64;
     let bar = if ctx.global.quiet || ctx.global.json {

@@ -1,11 +1,11 @@
 //! `kbench runs list|show|delete` and `kbench labels`.
 
-use super::{print_json, Ctx};
 use crate::cli::RunsCommand;
 use crate::error::input;
-use crate::report::table;
+use crate::session::{print_json, Ctx};
 use crate::store::{Access, RunFilter, RunRecord};
 use crate::sys::time::rfc3339;
+use crate::text::table;
 use anyhow::Result;
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -141,7 +141,7 @@ fn show(ctx: &Ctx, id: i64) -> Result<()> {
         println!("\n{t}");
     }
     for n in &run.notes {
-        println!("note: {}", crate::report::clean(n));
+        println!("note: {}", crate::text::clean(n));
     }
     if let Some(fp) = &run.fingerprint {
         println!("\nsystem:");

@@ -1,9 +1,9 @@
 //! `kbench sysinfo`: the fingerprint of the running system.
 
-use super::{print_json, Ctx};
 use crate::cli::SysinfoArgs;
 use crate::fingerprint::Fingerprint;
-use crate::report::table;
+use crate::session::{print_json, Ctx};
+use crate::text::table;
 use anyhow::Result;
 
 pub fn run(ctx: &Ctx, args: &SysinfoArgs) -> Result<()> {

@@ -30,8 +30,7 @@ pub enum Decider {
     MannWhitney,
 }
 
-/// Below this many runs on either side no verdict is given.
-pub const MIN_RUNS: usize = 3;
+pub use crate::stats::MIN_RUNS;
 
 /// What to compare.
 #[derive(Clone, Debug)]
@@ -54,10 +53,7 @@ pub struct Options {
     pub include_warmup: bool,
 }
 
-/// The default `--threshold`: changes under 2 % are below the run-to-run
-/// noise of most kernel benchmarks on real machines and are rarely worth a
-/// kernel choice.
-pub const DEFAULT_THRESHOLD_PCT: f64 = 2.0;
+pub use crate::stats::DEFAULT_THRESHOLD_PCT;
 
 /// One label's figures for one metric.
 #[derive(Clone, Debug, Serialize)]
@@ -238,7 +234,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         crate::health::suspect_ids(runs.iter().copied().filter(|r| labels.contains(&r.label)));
     if !suspect.is_empty() {
         let chosen = runs.iter().filter(|r| labels.contains(&r.label)).count();
-        let ids = crate::lifecycle::id_list(&suspect);
+        let ids = crate::text::id_list(&suspect);
         warnings.push(if o.exclude_suspect {
             format!(
                 "{} suspect run(s) left out (--exclude-suspect): {ids}",
@@ -262,13 +258,13 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
             format!(
                 "{} warm-up run(s) kept (--include-warmup): {}",
                 warmup.len(),
-                crate::lifecycle::id_list(&warmup)
+                crate::text::id_list(&warmup)
             )
         } else {
             format!(
                 "{} warm-up run(s) left out (the first repetition differs for their benchmark; --include-warmup keeps them): {}",
                 warmup.len(),
-                crate::lifecycle::id_list(&warmup)
+                crate::text::id_list(&warmup)
             )
         });
     }

@@ -6,7 +6,7 @@
 //! over every such test in the table, at alpha 0.05, with at least 3 runs
 //! a side.
 
-use crate::report::table::{self, Table};
+use crate::text::table::{self, Table};
 use std::collections::BTreeMap;
 
 /// One run as the table needs it.
@@ -78,7 +78,7 @@ fn significant<'a>(
             let Some(rs) = by.get(&(load.as_str(), label.as_str())) else {
                 continue;
             };
-            if base.len() < crate::compare::MIN_RUNS || rs.len() < crate::compare::MIN_RUNS {
+            if base.len() < crate::stats::MIN_RUNS || rs.len() < crate::stats::MIN_RUNS {
                 continue;
             }
             if let Some(w) = crate::stats::welch::test(&times(base), &times(rs)) {

@@ -513,8 +513,11 @@ fn run_block(
         cmd.arg("-q");
     }
     cmd.args(&plan.command)
-        .env(super::ENV, tag.to_string())
-        .env(crate::health::ENV_ROOT, std::process::id().to_string())
+        .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
+        .env(
+            crate::session::inherited::ENV_ROOT,
+            std::process::id().to_string(),
+        )
         .stdin(std::process::Stdio::null());
     crate::sys::proc::on_exec(
         &mut cmd,
@@ -577,7 +580,7 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
             .collect(),
     };
     if json {
-        return crate::cmd::print_json("campaigns", serde_json::json!({ "campaigns": plans }));
+        return crate::session::print_json("campaigns", serde_json::json!({ "campaigns": plans }));
     }
     if plans.is_empty() {
         println!("no campaigns in {}", store.describe());

@@ -15,7 +15,7 @@
 //! report).
 //!
 //! `--rounds auto` looks after rounds 3, 5, 8, 12, … and at the cap with
-//! the sequential rule of `--runs auto` ([`crate::lifecycle::sequential`]):
+//! the sequential rule of `--runs auto` ([`crate::stats::sequential`]):
 //! each look spends its share of α, split evenly (Bonferroni) over the combinations
 //! compared with the first, and the matrix stops when every one of them is
 //! decided (better, worse or equivalent).  A round contributes one value
@@ -24,11 +24,11 @@
 
 use super::knob::{self, Knob};
 use super::restore::{Guard, Record, Saved};
-use crate::cli::values::Runs;
 use crate::compare;
 use crate::error::input;
-use crate::lifecycle::sequential::{self, Decision, Rule};
+use crate::stats::sequential::{self, Decision, Rule};
 use crate::store::{Access, RunFilter, RunRecord};
+use crate::values::Runs;
 use anyhow::{anyhow, Result};
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -129,7 +129,7 @@ pub fn check_command(command: &[String]) -> Result<()> {
         }
         return Err(input(format!(
             "the command after --: {}",
-            crate::cli::one_line(&e.to_string()).trim_start_matches("error: ")
+            crate::text::one_line(&e.to_string()).trim_start_matches("error: ")
         )));
     }
     Ok(())
@@ -345,8 +345,11 @@ fn rounds(
                 cmd.arg("-q");
             }
             cmd.args(&o.command)
-                .env(super::ENV, tag.to_string())
-                .env(crate::health::ENV_ROOT, std::process::id().to_string())
+                .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
+                .env(
+                    crate::session::inherited::ENV_ROOT,
+                    std::process::id().to_string(),
+                )
                 .stdin(Stdio::null());
             if o.json {
                 cmd.stdout(Stdio::null());
@@ -523,14 +526,14 @@ fn report(
         let doc = serde_json::json!({
             "experiment": plan, "rounds_done": done, "stopped": stop, "comparison": c,
         });
-        return crate::cmd::print_json("matrix", doc);
+        return crate::session::print_json("matrix", doc);
     }
     use std::io::IsTerminal;
     println!(
         "matrix {id} (seed {seed}): {done} round{} of {} combinations, {stop}; runs {} (`kbench runs list --label …`)",
         if done == 1 { "" } else { "s" },
         combos.len(),
-        crate::lifecycle::id_list(&runs.iter().map(|r| r.id).collect::<Vec<_>>())
+        crate::text::id_list(&runs.iter().map(|r| r.id).collect::<Vec<_>>())
     );
     print!(
         "{}",

@@ -21,31 +21,6 @@ pub mod order;
 pub mod restore;
 
 use crate::store::RunRecord;
-use serde::{Deserialize, Serialize};
-
-/// The environment variable that tags a child's runs with the experiment.
-pub const ENV: &str = "KBENCH_EXPERIMENT";
-
-/// Tag a new run with the experiment it belongs to, if any: the knobs in
-/// effect go into its fingerprint, the rest into its settings.
-pub fn tag(r: &mut RunRecord) {
-    let Ok(text) = std::env::var(ENV) else {
-        return;
-    };
-    let Ok(serde_json::Value::Object(mut o)) = serde_json::from_str(&text) else {
-        return;
-    };
-    if let Some(serde_json::Value::Object(knobs)) = o.remove("knobs") {
-        if let Some(fp) = &mut r.fingerprint {
-            for (k, v) in knobs {
-                if let Some(v) = v.as_str() {
-                    fp.knobs.insert(k, v.to_string());
-                }
-            }
-        }
-    }
-    r.set_settings(serde_json::json!({ "experiment": o }));
-}
 
 /// The experiment a stored run belongs to: (kind, id), if any.
 pub fn of(r: &RunRecord) -> Option<(&str, &str)> {
@@ -53,38 +28,7 @@ pub fn of(r: &RunRecord) -> Option<(&str, &str)> {
     Some((e.get("kind")?.as_str()?, e.get("id")?.as_str()?))
 }
 
-/// What identifies the running system for a campaign.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Identity {
-    pub release: String,
-    pub cmdline: String,
-    pub boot_id: String,
-}
-
-/// The running system's identity (in debug builds, `KBENCH_TEST_IDENTITY`
-/// stands in for it, so tests can simulate reboots).
-pub fn identity() -> Identity {
-    #[cfg(debug_assertions)]
-    if let Some(id) = test_identity() {
-        return id;
-    }
-    let rd = |p: &str| {
-        std::fs::read_to_string(p)
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
-    };
-    Identity {
-        release: rd("/proc/sys/kernel/osrelease"),
-        cmdline: rd("/proc/cmdline"),
-        boot_id: rd("/proc/sys/kernel/random/boot_id"),
-    }
-}
-
-/// Debug builds only: the simulated identity of `KBENCH_TEST_IDENTITY`.
-#[cfg(debug_assertions)]
-pub fn test_identity() -> Option<Identity> {
-    serde_json::from_str(&std::env::var("KBENCH_TEST_IDENTITY").ok()?).ok()
-}
+pub use crate::fingerprint::identity::{identity, Identity};
 
 #[cfg(test)]
 mod tests {
@@ -190,10 +134,11 @@ mod tests {
                         let _ = matrix::check_command(&m.command);
                     }
                     crate::cli::Command::Bench(b) if b.name == "interbench" => {
-                        if let Ok(a) =
-                            crate::registry::args::<crate::cli::InterbenchArgs>(&b.matches)
+                        if let Ok(a) = crate::lifecycle::entry::args::<
+                            crate::benchmarks::interbench::args::InterbenchArgs,
+                        >(&b.matches)
                         {
-                            let _ = crate::cmd::interbench::options(&a);
+                            let _ = crate::benchmarks::interbench::options(&a);
                         }
                     }
                     _ => {}

@@ -8,6 +8,7 @@
 
 mod config;
 mod cpu;
+pub mod identity;
 mod knobs;
 mod preempt;
 
@@ -108,7 +109,7 @@ impl Fingerprint {
     /// simulate reboots into other kernels.  Release builds never read it.
     #[cfg(debug_assertions)]
     fn apply_test_identity(&mut self) {
-        let Some(id) = crate::experiment::test_identity() else {
+        let Some(id) = identity::test_identity() else {
             return;
         };
         self.release = Some(id.release);

@@ -126,7 +126,7 @@ impl Health {
             let top: Vec<String> = self
                 .outside_top
                 .iter()
-                .map(|(n, s)| format!("{} {s:.2} s", crate::report::clean(n)))
+                .map(|(n, s)| format!("{} {s:.2} s", crate::text::clean(n)))
                 .collect();
             r.push(format!(
                 "processes outside kbench used {:.0}% of a CPU (over {}%: {})",
@@ -253,22 +253,9 @@ pub fn suspect_line(runs: &[crate::store::RunRecord]) -> Option<String> {
             "suspect: {} of {} runs were disturbed by the machine (steal, other processes, OOM, throttling): runs {}; `kbench runs show ID` says how, `compare --exclude-suspect` leaves them out",
             ids.len(),
             runs.len(),
-            crate::lifecycle::id_list(&ids)
+            crate::text::id_list(&ids)
         )
     })
-}
-
-/// The environment variable naming the kbench process whose descendants
-/// are kbench's own (a scenario's runner sets it for its tasks).
-pub const ENV_ROOT: &str = "KBENCH_ROOT_PID";
-
-/// The kbench process whose descendants are kbench's own: the scenario
-/// runner's when it set [`ENV_ROOT`], else this one.
-pub fn root_pid() -> i32 {
-    std::env::var(ENV_ROOT)
-        .ok()
-        .and_then(|v| v.parse::<i32>().ok())
-        .unwrap_or(std::process::id() as i32)
 }
 
 /// The parent's handle on a running monitor.
@@ -283,9 +270,9 @@ impl Monitor {
     /// It counts only when kbench's processes are this one's: as a task
     /// of a scenario, its siblings (loads, hackbench's process groups)
     /// come and go beside it.
-    pub fn start(threads_only: bool) -> Result<Monitor, String> {
+    /// `root`: the kbench process whose descendants are kbench's own.
+    pub fn start(root: i32, threads_only: bool) -> Result<Monitor, String> {
         use std::process::Stdio;
-        let root = root_pid();
         let threads_only = threads_only && root == std::process::id() as i32;
         let exe = std::env::current_exe().map_err(|e| format!("kbench's own path: {e}"))?;
         let mut cmd = std::process::Command::new(exe);

@@ -72,14 +72,16 @@ struct Split {
 }
 
 /// Move every other task off `probe` (default: every CPU but the first).
-pub fn apply(probe: Option<&[usize]>) -> Outcome {
-    match try_apply(probe) {
+/// `root`: the kbench process whose descendants are kbench's own (they
+/// stay where they are).
+pub fn apply(probe: Option<&[usize]>, root: i32) -> Outcome {
+    match try_apply(probe, root) {
         Ok(o) => o,
         Err(e) => Outcome::NotPossible(format!("{e:#}")),
     }
 }
 
-fn try_apply(probe: Option<&[usize]>) -> Result<Outcome> {
+fn try_apply(probe: Option<&[usize]>, root: i32) -> Result<Outcome> {
     let online = crate::sys::cpus::online_here();
     if online.len() < 2 {
         return Ok(Outcome::NotPossible(
@@ -109,7 +111,7 @@ fn try_apply(probe: Option<&[usize]>) -> Result<Outcome> {
         online,
         probe,
         house,
-        own: own_pids(),
+        own: own_pids(root),
     };
     if let Some(mount) = v1::mount() {
         return v1::apply(&mount, &split).map(|i| Outcome::Isolated(Box::new(i)));
@@ -167,10 +169,8 @@ fn tgid(tid: i32) -> Option<i32> {
         .ok()
 }
 
-/// kbench and its descendants (the scenario runner's, when it set the
-/// root), by the parent chain in `/proc`.
-fn own_pids() -> std::collections::HashSet<i32> {
-    let root = crate::health::root_pid();
+/// `root` and its descendants, by the parent chain in `/proc`.
+fn own_pids(root: i32) -> std::collections::HashSet<i32> {
     let procs = crate::health::sample::processes();
     procs
         .keys()
@@ -238,86 +238,29 @@ impl Drop for Isolation {
     }
 }
 
-/// `kbench restore`: apply every restore record left (after `--after PID`
-/// dies, for the janitor).  Records of a kbench that is still running are
-/// its own business and are left alone.
-pub fn restore(after: Option<i32>) -> Result<()> {
-    use crate::experiment::restore as knobs;
-    if let Some(pid) = after {
-        crate::sys::proc::set_name("kbench-restore");
-        crate::sys::proc::sleep_until_parent_dies(pid);
-        let file = record_dir().join(format!("{pid}.json"));
-        if let Ok(t) = std::fs::read_to_string(&file) {
-            if let Ok(r) = serde_json::from_str::<Record>(&t) {
-                if undo_record(&r).is_ok() {
-                    let _ = std::fs::remove_file(&file);
-                }
+/// Undo the isolation record `pid` left, if any (the janitor, once `pid`
+/// has died); the record goes once undone.
+pub fn undo_left_by(pid: i32) {
+    let file = record_dir().join(format!("{pid}.json"));
+    if let Ok(t) = std::fs::read_to_string(&file) {
+        if let Ok(r) = serde_json::from_str::<Record>(&t) {
+            if undo_record(&r).is_ok() {
+                let _ = std::fs::remove_file(&file);
             }
         }
-        let file = knobs::file_of(pid as u32);
-        if file.exists() {
-            let _ = knobs::undo_file(&file);
-        }
-        return Ok(());
     }
-    let mut done = 0;
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(record_dir())
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let owner = name
-            .trim_start_matches("knobs-")
-            .trim_end_matches(".json")
-            .parse::<i32>()
-            .ok();
-        if let Some(pid) = owner.filter(|p| kbench_alive(*p)) {
-            println!(
-                "skipped: {} belongs to kbench {pid}, which is still running and restores it itself",
-                path.display()
-            );
-            continue;
-        }
-        if knobs::is_record(&name) {
-            println!("{}", knobs::undo_file(&path)?);
-            done += 1;
-            continue;
-        }
-        let t = std::fs::read_to_string(&path)?;
-        let r: Record = serde_json::from_str(&t)
-            .with_context(|| format!("{} is not a restore record", path.display()))?;
-        let back = undo_record(&r)?;
-        std::fs::remove_file(&path)?;
-        println!(
-            "restored: {} tasks back from {} (removed)",
-            back,
-            r.house.display()
-        );
-        done += 1;
-    }
-    if done == 0 {
-        println!("nothing to restore");
-    }
-    Ok(())
 }
 
-/// Is `pid` a live kbench process (not a zombie)?
-fn kbench_alive(pid: i32) -> bool {
-    if pid == std::process::id() as i32 {
-        return false;
-    }
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let comm = stat
-        .split_once('(')
-        .and_then(|(_, r)| r.rsplit_once(')'))
-        .map(|(c, rest)| (c.to_string(), rest.trim_start().chars().next()));
-    matches!(comm, Some((c, Some(state))) if c.starts_with("kbench") && state != 'Z')
+/// Undo the isolation record at `path` and remove it; says what it did.
+pub fn undo_file(path: &Path) -> Result<String> {
+    let t = std::fs::read_to_string(path)?;
+    let r: Record = serde_json::from_str(&t)
+        .with_context(|| format!("{} is not a restore record", path.display()))?;
+    let back = undo_record(&r)?;
+    std::fs::remove_file(path)?;
+    Ok(format!(
+        "restored: {} tasks back from {} (removed)",
+        back,
+        r.house.display()
+    ))
 }

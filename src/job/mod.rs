@@ -122,7 +122,7 @@ impl Job {
     /// Check the tools the job needs; nothing is written yet.
     pub fn new(spec: Spec, jobs: Option<usize>) -> Result<Job> {
         let scratch = PrivateDir::in_tmp("job")?;
-        crate::lifecycle::injected_panic("job-scratch");
+        crate::error::injected_panic("job-scratch");
         let dir = match &spec {
             Spec::Generated(_) => {
                 need("make", "make")?;

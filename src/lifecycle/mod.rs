@@ -10,21 +10,14 @@
 //! The engines under `bench/` never print or store: they return an outcome
 //! and this loop turns it into a stored run.
 
-use crate::cli::values::Runs;
-use crate::cmd::{print_json, save, say_stored, Ctx};
 use crate::error::Interrupted;
+use crate::session::{print_json, save, say_stored, Ctx};
+use crate::stats::sequential;
 use crate::store::{RunRecord, RunStatus};
+use crate::values::Runs;
 use anyhow::Result;
 
-pub mod cyclictest;
-pub mod hackbench;
-pub mod interbench;
-pub mod params;
-pub mod responsiveness;
-pub mod schbench;
-pub mod sequential;
-#[cfg(debug_assertions)]
-pub mod testbench;
+pub mod entry;
 
 /// Which repetition is being shown: `index` of `of` (0-based).
 #[derive(Clone, Copy, Debug)]
@@ -154,7 +147,7 @@ impl AutoRuns {
             rule: sequential::Rule {
                 alpha: 0.05,
                 precision_pct: ctx.global.precision,
-                threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
+                threshold_pct: crate::stats::DEFAULT_THRESHOLD_PCT,
                 better: spec.better,
                 baseline,
                 cap: max as usize,
@@ -255,11 +248,12 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
     };
     b.prepare(ctx)?;
     let isolation = match ctx.global.isolate {
-        false => std::env::var(crate::scenario::runner::ENV_ISOLATION)
-            .ok()
-            .and_then(|v| serde_json::from_str(&v).ok())
+        false => ctx
+            .inherited
+            .isolation
+            .clone()
             .unwrap_or_else(|| serde_json::json!({ "isolated": false })),
-        true => match crate::isolate::apply(b.probe_cpus().as_deref()) {
+        true => match crate::isolate::apply(b.probe_cpus().as_deref(), ctx.inherited.root_pid) {
             crate::isolate::Outcome::Isolated(i) => {
                 let s = i.summary.clone();
                 ctx.info(&format!(
@@ -303,7 +297,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
                 "warm-up: the first repetition differs from the rest for this benchmark; compare leaves it out unless --include-warmup".into(),
             );
         }
-        let monitor = crate::health::Monitor::start(b.threads_only());
+        let monitor = crate::health::Monitor::start(ctx.inherited.root_pid, b.threads_only());
         let result = b
             .measure(ctx, rep)
             .and_then(|out| injected_failure(rep).map(|()| out));
@@ -428,14 +422,6 @@ pub fn record_health(
 /// In debug builds, `KBENCH_INJECT_FAILURE=N` fails repetition N of any
 /// command after it measured, so tests can drive every command's failed
 /// path through this loop; release builds never fail this way.
-/// In debug builds, panic at `point` when `KBENCH_INJECT_PANIC` names it:
-/// the tests show that a panic leaves no file and no process behind.
-pub fn injected_panic(point: &str) {
-    if cfg!(debug_assertions) && std::env::var("KBENCH_INJECT_PANIC").is_ok_and(|p| p == point) {
-        panic!("panic injected by KBENCH_INJECT_PANIC at {point}");
-    }
-}
-
 fn injected_failure(rep: Rep) -> Result<()> {
     if cfg!(debug_assertions)
         && std::env::var("KBENCH_INJECT_FAILURE").ok() == Some((rep.index + 1).to_string())
@@ -446,40 +432,4 @@ fn injected_failure(rep: Rep) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Ids as a short list, in order: `3`, `3-5`, `3-5,9`.
-pub fn id_list(ids: &[i64]) -> String {
-    let mut ids = ids.to_vec();
-    ids.sort_unstable();
-    ids.dedup();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let mut j = i;
-        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", ids[i], ids[j])
-        } else {
-            ids[i].to_string()
-        });
-        i = j + 1;
-    }
-    parts.join(",")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn id_lists_compress_ranges() {
-        assert_eq!(id_list(&[]), "");
-        assert_eq!(id_list(&[3]), "3");
-        assert_eq!(id_list(&[3, 4, 5]), "3-5");
-        assert_eq!(id_list(&[3, 4, 5, 9, 11, 12]), "3-5,9,11-12");
-        assert_eq!(id_list(&[7, 1, 2, 6, 9, 2]), "1-2,6-7,9");
-    }
 }

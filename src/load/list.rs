@@ -2,8 +2,8 @@
 //! every entry, again and again, staying on one filesystem (so /proc and
 //! /sys are not walked).  Work: entries listed.
 
+use super::walk::{walk_with, Options};
 use super::Load;
-use crate::bench::coldwalk::{walk_with, Options};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -32,7 +32,7 @@ impl Load for List {
         )
     }
     fn prepare(&mut self, _dir: &Path, _progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
-        crate::bench::coldwalk::check_root(&self.root).map_err(crate::error::input)
+        super::walk::check_root(&self.root).map_err(crate::error::input)
     }
     fn workers(&self) -> usize {
         1

@@ -21,6 +21,7 @@ mod read;
 mod runner;
 pub mod size;
 mod tar;
+pub mod walk;
 
 pub use dbench::which;
 pub use runner::{Report, Running};

@@ -139,7 +139,7 @@ impl Running {
                 load.run_worker(i, path, counters.get(i))
             })?;
         }
-        crate::lifecycle::injected_panic("load-started");
+        crate::error::injected_panic("load-started");
         Ok(Running {
             load,
             group,

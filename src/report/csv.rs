@@ -4,7 +4,7 @@
 use crate::compare::{params_text, Comparison};
 
 fn field(s: &str) -> String {
-    super::clean(s).into_owned()
+    crate::text::clean(s).into_owned()
 }
 
 fn f(v: Option<f64>) -> String {

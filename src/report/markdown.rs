@@ -5,7 +5,7 @@ use super::sections::{details, footnotes, scoreboard, systems, tally_line, Secti
 use crate::compare::Comparison;
 
 fn cell(s: &str) -> String {
-    super::clean(s).replace('|', "\\|")
+    crate::text::clean(s).replace('|', "\\|")
 }
 
 fn section(out: &mut String, s: &Section) {

@@ -3,8 +3,8 @@
 //! first (one row per metric and label, the answer), then the systems
 //! compared, then per-metric detail tables.
 
-use super::table::num;
 use crate::compare::{params_text, Comparison, Group, LabelStats, MetricComparison, Verdict};
+use crate::text::table::num;
 
 /// One titled table.
 #[derive(Clone, Debug, PartialEq)]

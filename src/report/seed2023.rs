@@ -72,7 +72,7 @@ fn verdict_line(c: &Comparison, label: &str, task: &str, metric: &str) -> Option
         .as_ref()?;
     Some(format!(
         "vs {}: {}, p adj {}, {}",
-        super::clean(&c.baseline),
+        crate::text::clean(&c.baseline),
         change_text(v.change_pct, v.change_ci_pct),
         p_text(v.p_adjusted),
         v.verdict.as_str()
@@ -94,7 +94,7 @@ pub fn render_article(c: &Comparison, runs: &[RunRecord]) -> Option<String> {
         if mine.is_empty() {
             continue;
         }
-        out.push_str(&format!("{}\n\n", super::clean(label)));
+        out.push_str(&format!("{}\n\n", crate::text::clean(label)));
         let mut row = |name: &str, text: String, verdict: Option<String>| {
             out.push_str(&format!("   {name:10}  {text}\n"));
             if let Some(v) = verdict {
@@ -189,7 +189,7 @@ pub fn render(c: &Comparison) -> String {
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let mut out = String::new();
     for label in &c.labels {
-        out.push_str(&super::clean(label));
+        out.push_str(&crate::text::clean(label));
         out.push_str("\n\n");
         let mut i = 0;
         for g in &c.groups {
@@ -198,13 +198,13 @@ pub fn render(c: &Comparison) -> String {
                 i += 1;
                 if let Some(l) = m.labels.iter().find(|l| &l.label == label) {
                     let vals: Vec<String> = l.values.iter().map(|v| value(*v, &m.unit)).collect();
-                    let name = super::clean(name);
+                    let name = crate::text::clean(name);
                     out.push_str(&format!("   {name:width$}  {}\n", vals.join(", ")));
                     if let Some(v) = &l.versus {
                         out.push_str(&format!(
                             "   {:width$}  vs {}: {}, p adj {}, {}\n",
                             "",
-                            super::clean(&c.baseline),
+                            crate::text::clean(&c.baseline),
                             change_text(v.change_pct, v.change_ci_pct),
                             p_text(v.p_adjusted),
                             v.verdict.as_str()

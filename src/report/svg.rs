@@ -3,8 +3,8 @@
 //! scale from the stored HdrHistograms.  Text is left to the browser's
 //! fonts, so no font is embedded and no plotting crate is needed.
 
-use super::table::num;
 use crate::compare::MetricComparison;
+use crate::text::table::num;
 use hdrhistogram::Histogram;
 use std::fmt::Write;
 
@@ -18,7 +18,7 @@ pub fn colour(i: usize) -> &'static str {
 }
 
 pub fn escape(s: &str) -> String {
-    super::clean(s)
+    crate::text::clean(s)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -3,8 +3,8 @@
 //! then (with `--details`) a table per metric.
 
 use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
-use super::table;
 use crate::compare::Comparison;
+use crate::text::table;
 
 fn paint(verdict: &str) -> Option<&'static str> {
     match verdict {
@@ -29,7 +29,7 @@ fn section(out: &mut String, s: &Section, colour: bool) {
         }
         t.add_row(r);
     }
-    out.push_str(&super::clean(&s.title));
+    out.push_str(&crate::text::clean(&s.title));
     out.push('\n');
     out.push_str(&t.to_string());
     out.push_str("\n\n");
@@ -47,7 +47,7 @@ pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
         }
     }
     for f in footnotes(c).iter().skip(1) {
-        out.push_str(&super::clean(f));
+        out.push_str(&crate::text::clean(f));
         out.push('\n');
     }
     out

@@ -12,7 +12,7 @@
 //! row shows first, so one repetition is one value.
 
 use super::{Role, Scenario};
-use crate::lifecycle::sequential::{decide, is_look, Decision, Rule};
+use crate::stats::sequential::{decide, is_look, Decision, Rule};
 use crate::store::{Access, RunFilter, RunRecord, RunStatus};
 use anyhow::Result;
 

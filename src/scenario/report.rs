@@ -14,8 +14,8 @@ fn fmt(v: f64, unit: &str) -> String {
         "s" => format!("{v:.3} s"),
         "us" => format!("{v:.0} us"),
         "%" => format!("{v:.0}%"),
-        "count" | "" => crate::report::table::num(v),
-        u => format!("{} {u}", crate::report::table::num(v)),
+        "count" | "" => crate::text::table::num(v),
+        u => format!("{} {u}", crate::text::table::num(v)),
     }
 }
 
@@ -118,7 +118,7 @@ pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
     let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
     let cells: Vec<String> = rows.iter().map(|r| r.1.join(", ")).collect();
     let cw = cells.iter().map(|c| c.chars().count()).max().unwrap_or(0);
-    let mut out = format!("{}\n\n", crate::report::clean(label));
+    let mut out = format!("{}\n\n", crate::text::clean(label));
     for ((title, _, what), c) in rows.iter().zip(&cells) {
         let line = if what.is_empty() {
             format!("   {title:w$}  {c}")

@@ -8,43 +8,15 @@
 
 use super::{Phase, Role, Scenario, Task};
 use crate::error::Interrupted;
-use crate::store::RunRecord;
 use crate::sys::{proc, signals};
 use anyhow::{anyhow, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const ENV_SCENARIO: &str = "KBENCH_SCENARIO_RUN";
-/// The isolation a scenario put in place, as JSON, for its tasks to record.
-pub const ENV_ISOLATION: &str = "KBENCH_SCENARIO_ISOLATION";
-const ENV_PHASE: &str = "KBENCH_SCENARIO_PHASE";
-const ENV_REP: &str = "KBENCH_SCENARIO_REPETITION";
-const ENV_TASK: &str = "KBENCH_SCENARIO_TASK";
-const ENV_PLACEMENT: &str = "KBENCH_SCENARIO_PLACEMENT";
-
-/// In a task's child kbench: tie the run to the scenario (no-op otherwise).
-pub fn tag(r: &mut RunRecord) {
-    let Ok(sc) = std::env::var(ENV_SCENARIO) else {
-        return;
-    };
-    r.scenario = Some(sc);
-    r.phase = std::env::var(ENV_PHASE).ok();
-    r.repetition = std::env::var(ENV_REP).ok().and_then(|v| v.parse().ok());
-    if let Ok(task) = std::env::var(ENV_TASK) {
-        r.notes.push(format!("scenario task {task}"));
-    }
-    if let Ok(p) = std::env::var(ENV_PLACEMENT) {
-        let placement: serde_json::Value = serde_json::from_str(&p).unwrap_or_default();
-        if let serde_json::Value::Object(m) = &mut r.params {
-            m.insert(
-                "task".into(),
-                std::env::var(ENV_TASK).unwrap_or_default().into(),
-            );
-        }
-        r.settings["placement"] = placement;
-    }
-}
+use crate::session::inherited::{
+    ENV_ISOLATION, ENV_PHASE, ENV_PLACEMENT, ENV_REP, ENV_ROOT, ENV_SCENARIO, ENV_TASK,
+};
 
 /// Where the runs go and under which label.
 pub struct Target {
@@ -52,6 +24,9 @@ pub struct Target {
     pub label: String,
     /// `name/unique id` of this scenario run.
     pub id: String,
+    /// The kbench process whose descendants are kbench's own (this one, or
+    /// the experiment's that started it).
+    pub root_pid: i32,
 }
 
 /// What the runner reports as it goes.
@@ -95,7 +70,7 @@ fn spawn<'a>(
         "nice": task.nice, "role": task.role,
         "session": if task.own_session { "own" } else { "shared" },
     });
-    c.env(crate::health::ENV_ROOT, std::process::id().to_string())
+    c.env(ENV_ROOT, std::process::id().to_string())
         .env(ENV_SCENARIO, &t.id)
         .env(ENV_PHASE, phase)
         .env(ENV_REP, rep.to_string())
@@ -277,7 +252,7 @@ pub fn run(
     let scratch = crate::sys::tempdir::PrivateDir::in_tmp("scenario")?;
     // Isolation covers every phase; the tasks record it (ENV_ISOLATION).
     let _isolated = if sc.isolate {
-        match crate::isolate::apply(None) {
+        match crate::isolate::apply(None, t.root_pid) {
             crate::isolate::Outcome::Isolated(i) => {
                 std::env::set_var(ENV_ISOLATION, i.summary.to_string());
                 Some(i)

@@ -133,20 +133,18 @@ pub fn parse(
         Some(v) => {
             let bad = |why: &str| cx.err(v.span(), why);
             match v.get_ref() {
-                toml::Value::Integer(n)
-                    if (1..=crate::cli::values::MAX_RUNS as i64).contains(n) =>
-                {
+                toml::Value::Integer(n) if (1..=crate::values::MAX_RUNS as i64).contains(n) => {
                     (*n as u32, None)
                 }
                 toml::Value::Integer(_) => {
                     return Err(bad(&format!(
                         "runs must be from 1 to {}, or \"auto\" / \"auto:MAX\"",
-                        crate::cli::values::MAX_RUNS
+                        crate::values::MAX_RUNS
                     )))
                 }
-                toml::Value::String(s) => match crate::cli::values::runs(s) {
-                    Ok(crate::cli::values::Runs::Fixed(n)) => (n, None),
-                    Ok(crate::cli::values::Runs::Auto { max }) => {
+                toml::Value::String(s) => match crate::values::runs(s) {
+                    Ok(crate::values::Runs::Fixed(n)) => (n, None),
+                    Ok(crate::values::Runs::Auto { max }) => {
                         let p = spec.precision.unwrap_or(2.0);
                         if !(p.is_finite() && p > 0.0) {
                             return Err(input(format!(

@@ -16,9 +16,48 @@ pub mod mann_whitney;
 pub mod multiple;
 pub mod permutation;
 pub mod power;
+pub mod sequential;
 mod special;
 pub mod student_t;
 pub mod welch;
+
+use serde::{Deserialize, Serialize};
+
+/// Which direction is an improvement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Lower,
+    Higher,
+    /// Informational (counts, sizes): no direction.
+    Neither,
+}
+
+impl Better {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Better::Lower => "lower",
+            Better::Higher => "higher",
+            Better::Neither => "neither",
+        }
+    }
+
+    pub fn parse(s: &str) -> Better {
+        match s {
+            "lower" => Better::Lower,
+            "higher" => Better::Higher,
+            _ => Better::Neither,
+        }
+    }
+}
+
+/// Below this many runs on either side no verdict is given.
+pub const MIN_RUNS: usize = 3;
+
+/// The default `--threshold`: changes under 2 % are below the run-to-run
+/// noise of most kernel benchmarks on real machines and are rarely worth a
+/// kernel choice.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 2.0;
 
 /// Relative closeness for reference-value tests.
 #[cfg(test)]

@@ -59,7 +59,7 @@ impl StoredHistogram {
         check_header(&self.data).with_context(|| {
             format!(
                 "the stored histogram {} is damaged or not kbench's",
-                crate::report::clean(&self.name)
+                crate::text::clean(&self.name)
             )
         })?;
         Deserializer::new()

@@ -70,7 +70,7 @@ pub fn parse_version(text: &str, shown: &str) -> anyhow::Result<i64> {
         Ok(v) if v >= 0 => Ok(v),
         _ => Err(crate::error::input(format!(
             "result store {shown} has schema version '{}', which no kbench writes: the store is damaged; restore it from a backup or pass another --db",
-            crate::report::clean(text)
+            crate::text::clean(text)
         ))),
     }
 }

@@ -42,3 +42,12 @@ pub fn reset_default() {
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
 }
+
+/// [`crate::error::Interrupted`] once Ctrl-C (or SIGTERM) has asked for a
+/// stop: for loops that start many tasks and must hear it between them.
+pub fn stop_point() -> anyhow::Result<()> {
+    if stop_requested() {
+        return Err(crate::error::Interrupted.into());
+    }
+    Ok(())
+}

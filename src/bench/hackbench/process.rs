@@ -3,8 +3,9 @@
 
 use super::task::{self, describe_exit, EXIT_OK, EXIT_SETUP};
 use super::Options;
-use crate::error::{stop_point, Interrupted};
+use crate::error::Interrupted;
 use crate::sys::proc::ExitKind;
+use crate::sys::signals::stop_point;
 use crate::sys::workers::WorkerGroup;
 use crate::sys::{sched, signals, time};
 use anyhow::{anyhow, bail, Result};

@@ -22,8 +22,9 @@ mod interactive;
 mod prime;
 
 use crate::bench::{Better, Measurement};
-use crate::error::{stop_point, Interrupted};
+use crate::error::Interrupted;
 use crate::sys::proc::ExitKind;
+use crate::sys::signals::stop_point;
 use crate::sys::workers::WorkerGroup;
 use crate::sys::{fd, signals, time};
 use anyhow::{anyhow, Result};

@@ -1,0 +1,51 @@
+//! `kbench hackbench`: flags in rt-tests' spelling, its banner and `Time:`
+//! line (so scripts that grep it keep working), then kbench's own figures.
+
+pub mod adapter;
+pub mod args;
+
+use crate::bench::hackbench::Options;
+use crate::lifecycle::drive;
+use crate::lifecycle::entry::{self, metric, Entry};
+use crate::session::Ctx;
+use adapter::Hackbench;
+use anyhow::Result;
+use args::HackbenchArgs;
+
+const ABOUT: &str = "Scheduler messaging benchmark, drop-in for rt-tests hackbench";
+
+/// `hackbench` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "hackbench",
+    about: ABOUT,
+    metrics: &[
+        metric("time", "s", crate::bench::Better::Lower),
+        metric("messages_per_s", "msg/s", crate::bench::Better::Higher),
+        metric("mb_per_s", "MB/s", crate::bench::Better::Higher),
+    ],
+    headline: "time",
+    command: || entry::command::<HackbenchArgs>("hackbench", ABOUT),
+    run: |ctx, m| run(ctx, &entry::args(m)?),
+    estimate: entry::no_estimate,
+    canonical: crate::bench::hackbench::params::canonical,
+    warmup: false,
+};
+
+pub fn options(a: &HackbenchArgs) -> Result<Options> {
+    let cpus = a.cpus.as_ref().map(|l| l.0.clone());
+    Ok(Options {
+        groups: a.groups,
+        fds: a.fds,
+        loops: a.loops,
+        datasize: a.datasize as usize,
+        pipe: a.pipe,
+        threads: a.threads,
+        fifo: a.fifo,
+        cpus,
+        verify: std::env::var_os("KBENCH_HACKBENCH_VERIFY").is_some(),
+    })
+}
+
+pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {
+    drive(ctx, &mut Hackbench(options(a)?), a.runs)
+}

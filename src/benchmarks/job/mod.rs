@@ -1,0 +1,130 @@
+//! `kbench job`: one timed job (prepared once, cleaned before every run),
+//! with its wall time and the CPU of all its processes.
+
+pub mod args;
+pub mod params;
+
+use crate::bench::{Better, Measurement};
+use crate::error::Interrupted;
+use crate::job::{Job, JobTimes, Spec};
+use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::session::Ctx;
+use crate::store::RunRecord;
+use anyhow::Result;
+use args::JobCmdArgs;
+
+const ABOUT: &str = "Time a job: the generated C project, a kernel build or any command";
+
+/// `job` in the registry.
+pub const ENTRY: Entry = Entry {
+    name: "job",
+    about: ABOUT,
+    metrics: &[
+        metric("time", "s", crate::bench::Better::Lower),
+        metric("user", "s", crate::bench::Better::Lower),
+        metric("sys", "s", crate::bench::Better::Lower),
+        metric("cpu_percent", "%", crate::bench::Better::Neither),
+    ],
+    headline: "time",
+    command: || entry::command::<JobCmdArgs>("job", ABOUT),
+    run: |ctx, m| run(ctx, &entry::args(m)?),
+    estimate,
+    canonical: entry::canonical_via::<params::Job>,
+    warmup: false,
+};
+
+struct TimedJob {
+    job: Job,
+    drop_caches: bool,
+}
+
+impl Benchmark for TimedJob {
+    type Outcome = (JobTimes, bool);
+
+    fn name(&self) -> &'static str {
+        "job"
+    }
+
+    fn params(&self) -> Result<serde_json::Value> {
+        Ok(crate::lifecycle::entry::to_value(&params::Job {
+            v: 1,
+            job: Some(self.job.identity()),
+        }))
+    }
+
+    fn prepare(&mut self, ctx: &Ctx) -> Result<()> {
+        ctx.info(&format!(
+            "kbench job: {}; preparing (untimed)",
+            self.job.identity()
+        ));
+        self.job.prepare()
+    }
+
+    fn measure(&mut self, _ctx: &Ctx, _rep: Rep) -> Result<Self::Outcome> {
+        self.job.clean()?;
+        let dropped = self.drop_caches && crate::sys::proc::drop_caches().is_ok();
+        let mut child = self.job.start()?;
+        loop {
+            if crate::sys::signals::stop_requested() {
+                child.kill();
+                return Err(Interrupted.into());
+            }
+            if let Some(t) = child.wait(200)? {
+                return Ok((t, dropped));
+            }
+        }
+    }
+
+    fn record(&self, (t, dropped): &Self::Outcome, rec: &mut RunRecord) -> Result<()> {
+        rec.set_settings(serde_json::json!({ "caches_dropped": dropped }));
+        let mut m = Measurement::default();
+        m.push("time", "s", t.wall_s, Better::Lower);
+        m.push("user", "s", t.user_s, Better::Lower);
+        m.push("sys", "s", t.sys_s, Better::Lower);
+        m.push("cpu_percent", "%", t.cpu_percent(), Better::Neither);
+        rec.absorb(&m)
+    }
+
+    fn text(&self, _ctx: &Ctx, (t, _): &Self::Outcome, rep: Rep) -> String {
+        format!(
+            "real {:.3}s  user {:.3}s  sys {:.3}s  CPU {:.0}%{}\n",
+            t.wall_s,
+            t.user_s,
+            t.sys_s,
+            t.cpu_percent(),
+            rep.suffix()
+        )
+    }
+
+    fn json(&self, (t, dropped): &Self::Outcome) -> serde_json::Value {
+        let mut v = serde_json::to_value(t).unwrap_or_default();
+        v["caches_dropped"] = (*dropped).into();
+        v
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &JobCmdArgs) -> Result<()> {
+    let spec = Spec::from_options(&super::contest::job_options(&a.job))?;
+    let job = Job::new(spec, a.job.jobs.map(|j| j as usize))?;
+    let mut b = TimedJob {
+        job,
+        drop_caches: a.drop_caches,
+    };
+    drive(ctx, &mut b, a.runs)
+}
+
+/// Seconds a generated-project job takes by its size (a guess for the
+/// scenario plan); a kernel build or a command of the user's: unknown.
+fn estimate(argv: &[String]) -> Option<f64> {
+    let val = |flag: &str| entry::flag_value(argv, flag);
+    if val("--kernel-tree").is_some() || val("--job-cmd").is_some() {
+        return None;
+    }
+    Some(match val("--job-size") {
+        Some("tiny") => 2.0,
+        Some("medium") => 60.0,
+        Some("large") => 240.0,
+        _ => 10.0,
+    })
+}

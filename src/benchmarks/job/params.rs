@@ -1,0 +1,18 @@
+//! What a `kbench job` run stores as its parameters: typed and versioned,
+//! read back through their canonical form (`entry::canonical_via`), so a
+//! field added later with a default does not split old runs from new.
+//! Every field is optional: `None` is "unknown" (an import that does not
+//! state it), and such runs group only with runs that also lack it.
+
+use crate::lifecycle::entry::one;
+use serde::{Deserialize, Serialize};
+
+/// `kbench job`: the job's identity (generated project and size, kernel
+/// tree and target, or command) and its parallelism.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    #[serde(default = "one")]
+    pub v: u32,
+    #[serde(default)]
+    pub job: Option<String>,
+}

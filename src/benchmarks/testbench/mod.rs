@@ -1,0 +1,95 @@
+//! `kbench testbench`: a benchmark for kbench's own tests, in debug
+//! builds only (hidden from help).  It is declared exactly as a real one
+//! is, by its [`ENTRY`] and one line in the registry, and the tests use it
+//! to show that this is all a benchmark needs to run as a command and as a
+//! scenario task, stored through the one lifecycle.
+
+pub mod args;
+pub mod params;
+
+use crate::bench::{Better, Measurement};
+use crate::error::Interrupted;
+use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::session::Ctx;
+use crate::store::RunRecord;
+use anyhow::Result;
+use args::TestbenchArgs;
+use std::time::{Duration, Instant};
+
+pub const ENTRY: Entry = Entry {
+    name: "testbench",
+    about: "A benchmark for kbench's tests (debug builds only)",
+    metrics: &[metric("value", "s", Better::Lower)],
+    headline: "value",
+    command: || entry::command::<TestbenchArgs>("testbench", ENTRY.about).hide(true),
+    run: |ctx, m| run(ctx, &entry::args(m)?),
+    estimate: |argv| entry::flag_seconds(argv, "--seconds"),
+    canonical: entry::canonical_via::<params::Testbench>,
+    warmup: false,
+};
+
+struct Testbench(TestbenchArgs);
+
+/// The figure, and whether Ctrl-C cut the wait short.
+struct Waited {
+    value: f64,
+    interrupted: bool,
+}
+
+impl Benchmark for Testbench {
+    type Outcome = Waited;
+
+    fn name(&self) -> &'static str {
+        ENTRY.name
+    }
+
+    fn params(&self) -> Result<serde_json::Value> {
+        Ok(crate::lifecycle::entry::to_value(&params::Testbench {
+            v: 1,
+            seconds: Some(self.0.seconds),
+        }))
+    }
+
+    fn measure(&mut self, _ctx: &Ctx, rep: Rep) -> Result<Waited> {
+        if self.0.fail_at == Some(rep.index + 1) {
+            anyhow::bail!("failed as asked (--fail-at {})", rep.index + 1);
+        }
+        let end = Instant::now() + Duration::from_secs_f64(self.0.seconds);
+        while Instant::now() < end {
+            if crate::sys::signals::stop_requested() {
+                return Ok(Waited {
+                    value: self.0.value,
+                    interrupted: true,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(Waited {
+            value: self.0.value,
+            interrupted: false,
+        })
+    }
+
+    fn stopped(&self, out: &mut Waited) -> Option<anyhow::Error> {
+        out.interrupted.then(|| Interrupted.into())
+    }
+
+    fn record(&self, out: &Waited, rec: &mut RunRecord) -> Result<()> {
+        let mut m = Measurement::default();
+        m.push("value", "s", out.value, Better::Lower);
+        rec.absorb(&m)
+    }
+
+    fn text(&self, _ctx: &Ctx, out: &Waited, rep: Rep) -> String {
+        format!("value {}{}\n", out.value, rep.suffix())
+    }
+
+    fn json(&self, out: &Waited) -> serde_json::Value {
+        serde_json::json!({ "value": out.value })
+    }
+}
+
+pub fn run(ctx: &Ctx, a: &TestbenchArgs) -> Result<()> {
+    drive(ctx, &mut Testbench(a.clone()), a.runs)
+}

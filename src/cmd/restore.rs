@@ -1,0 +1,72 @@
+//! `kbench restore`: apply every restore record a kbench left behind (the
+//! knobs a matrix changed, the cpusets `--isolate` made), or, as the
+//! janitor (`--after PID`), those of one kbench once it has died.  Records
+//! of a kbench that is still running are its own business and are left
+//! alone.
+
+use crate::experiment::restore as knobs;
+use anyhow::Result;
+use std::path::PathBuf;
+
+pub fn run(after: Option<i32>) -> Result<()> {
+    if let Some(pid) = after {
+        crate::sys::proc::set_name("kbench-restore");
+        crate::sys::proc::sleep_until_parent_dies(pid);
+        crate::isolate::undo_left_by(pid);
+        let file = knobs::file_of(pid as u32);
+        if file.exists() {
+            let _ = knobs::undo_file(&file);
+        }
+        return Ok(());
+    }
+    let mut done = 0;
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(crate::isolate::record_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let owner = name
+            .trim_start_matches("knobs-")
+            .trim_end_matches(".json")
+            .parse::<i32>()
+            .ok();
+        if let Some(pid) = owner.filter(|p| kbench_alive(*p)) {
+            println!(
+                "skipped: {} belongs to kbench {pid}, which is still running and restores it itself",
+                path.display()
+            );
+            continue;
+        }
+        if knobs::is_record(&name) {
+            println!("{}", knobs::undo_file(&path)?);
+        } else {
+            println!("{}", crate::isolate::undo_file(&path)?);
+        }
+        done += 1;
+    }
+    if done == 0 {
+        println!("nothing to restore");
+    }
+    Ok(())
+}
+
+/// Is `pid` a live kbench process (not a zombie)?
+fn kbench_alive(pid: i32) -> bool {
+    if pid == std::process::id() as i32 {
+        return false;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let comm = stat
+        .split_once('(')
+        .and_then(|(_, r)| r.rsplit_once(')'))
+        .map(|(c, rest)| (c.to_string(), rest.trim_start().chars().next()));
+    matches!(comm, Some((c, Some(state))) if c.starts_with("kbench") && state != 'Z')
+}

@@ -1,0 +1,38 @@
+//! Which boot of which kernel this is: what a campaign checks after each
+//! reboot, and what the fingerprint takes its release, command line and
+//! boot id from when a test stands in for a reboot.
+
+use serde::{Deserialize, Serialize};
+
+/// What identifies the running system for a campaign.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Identity {
+    pub release: String,
+    pub cmdline: String,
+    pub boot_id: String,
+}
+
+/// The running system's identity (in debug builds, `KBENCH_TEST_IDENTITY`
+/// stands in for it, so tests can simulate reboots).
+pub fn identity() -> Identity {
+    #[cfg(debug_assertions)]
+    if let Some(id) = test_identity() {
+        return id;
+    }
+    let rd = |p: &str| {
+        std::fs::read_to_string(p)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
+    Identity {
+        release: rd("/proc/sys/kernel/osrelease"),
+        cmdline: rd("/proc/cmdline"),
+        boot_id: rd("/proc/sys/kernel/random/boot_id"),
+    }
+}
+
+/// Debug builds only: the simulated identity of `KBENCH_TEST_IDENTITY`.
+#[cfg(debug_assertions)]
+pub fn test_identity() -> Option<Identity> {
+    serde_json::from_str(&std::env::var("KBENCH_TEST_IDENTITY").ok()?).ok()
+}

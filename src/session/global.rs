@@ -1,0 +1,39 @@
+//! The flags every command takes (`--db`, `--label`, `--json`, …),
+//! declared here with clap's derive because every command's session holds
+//! them; `cli/` puts them on the command tree and parses.
+
+use clap::{ArgAction, Args};
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Result store: a SQLite file, or postgres://user@host/db for a shared one
+    /// [default: $XDG_DATA_HOME/kbench/results.db]
+    #[arg(long, global = true, env = "KBENCH_DB", value_name = "PATH")]
+    pub db: Option<String>,
+    /// Name of the configuration under test [default: <kernel release>/<preempt mode>];
+    /// give it several times to choose labels for compare, runs and contest --show
+    #[arg(long, global = true, value_name = "NAME", action = ArgAction::Append)]
+    pub label: Vec<String>,
+    /// Measure and print, but store nothing
+    #[arg(long, global = true)]
+    pub no_store: bool,
+    /// Machine-readable JSON on stdout instead of tables
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Print less: no banners, no progress
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// With --runs auto alone: stop when the headline metric's interval is within this % of its mean
+    #[arg(long, global = true, value_name = "PCT", default_value_t = 2.0, value_parser = crate::values::positive_percent)]
+    pub precision: f64,
+    /// With --runs auto: stop when the verdict against this stored label is decided
+    #[arg(long, global = true, value_name = "LABEL")]
+    pub against: Option<String>,
+    /// Keep every other process off the probe CPUs during the run (cpusets, needs root)
+    #[arg(long, global = true)]
+    pub isolate: bool,
+    /// With --runs auto: stop after this much time at most (e.g. 10m)
+    #[arg(long, global = true, value_name = "TIME", value_parser = crate::values::duration)]
+    pub time_budget: Option<Duration>,
+}

@@ -1,0 +1,80 @@
+//! Text for people: user and imported text made safe to print, id lists,
+//! one-line messages and aligned tables.  Every layer prints through these
+//! (the store's errors, the health lines, the reports), so they sit at the
+//! bottom with nothing of kbench's above them.
+
+pub mod table;
+
+/// Text from users and imported files, made safe to print: control
+/// characters (a terminal escape in a label, a carriage return in a host
+/// name) are shown as `\x1b`-style escapes instead of acting on the
+/// reader's terminal.  Every renderer passes its text through this.
+pub fn clean(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    format!("\\x{:02x}", c as u32)
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Ids as a short list, in order: `3`, `3-5`, `3-5,9`.
+pub fn id_list(ids: &[i64]) -> String {
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", ids[i], ids[j])
+        } else {
+            ids[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
+/// clap's message up to its first blank line (the usage and the `--help`
+/// hint follow it), joined into one line.
+pub fn one_line(msg: &str) -> String {
+    msg.lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_obeyed() {
+        assert_eq!(clean("plain"), "plain");
+        assert_eq!(clean("a\x1b[31mred"), "a\\x1b[31mred");
+        assert_eq!(clean("cr\rlf\n"), "cr\\x0dlf\\x0a");
+    }
+
+    #[test]
+    fn id_lists_compress_ranges() {
+        assert_eq!(id_list(&[]), "");
+        assert_eq!(id_list(&[3]), "3");
+        assert_eq!(id_list(&[3, 4, 5]), "3-5");
+        assert_eq!(id_list(&[3, 4, 5, 9, 11, 12]), "3-5,9,11-12");
+        assert_eq!(id_list(&[7, 1, 2, 6, 9, 2]), "1-2,6-7,9");
+    }
+}

@@ -26,6 +26,22 @@ pub const BENCHMARKS: &[&Entry] = &[
     &crate::benchmarks::testbench::ENTRY,
 ];
 
+/// Check a benchmark's flags exactly as the command line reads them
+/// (`kbench [global flags] NAME ARGV…`): what a scenario task is checked
+/// with when its file is read.
+pub fn check(name: &str, argv: &[String]) -> Result<(), clap::Error> {
+    use clap::Args;
+    let mut root = crate::session::GlobalArgs::augment_args(clap::Command::new("kbench"));
+    if let Some(e) = find(name) {
+        root = root.subcommand((e.command)());
+    }
+    let full = ["kbench", name]
+        .into_iter()
+        .map(str::to_string)
+        .chain(argv.iter().cloned());
+    root.try_get_matches_from(full).map(|_| ())
+}
+
 /// The entry called `name`.
 pub fn find(name: &str) -> Option<&'static Entry> {
     BENCHMARKS.iter().copied().find(|e| e.name == name)

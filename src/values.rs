@@ -139,31 +139,6 @@ pub fn runs(s: &str) -> Result<Runs, String> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn values_parse_or_say_why() {
-        assert_eq!(duration("1500ms"), Ok(Duration::from_millis(1500)));
-        assert!(duration("5x").is_err());
-        assert_eq!(sleep_pattern("1, 2.5").unwrap().0, vec![1.0, 2.5]);
-        assert!(sleep_pattern("1,,2").is_err());
-        assert!(sleep_pattern("-1").is_err());
-        assert_eq!(pinning("auto"), Ok(Pinning::Auto));
-        assert_eq!(load_list("all"), Ok(LoadList(None)));
-        assert!(load_list("io,fio")
-            .unwrap_err()
-            .contains("unknown load 'fio'"));
-        assert!(job_size("huge").is_err());
-        assert!(policy("deadline").is_err());
-        assert_eq!(runs("3"), Ok(Runs::Fixed(3)));
-        assert_eq!(runs("auto"), Ok(Runs::Auto { max: AUTO_MAX }));
-        assert_eq!(runs("auto:50"), Ok(Runs::Auto { max: 50 }));
-        assert!(runs("0").is_err() && runs("auto:2").is_err() && runs("autox").is_err());
-    }
-}
-
 /// A percentage: a finite number from 0 to 1000.
 pub fn percent(s: &str) -> Result<f64, String> {
     let v: f64 = s
@@ -191,5 +166,30 @@ pub fn seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && (0.0..=31_622_400.0).contains(&v) => Ok(v),
         _ => Err(format!("'{s}' is not a number of seconds from 0 to a year")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_parse_or_say_why() {
+        assert_eq!(duration("1500ms"), Ok(Duration::from_millis(1500)));
+        assert!(duration("5x").is_err());
+        assert_eq!(sleep_pattern("1, 2.5").unwrap().0, vec![1.0, 2.5]);
+        assert!(sleep_pattern("1,,2").is_err());
+        assert!(sleep_pattern("-1").is_err());
+        assert_eq!(pinning("auto"), Ok(Pinning::Auto));
+        assert_eq!(load_list("all"), Ok(LoadList(None)));
+        assert!(load_list("io,fio")
+            .unwrap_err()
+            .contains("unknown load 'fio'"));
+        assert!(job_size("huge").is_err());
+        assert!(policy("deadline").is_err());
+        assert_eq!(runs("3"), Ok(Runs::Fixed(3)));
+        assert_eq!(runs("auto"), Ok(Runs::Auto { max: AUTO_MAX }));
+        assert_eq!(runs("auto:50"), Ok(Runs::Auto { max: 50 }));
+        assert!(runs("0").is_err() && runs("auto:2").is_err() && runs("autox").is_err());
     }
 }

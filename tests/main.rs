@@ -1,5 +1,6 @@
 //! kbench's integration tests: one binary, helpers in `common`.
 
+mod architecture;
 mod coldwalk;
 mod common;
 mod compare;

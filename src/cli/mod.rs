@@ -58,6 +58,12 @@ impl Cli {
     }
 }
 
+/// Check a full argv as the command line would read it (what an experiment
+/// is handed to check the command it runs).
+pub fn check(args: &[String]) -> Result<(), clap::Error> {
+    Cli::try_parse_from_args(args).map(|_| ())
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Show the fingerprint of the running system (kernel, config, preemption, knobs, CPU)

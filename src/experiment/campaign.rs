@@ -87,6 +87,8 @@ pub struct InitOptions {
     pub seed: Option<u64>,
     /// `grub`, `kexec`, or a command template.
     pub reboot: String,
+    /// How kbench parses a whole command line, to check `command`.
+    pub parse: super::ParseCommand,
 }
 
 /// The reboot command templates kbench knows.
@@ -201,7 +203,7 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
             return Err(input(format!("--boot {}: label given twice", b.label)));
         }
     }
-    super::matrix::check_command(&o.command)?;
+    super::matrix::check_command(&o.command, o.parse)?;
     let reboot = match o.reboot.as_str() {
         "grub" => GRUB.to_string(),
         "kexec" => KEXEC.to_string(),

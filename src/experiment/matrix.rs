@@ -42,6 +42,8 @@ pub struct Options {
     pub seed: Option<u64>,
     /// The kbench command (a benchmark or `run SCENARIO`) and its flags.
     pub command: Vec<String>,
+    /// How kbench parses a whole command line, to check `command`.
+    pub parse: super::ParseCommand,
     /// The metric `--rounds auto` decides on (default: the benchmark's headline).
     pub metric: Option<String>,
     pub alpha: f64,
@@ -95,8 +97,10 @@ fn combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
         .collect()
 }
 
-/// Check the command line given after `--` as kbench would parse it.
-pub fn check_command(command: &[String]) -> Result<()> {
+/// Check the command line given after `--` as kbench would parse it
+/// (`parse`: the whole command line's parser, which lives above this layer
+/// and is handed down by the command).
+pub fn check_command(command: &[String], parse: super::ParseCommand) -> Result<()> {
     let first = command.first().ok_or_else(|| {
         input("give the kbench command to run after --, e.g. -- hackbench -l 200")
     })?;
@@ -117,8 +121,10 @@ pub fn check_command(command: &[String]) -> Result<()> {
             )));
         }
     }
-    let argv = std::iter::once("kbench".to_string()).chain(command.iter().cloned());
-    if let Err(e) = <crate::cli::Cli as clap::Parser>::try_parse_from(argv) {
+    let argv: Vec<String> = std::iter::once("kbench".to_string())
+        .chain(command.iter().cloned())
+        .collect();
+    if let Err(e) = parse(&argv) {
         if matches!(
             e.kind(),
             clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
@@ -148,7 +154,7 @@ pub fn run(o: &Options) -> Result<()> {
             )));
         }
     }
-    check_command(&o.command)?;
+    check_command(&o.command, o.parse)?;
     let combos = combinations(&o.knobs, &o.base_label);
     if combos.len() < 2 {
         return Err(input(

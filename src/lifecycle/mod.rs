@@ -16,6 +16,7 @@ use crate::stats::sequential;
 use crate::store::{RunRecord, RunStatus};
 use crate::values::Runs;
 use anyhow::Result;
+use entry::Entry;
 
 pub mod entry;
 
@@ -42,8 +43,13 @@ pub trait Benchmark {
     /// What one repetition returns.
     type Outcome;
 
+    /// Its registry entry (its `ENTRY`): name, metrics, headline, warm-up.
+    fn entry(&self) -> &'static Entry;
+
     /// The registry name, stored as the run's benchmark.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.entry().name
+    }
 
     /// The typed, versioned parameters, as stored (and grouped by compare).
     fn params(&self) -> Result<serde_json::Value>;
@@ -126,10 +132,13 @@ struct AutoRuns {
 }
 
 impl AutoRuns {
-    fn new(ctx: &Ctx, benchmark: &str, params: &serde_json::Value, max: u32) -> Result<AutoRuns> {
-        let entry = crate::registry::find(benchmark).ok_or_else(|| {
-            crate::error::input(format!("--runs auto: unknown benchmark {benchmark}"))
-        })?;
+    fn new(
+        ctx: &Ctx,
+        entry: &'static Entry,
+        params: &serde_json::Value,
+        max: u32,
+    ) -> Result<AutoRuns> {
+        let benchmark = entry.name;
         let spec = entry
             .metrics
             .iter()
@@ -140,7 +149,7 @@ impl AutoRuns {
             })?;
         let baseline = match &ctx.global.against {
             None => None,
-            Some(label) => Some(baseline_values(ctx, label, benchmark, params, spec.name)?),
+            Some(label) => Some(baseline_values(ctx, label, entry, params, spec.name)?),
         };
         Ok(AutoRuns {
             metric: spec.name,
@@ -198,10 +207,11 @@ impl AutoRuns {
 fn baseline_values(
     ctx: &Ctx,
     label: &str,
-    benchmark: &str,
+    entry: &Entry,
     params: &serde_json::Value,
     metric: &str,
 ) -> Result<Vec<f64>> {
+    let benchmark = entry.name;
     let store = ctx.store_for_reading()?;
     let runs = store.load_runs(
         &crate::store::RunFilter {
@@ -212,10 +222,10 @@ fn baseline_values(
         },
         false,
     )?;
-    let want = crate::registry::canonical_params(benchmark, params);
+    let want = (entry.canonical)(params);
     let v: Vec<f64> = runs
         .iter()
-        .filter(|r| crate::registry::canonical_params(benchmark, &r.params) == want)
+        .filter(|r| (entry.canonical)(&r.params) == want)
         .filter(|r| !crate::health::is_suspect(&r.settings))
         .filter_map(|r| r.metrics.iter().find(|m| m.name == metric).map(|m| m.value))
         .collect();
@@ -244,7 +254,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
     let mut isolated = None;
     let (count, mut auto) = match runs {
         Runs::Fixed(n) => (n, None),
-        Runs::Auto { max } => (max, Some(AutoRuns::new(ctx, b.name(), &params, max)?)),
+        Runs::Auto { max } => (max, Some(AutoRuns::new(ctx, b.entry(), &params, max)?)),
     };
     b.prepare(ctx)?;
     let isolation = match ctx.global.isolate {
@@ -291,7 +301,7 @@ pub fn drive<B: Benchmark>(ctx: &Ctx, b: &mut B, runs: Runs) -> Result<()> {
         let mut rec = ctx.new_run(b.name(), params.clone());
         rec.set_settings(b.settings());
         rec.set_settings(serde_json::json!({ "isolation": isolation }));
-        if index == 0 && count > 1 && crate::registry::find(b.name()).is_some_and(|e| e.warmup) {
+        if index == 0 && count > 1 && b.entry().warmup {
             rec.set_settings(serde_json::json!({ "warmup": true }));
             rec.notes.push(
                 "warm-up: the first repetition differs from the rest for this benchmark; compare leaves it out unless --include-warmup".into(),

@@ -298,3 +298,13 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
     v.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
     v
 }
+
+#[cfg(test)]
+mod tests {
+    /// A change compare could not express as a percentage (a zero
+    /// baseline) reads "n/a", never 0 % or inf.
+    #[test]
+    fn no_percentage_reads_n_a() {
+        assert_eq!(super::change_text(None, None), "n/a");
+    }
+}

@@ -6,7 +6,6 @@ use super::{Phase, Role, Scenario, Task};
 use crate::error::input;
 use crate::sys::sched::{self, Policy};
 use anyhow::Result;
-use clap::CommandFactory;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -248,8 +247,7 @@ pub fn parse(
 
 /// The long flags (and positional names) a subcommand accepts.
 fn known_flags(kind: &str) -> (Vec<String>, Vec<String>) {
-    let cmd = crate::cli::Cli::command();
-    let Some(sub) = cmd.find_subcommand(kind) else {
+    let Some(sub) = crate::registry::find(kind).map(|e| (e.command)()) else {
         return (vec![], vec![]);
     };
     let mut flags = Vec::new();
@@ -346,8 +344,8 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
                     ),
                 ));
             }
-            let is_switch = crate::cli::Cli::command()
-                .find_subcommand(&kind)
+            let is_switch = crate::registry::find(&kind)
+                .map(|e| (e.command)())
                 .and_then(|s| {
                     s.get_arguments()
                         .find(|a| a.get_long() == Some(flag.as_str()))
@@ -406,9 +404,7 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
         }
     }
     // Check the flags exactly as the command line would.
-    let mut full = vec!["kbench".to_string(), kind.clone()];
-    full.extend(argv.iter().cloned());
-    if let Err(e) = crate::cli::Cli::try_parse_from_args(&full) {
+    if let Err(e) = crate::registry::check(&kind, &argv) {
         let msg = e.to_string();
         let first = msg
             .lines()

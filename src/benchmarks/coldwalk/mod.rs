@@ -40,8 +40,8 @@ struct Coldwalk {
 impl Benchmark for Coldwalk {
     type Outcome = Outcome;
 
-    fn name(&self) -> &'static str {
-        "coldwalk"
+    fn entry(&self) -> &'static Entry {
+        &ENTRY
     }
 
     fn params(&self) -> Result<serde_json::Value> {

@@ -4,6 +4,7 @@
 
 use crate::bench::cyclictest::{self, LineStats, Live, Options, Outcome, Summary};
 use crate::error::Interrupted;
+use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;
 use crate::store::RunRecord;
@@ -96,8 +97,8 @@ pub struct Cyclictest {
 impl Benchmark for Cyclictest {
     type Outcome = Outcome;
 
-    fn name(&self) -> &'static str {
-        "cyclictest"
+    fn entry(&self) -> &'static Entry {
+        &super::ENTRY
     }
 
     fn threads_only(&self) -> bool {

@@ -3,6 +3,7 @@
 
 use crate::bench::hackbench::params::Params;
 use crate::bench::hackbench::{self, Options, Outcome};
+use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;
 use crate::store::RunRecord;
@@ -33,8 +34,8 @@ pub struct Hackbench(pub Options);
 impl Benchmark for Hackbench {
     type Outcome = Outcome;
 
-    fn name(&self) -> &'static str {
-        "hackbench"
+    fn entry(&self) -> &'static Entry {
+        &super::ENTRY
     }
 
     fn params(&self) -> Result<serde_json::Value> {

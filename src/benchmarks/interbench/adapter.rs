@@ -5,6 +5,7 @@ use crate::bench::interbench::account::fmt_g;
 use crate::bench::interbench::{self, Kind, Observer, Options, Outcome, Pair};
 use crate::bench::{Better, Measurement, NamedHistogram};
 use crate::error::Interrupted;
+use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;
 use crate::store::RunRecord;
@@ -207,8 +208,8 @@ impl Interbench {
 impl Benchmark for Interbench {
     type Outcome = Outcome;
 
-    fn name(&self) -> &'static str {
-        "interbench"
+    fn entry(&self) -> &'static Entry {
+        &super::ENTRY
     }
 
     fn params(&self) -> Result<serde_json::Value> {

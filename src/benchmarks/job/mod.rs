@@ -42,8 +42,8 @@ struct TimedJob {
 impl Benchmark for TimedJob {
     type Outcome = (JobTimes, bool);
 
-    fn name(&self) -> &'static str {
-        "job"
+    fn entry(&self) -> &'static Entry {
+        &ENTRY
     }
 
     fn params(&self) -> Result<serde_json::Value> {

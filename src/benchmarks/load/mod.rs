@@ -77,8 +77,8 @@ struct Done {
 impl Benchmark for LoadRun {
     type Outcome = Done;
 
-    fn name(&self) -> &'static str {
-        "load"
+    fn entry(&self) -> &'static Entry {
+        &ENTRY
     }
 
     fn params(&self) -> Result<serde_json::Value> {

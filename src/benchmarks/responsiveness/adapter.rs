@@ -2,6 +2,7 @@
 //! kbench's distribution of per-iteration response times.
 
 use crate::bench::responsiveness::{self, nearest_rank, Iteration, Options, Outcome};
+use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;
 use crate::store::RunRecord;
@@ -51,8 +52,8 @@ pub struct Responsiveness {
 impl Benchmark for Responsiveness {
     type Outcome = Outcome;
 
-    fn name(&self) -> &'static str {
-        "responsiveness"
+    fn entry(&self) -> &'static Entry {
+        &super::ENTRY
     }
 
     fn params(&self) -> Result<serde_json::Value> {

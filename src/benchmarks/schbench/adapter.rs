@@ -6,6 +6,7 @@ use crate::bench::schbench::{
     LAT_PERCENTILES,
 };
 use crate::error::Interrupted;
+use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;
 use crate::store::RunRecord;
@@ -128,8 +129,8 @@ pub struct Schbench(pub Options);
 impl Benchmark for Schbench {
     type Outcome = Outcome;
 
-    fn name(&self) -> &'static str {
-        "schbench"
+    fn entry(&self) -> &'static Entry {
+        &super::ENTRY
     }
 
     fn threads_only(&self) -> bool {

@@ -40,8 +40,8 @@ struct Waited {
 impl Benchmark for Testbench {
     type Outcome = Waited;
 
-    fn name(&self) -> &'static str {
-        ENTRY.name
+    fn entry(&self) -> &'static Entry {
+        &ENTRY
     }
 
     fn params(&self) -> Result<serde_json::Value> {

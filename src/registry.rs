@@ -83,4 +83,58 @@ mod tests {
             assert_eq!((e.command)().get_name(), e.name);
         }
     }
+
+    /// Every metric says what it measures, once, and its names are unique
+    /// within its benchmark.
+    #[test]
+    fn every_metric_is_declared_once_with_its_meaning() {
+        for e in BENCHMARKS {
+            let mut seen = std::collections::BTreeSet::new();
+            for m in e.metrics {
+                assert!(seen.insert(m.name), "{}: {} twice", e.name, m.name);
+                assert!(
+                    m.meaning.len() > 8 && !m.meaning.ends_with('.'),
+                    "{}.{}: meaning {:?}",
+                    e.name,
+                    m.name,
+                    m.meaning
+                );
+            }
+        }
+    }
+
+    /// The loads table is the one list: every name builds a load of that
+    /// name or refuses with a message (never "unknown"), the `load`
+    /// command accepts exactly these names, contest's table has a block
+    /// for each and runs by default contest's own catalogue.
+    #[test]
+    fn every_load_in_the_table_is_a_load_and_a_contest_block() {
+        let o = crate::load::LoadOptions::default();
+        for name in crate::load::names() {
+            match crate::load::build(name, &o) {
+                Ok(l) => assert_eq!(l.name(), name),
+                Err(e) => {
+                    let e = format!("{e:#}");
+                    assert!(!e.contains("unknown load"), "{name}: {e}");
+                }
+            }
+            assert!(crate::values::load_name(name).is_ok(), "{name}");
+            assert!(
+                crate::contest::block_order().iter().any(|b| b == name),
+                "{name}: no contest block"
+            );
+        }
+        assert!(crate::values::load_name("fio").is_err());
+        let defaults: Vec<&str> = crate::load::KINDS
+            .iter()
+            .filter(|k| k.contest_default)
+            .map(|k| k.name)
+            .collect();
+        assert_eq!(
+            defaults,
+            ["process", "ctar", "xtar", "io", "io_other", "read", "list", "mem", "dbench"],
+            "contest's own catalogue, in its order"
+        );
+        assert!(crate::load::help().contains("cpu"));
+    }
 }

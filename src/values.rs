@@ -65,12 +65,12 @@ pub fn sleep_pattern(s: &str) -> Result<SleepPattern, String> {
 
 /// One of the loads kbench knows.
 pub fn load_name(s: &str) -> Result<String, String> {
-    if crate::load::NAMES.contains(&s) {
+    if crate::load::find(s).is_some() {
         Ok(s.to_string())
     } else {
         Err(format!(
             "unknown load '{s}' (known: {})",
-            crate::load::NAMES.join(", ")
+            crate::load::names().join(", ")
         ))
     }
 }

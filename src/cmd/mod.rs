@@ -24,7 +24,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     let many_labels_ok = matches!(
         &cli.command,
         Command::Runs(_) | Command::Labels | Command::Compare(_)
-    ) || matches!(&cli.command, Command::Bench(b) if b.name == "contest" && b.matches.get_flag("show"));
+    ) || matches!(&cli.command, Command::Bench(b)
+        if crate::registry::find(b.name).is_some_and(|e| (e.many_labels)(&b.matches)));
     if cli.global.label.len() > 1 && !many_labels_ok {
         return Err(crate::error::input(
             "give one --label to name what is measured (several only for compare, runs and contest --show)",

@@ -19,17 +19,14 @@ use std::time::Duration;
 pub const NOLOAD: &str = "noload";
 pub const CACHERUN: &str = "cacherun";
 
-/// contest's load order, as its result mails list them.
-pub const LOAD_ORDER: &[&str] = &[
-    "process", "ctar", "xtar", "io", "io_other", "read", "list", "mem", "dbench",
-];
-
-/// Block order for tables: noload, cacherun, then contest's load order.
+/// Block order for tables: noload, cacherun, then every load in the
+/// loads table's order (contest's, as its result mails list them, and
+/// `cpu` last), so every load contest can run has its block.
 pub fn block_order() -> Vec<String> {
     [NOLOAD, CACHERUN]
-        .iter()
-        .chain(LOAD_ORDER.iter())
-        .map(|s| s.to_string())
+        .into_iter()
+        .chain(load::names())
+        .map(str::to_string)
         .collect()
 }
 
@@ -199,7 +196,11 @@ pub fn run(
 pub fn available(opts: &LoadOptions) -> (Vec<String>, Vec<(String, String)>) {
     let mut ok = Vec::new();
     let mut skipped = Vec::new();
-    for name in LOAD_ORDER {
+    for name in load::KINDS
+        .iter()
+        .filter(|k| k.contest_default)
+        .map(|k| k.name)
+    {
         match load::build(name, opts) {
             Ok(_) => ok.push(name.to_string()),
             Err(e) => skipped.push((name.to_string(), format!("{e:#}"))),

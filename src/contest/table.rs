@@ -287,7 +287,7 @@ Kernel [runs]    Time  CPU%  Loads  LCPU%  Ratio
             crate::contest::block_order(),
             [
                 "noload", "cacherun", "process", "ctar", "xtar", "io", "io_other", "read", "list",
-                "mem", "dbench"
+                "mem", "dbench", "cpu"
             ]
         );
         let mut mem = row("a", "mem", 10.0, 90.0, 5.0, 5.0);

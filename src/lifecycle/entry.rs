@@ -9,17 +9,29 @@ use crate::bench::Better;
 use crate::session::Ctx;
 use anyhow::Result;
 
-/// A metric a benchmark stores: its name, unit and direction.
+/// A metric a benchmark stores: its name, unit, direction and what it
+/// measures (a few words, shown beside it in reports).
 #[derive(Clone, Copy, Debug)]
 pub struct MetricSpec {
     pub name: &'static str,
     pub unit: &'static str,
     pub better: Better,
+    pub meaning: &'static str,
 }
 
 /// Shorthand for a [`MetricSpec`] in an entry.
-pub const fn metric(name: &'static str, unit: &'static str, better: Better) -> MetricSpec {
-    MetricSpec { name, unit, better }
+pub const fn metric(
+    name: &'static str,
+    unit: &'static str,
+    better: Better,
+    meaning: &'static str,
+) -> MetricSpec {
+    MetricSpec {
+        name,
+        unit,
+        better,
+        meaning,
+    }
 }
 
 /// One benchmark, as the rest of kbench sees it.
@@ -47,6 +59,9 @@ pub struct Entry {
     /// it is stored marked warm-up, and compare leaves it out unless
     /// `--include-warmup`.
     pub warmup: bool,
+    /// Whether a command line of it reads stored runs of several labels
+    /// (`contest --show`), so that `--label` may be given more than once.
+    pub many_labels: fn(&clap::ArgMatches) -> bool,
 }
 
 /// `canonical` for benchmarks whose parameters are a struct `P` with
@@ -93,6 +108,11 @@ pub fn flag_seconds(argv: &[String], flag: &str) -> Option<f64> {
     crate::sys::time::parse_duration(v)
         .ok()
         .map(|d| d.as_secs_f64())
+}
+
+/// `many_labels` of a benchmark that always measures one label.
+pub fn one_label(_: &clap::ArgMatches) -> bool {
+    false
 }
 
 /// No estimate.

@@ -31,10 +31,127 @@ use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 
-/// Every load kbench knows, in contest's order.
-pub const NAMES: &[&str] = &[
-    "process", "mem", "io", "io_other", "read", "list", "ctar", "xtar", "dbench", "cpu",
+/// A load kbench knows, declared once: everything that lists loads (the
+/// `load` command's help and its name check, contest's table order and
+/// its default set, the tests) reads this table.
+pub struct Kind {
+    pub name: &'static str,
+    /// One line for help: what the load does.
+    pub help: &'static str,
+    /// Whether `contest` runs it when no `--loads` is given (contest's own
+    /// catalogue); the others run in contest only when named, and still
+    /// get their block in its table.
+    pub contest_default: bool,
+    build: fn(&LoadOptions, usize) -> Result<Box<dyn Load>>,
+}
+
+/// Every load, in contest's table order (contest's result mails), and
+/// `cpu`, which contest did not have, last.
+pub const KINDS: &[Kind] = &[
+    Kind {
+        name: "process",
+        help: "a ring of processes joined by pipes passing chunks of data around (4 a CPU)",
+        contest_default: true,
+        build: |_, ncpu| Ok(Box::new(process::Ring::new(4 * ncpu))),
+    },
+    Kind {
+        name: "ctar",
+        help: "tar creating an archive of a source tree, again and again",
+        contest_default: true,
+        build: |o, _| Ok(Box::new(tar::Tar::new(tar::Mode::Create, tree_for_tar(o)?))),
+    },
+    Kind {
+        name: "xtar",
+        help: "tar extracting an archive of a source tree, again and again",
+        contest_default: true,
+        build: |o, _| {
+            Ok(Box::new(tar::Tar::new(
+                tar::Mode::Extract,
+                tree_for_tar(o)?,
+            )))
+        },
+    },
+    Kind {
+        name: "io",
+        help: "streaming zeros into a file the size of RAM (as the disk allows), again and again",
+        contest_default: true,
+        build: |o, _| Ok(Box::new(io::Io::new("io", &o.base_dir(), o)?)),
+    },
+    Kind {
+        name: "io_other",
+        help: "the io load on a second location (--io-other-dir, another disk)",
+        contest_default: true,
+        build: |o, _| {
+            let dir = o
+                .io_other_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("/var/tmp"));
+            Ok(Box::new(io::Io::new("io_other", &dir, o)?))
+        },
+    },
+    Kind {
+        name: "read",
+        help: "reading a file from the disk (its pages dropped after every pass), again and again",
+        contest_default: true,
+        build: |o, _| Ok(Box::new(read::Read::new(o)?)),
+    },
+    Kind {
+        name: "list",
+        help: "ls -lRa of a tree, an lstat of every entry, again and again",
+        contest_default: true,
+        build: |o, _| {
+            Ok(Box::new(list::List::new(
+                o.tree.clone().unwrap_or_else(|| PathBuf::from("/")),
+            )))
+        },
+    },
+    Kind {
+        name: "mem",
+        help: "touching a large region of memory in a cache-defeating pattern, sized from free memory",
+        contest_default: true,
+        build: |o, _| Ok(Box::new(mem::Mem::new(o)?)),
+    },
+    Kind {
+        name: "dbench",
+        help: "dbench clients on a file server's workload (needs dbench; 16 a CPU)",
+        contest_default: true,
+        build: |o, ncpu| Ok(Box::new(dbench::Dbench::new(o.procs.unwrap_or(16 * ncpu))?)),
+    },
+    Kind {
+        name: "cpu",
+        help: "CPU hogs, one a CPU (--procs); in contest only when named",
+        contest_default: false,
+        build: |o, ncpu| {
+            let n = o.procs.unwrap_or(ncpu);
+            let limit = max_hogs(ncpu);
+            if n > limit {
+                return Err(crate::error::input(format!(
+                    "cpu load: --procs {n} is more than {limit}, 16 a CPU on {ncpu} CPUs (64 at least)"
+                )));
+            }
+            Ok(Box::new(cpu::Cpu::new(n)))
+        },
+    },
 ];
+
+/// Every load's name, in [`KINDS`]' order.
+pub fn names() -> Vec<&'static str> {
+    KINDS.iter().map(|k| k.name).collect()
+}
+
+/// The load called `name`.
+pub fn find(name: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+/// The loads for help: `name: what it does`, one a line.
+pub fn help() -> String {
+    let lines: Vec<String> = KINDS
+        .iter()
+        .map(|k| format!("  {:<9} {}", k.name, k.help))
+        .collect();
+    format!("Loads:\n{}", lines.join("\n"))
+}
 
 /// One kind of background load.
 pub trait Load: Send {
@@ -122,41 +239,13 @@ pub fn max_hogs(ncpu: usize) -> usize {
 /// Build the load called `name`.
 pub fn build(name: &str, o: &LoadOptions) -> Result<Box<dyn Load>> {
     let ncpu = crate::sys::cpus::online_here().len().max(1);
-    Ok(match name {
-        "cpu" => {
-            let n = o.procs.unwrap_or(ncpu);
-            let limit = max_hogs(ncpu);
-            if n > limit {
-                return Err(crate::error::input(format!(
-                    "cpu load: --procs {n} is more than {limit}, 16 a CPU on {ncpu} CPUs (64 at least)"
-                )));
-            }
-            Box::new(cpu::Cpu::new(n))
-        }
-        "process" => Box::new(process::Ring::new(4 * ncpu)),
-        "mem" => Box::new(mem::Mem::new(o)?),
-        "io" => Box::new(io::Io::new("io", &o.base_dir(), o)?),
-        "io_other" => {
-            let dir = o
-                .io_other_dir
-                .clone()
-                .unwrap_or_else(|| PathBuf::from("/var/tmp"));
-            Box::new(io::Io::new("io_other", &dir, o)?)
-        }
-        "read" => Box::new(read::Read::new(o)?),
-        "list" => Box::new(list::List::new(
-            o.tree.clone().unwrap_or_else(|| PathBuf::from("/")),
-        )),
-        "ctar" => Box::new(tar::Tar::new(tar::Mode::Create, tree_for_tar(o)?)),
-        "xtar" => Box::new(tar::Tar::new(tar::Mode::Extract, tree_for_tar(o)?)),
-        "dbench" => Box::new(dbench::Dbench::new(o.procs.unwrap_or(16 * ncpu))?),
-        _ => {
-            return Err(crate::error::input(format!(
-                "unknown load '{name}' (known: {})",
-                NAMES.join(", ")
-            )))
-        }
-    })
+    match find(name) {
+        Some(k) => (k.build)(o, ncpu),
+        None => Err(crate::error::input(format!(
+            "unknown load '{name}' (known: {})",
+            names().join(", ")
+        ))),
+    }
 }
 
 /// The source tree ctar/xtar archive: `--tree`, else `/usr/include` (a

@@ -19,38 +19,14 @@ fn fmt(v: f64, unit: &str) -> String {
     }
 }
 
-/// What a reported metric of a task kind measures, in a few words.
+/// What a reported metric of a task kind measures, in a few words: its
+/// registry declaration's meaning.
 pub fn meaning(kind: &str, metric: &str) -> Option<&'static str> {
-    Some(match (kind, metric) {
-        ("hackbench", "time") => "time to pass every message between the tasks",
-        ("cyclictest", "max_us") => "worst timer wake-up delay seen",
-        ("cyclictest", "p99_us") => "wake-up delay 99 % of wake-ups beat",
-        ("cyclictest", "p999_us") => "wake-up delay 99.9 % of wake-ups beat",
-        ("cyclictest", "avg_us") => "mean timer wake-up delay",
-        ("responsiveness", "avg_response") => {
-            "mean delay of an interactive task's iteration beyond its sleep"
-        }
-        ("responsiveness", "p99_response") => "interactive delay 99 % of iterations beat",
-        ("responsiveness", "total_response") => {
-            "interactive delay summed over the run (the seed's figure)"
-        }
-        ("coldwalk", "wall") => "time to list the tree with cold caches",
-        ("job", "time") => "wall time of the build",
-        ("job", "user") => "CPU time the build spent in user mode",
-        ("job", "sys") => "CPU time the build spent in the kernel",
-        ("load", "work") => "work the background load got done",
-        ("schbench", "wakeup_p99_us") => "fair-class thread wake-up delay 99 % of wake-ups beat",
-        ("schbench", "wakeup_p50_us") => "median fair-class thread wake-up delay",
-        ("schbench", "request_p99_us") => "request time 99 % of requests beat",
-        ("schbench", "avg_rps") => "requests completed per second",
-        ("interbench", "latency_avg_ms") => {
-            "simulated interactive tasks' mean wake-up latency, over every task and load"
-        }
-        ("interbench", "worst_deadlines_met_pct") => {
-            "deadlines met by the simulated task under its worst load"
-        }
-        _ => return None,
-    })
+    crate::registry::find(kind)?
+        .metrics
+        .iter()
+        .find(|m| m.name == metric)
+        .map(|m| m.meaning)
 }
 
 fn direction(b: Better) -> &'static str {

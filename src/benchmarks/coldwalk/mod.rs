@@ -18,11 +18,36 @@ pub const ENTRY: Entry = Entry {
     name: "coldwalk",
     about: ABOUT,
     metrics: &[
-        metric("wall", "s", crate::bench::Better::Lower),
-        metric("entries_per_s", "entries/s", crate::bench::Better::Higher),
-        metric("entries", "count", crate::bench::Better::Neither),
-        metric("dirs", "count", crate::bench::Better::Neither),
-        metric("errors", "count", crate::bench::Better::Neither),
+        metric(
+            "wall",
+            "s",
+            crate::bench::Better::Lower,
+            "time to list the tree with cold caches",
+        ),
+        metric(
+            "entries_per_s",
+            "entries/s",
+            crate::bench::Better::Higher,
+            "entries listed per second with cold caches",
+        ),
+        metric(
+            "entries",
+            "count",
+            crate::bench::Better::Neither,
+            "entries in the tree",
+        ),
+        metric(
+            "dirs",
+            "count",
+            crate::bench::Better::Neither,
+            "directories in the tree",
+        ),
+        metric(
+            "errors",
+            "count",
+            crate::bench::Better::Neither,
+            "entries that could not be read",
+        ),
     ],
     headline: "wall",
     command: || entry::command::<ColdwalkArgs>("coldwalk", ABOUT),
@@ -30,6 +55,7 @@ pub const ENTRY: Entry = Entry {
     estimate: entry::no_estimate,
     canonical: entry::canonical_via::<Options>,
     warmup: false,
+    many_labels: entry::one_label,
 };
 
 struct Coldwalk {

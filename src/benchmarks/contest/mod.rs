@@ -24,12 +24,42 @@ pub const ENTRY: Entry = Entry {
     name: "contest",
     about: ABOUT,
     metrics: &[
-        metric("time", "s", crate::bench::Better::Lower),
-        metric("cpu_percent", "%", crate::bench::Better::Neither),
-        metric("loads", "work", crate::bench::Better::Neither),
-        metric("lcpu_percent", "%", crate::bench::Better::Neither),
-        metric("user", "s", crate::bench::Better::Lower),
-        metric("sys", "s", crate::bench::Better::Lower),
+        metric(
+            "time",
+            "s",
+            crate::bench::Better::Lower,
+            "wall time of the build under the load (contest's Time)",
+        ),
+        metric(
+            "cpu_percent",
+            "%",
+            crate::bench::Better::Neither,
+            "CPU the build used (contest's CPU%)",
+        ),
+        metric(
+            "loads",
+            "work",
+            crate::bench::Better::Neither,
+            "work the load got done beside the build (contest's Loads)",
+        ),
+        metric(
+            "lcpu_percent",
+            "%",
+            crate::bench::Better::Neither,
+            "CPU the load used beside the build (contest's LCPU%)",
+        ),
+        metric(
+            "user",
+            "s",
+            crate::bench::Better::Lower,
+            "CPU time the build spent in user mode",
+        ),
+        metric(
+            "sys",
+            "s",
+            crate::bench::Better::Lower,
+            "CPU time the build spent in the kernel",
+        ),
     ],
     headline: "time",
     command: || entry::command::<ContestArgs>("contest", ABOUT),
@@ -37,6 +67,8 @@ pub const ENTRY: Entry = Entry {
     estimate: entry::no_estimate,
     canonical: entry::canonical_via::<params::Contest>,
     warmup: false,
+    // `contest --show` prints the table of stored runs of every label named.
+    many_labels: |m| m.get_flag("show"),
 };
 
 pub fn job_options(a: &JobArgs) -> JobOptions {

@@ -23,16 +23,66 @@ pub const ENTRY: Entry = Entry {
     name: "cyclictest",
     about: ABOUT,
     metrics: &[
-        metric("max_us", "us", crate::bench::Better::Lower),
-        metric("p99_us", "us", crate::bench::Better::Lower),
-        metric("p999_us", "us", crate::bench::Better::Lower),
-        metric("p50_us", "us", crate::bench::Better::Lower),
-        metric("avg_us", "us", crate::bench::Better::Lower),
-        metric("samples", "count", crate::bench::Better::Neither),
-        metric("min_us", "us", crate::bench::Better::Lower),
-        metric("p9999_us", "us", crate::bench::Better::Lower),
-        metric("over_100us", "count", crate::bench::Better::Lower),
-        metric("over_1ms", "count", crate::bench::Better::Lower),
+        metric(
+            "max_us",
+            "us",
+            crate::bench::Better::Lower,
+            "worst timer wake-up delay seen",
+        ),
+        metric(
+            "p99_us",
+            "us",
+            crate::bench::Better::Lower,
+            "wake-up delay 99 % of wake-ups beat",
+        ),
+        metric(
+            "p999_us",
+            "us",
+            crate::bench::Better::Lower,
+            "wake-up delay 99.9 % of wake-ups beat",
+        ),
+        metric(
+            "p50_us",
+            "us",
+            crate::bench::Better::Lower,
+            "median timer wake-up delay",
+        ),
+        metric(
+            "avg_us",
+            "us",
+            crate::bench::Better::Lower,
+            "mean timer wake-up delay",
+        ),
+        metric(
+            "samples",
+            "count",
+            crate::bench::Better::Neither,
+            "timer wake-ups measured",
+        ),
+        metric(
+            "min_us",
+            "us",
+            crate::bench::Better::Lower,
+            "shortest timer wake-up delay",
+        ),
+        metric(
+            "p9999_us",
+            "us",
+            crate::bench::Better::Lower,
+            "wake-up delay 99.99 % of wake-ups beat",
+        ),
+        metric(
+            "over_100us",
+            "count",
+            crate::bench::Better::Lower,
+            "wake-ups later than 100 us",
+        ),
+        metric(
+            "over_1ms",
+            "count",
+            crate::bench::Better::Lower,
+            "wake-ups later than 1 ms",
+        ),
     ],
     headline: "max_us",
     command: || entry::command::<CyclictestArgs>("cyclictest", ABOUT).disable_help_flag(true),
@@ -44,6 +94,7 @@ pub const ENTRY: Entry = Entry {
     // 297 vs 102-215, 747 vs 106-150 us; with -m as well), while
     // hackbench's and a tiny job's first runs were within their spread.
     warmup: true,
+    many_labels: entry::one_label,
 };
 
 /// Longest interval any thread may get, µs (an hour).

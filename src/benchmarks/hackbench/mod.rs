@@ -19,9 +19,24 @@ pub const ENTRY: Entry = Entry {
     name: "hackbench",
     about: ABOUT,
     metrics: &[
-        metric("time", "s", crate::bench::Better::Lower),
-        metric("messages_per_s", "msg/s", crate::bench::Better::Higher),
-        metric("mb_per_s", "MB/s", crate::bench::Better::Higher),
+        metric(
+            "time",
+            "s",
+            crate::bench::Better::Lower,
+            "time to pass every message between the tasks",
+        ),
+        metric(
+            "messages_per_s",
+            "msg/s",
+            crate::bench::Better::Higher,
+            "messages passed per second",
+        ),
+        metric(
+            "mb_per_s",
+            "MB/s",
+            crate::bench::Better::Higher,
+            "megabytes passed per second",
+        ),
     ],
     headline: "time",
     command: || entry::command::<HackbenchArgs>("hackbench", ABOUT),
@@ -29,6 +44,7 @@ pub const ENTRY: Entry = Entry {
     estimate: entry::no_estimate,
     canonical: crate::bench::hackbench::params::canonical,
     warmup: false,
+    many_labels: entry::one_label,
 };
 
 pub fn options(a: &HackbenchArgs) -> Result<Options> {

@@ -22,9 +22,24 @@ pub const ENTRY: Entry = Entry {
     name: "interbench",
     about: ABOUT,
     metrics: &[
-        metric("latency_avg_ms", "ms", crate::bench::Better::Lower),
-        metric("worst_deadlines_met_pct", "%", crate::bench::Better::Higher),
-        metric("pairs", "count", crate::bench::Better::Neither),
+        metric(
+            "latency_avg_ms",
+            "ms",
+            crate::bench::Better::Lower,
+            "simulated interactive tasks' mean wake-up latency, over every task and load",
+        ),
+        metric(
+            "worst_deadlines_met_pct",
+            "%",
+            crate::bench::Better::Higher,
+            "deadlines met by the simulated task under its worst load",
+        ),
+        metric(
+            "pairs",
+            "count",
+            crate::bench::Better::Neither,
+            "task and load pairs measured",
+        ),
     ],
     headline: "latency_avg_ms",
     command: || entry::command::<InterbenchArgs>("interbench", ABOUT),
@@ -32,6 +47,7 @@ pub const ENTRY: Entry = Entry {
     estimate,
     canonical: entry::canonical_via::<params::Interbench>,
     warmup: false,
+    many_labels: entry::one_label,
 };
 
 /// Seconds a scenario task of interbench takes: pairs x (t + 1 s settle).

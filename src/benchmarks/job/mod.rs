@@ -21,10 +21,30 @@ pub const ENTRY: Entry = Entry {
     name: "job",
     about: ABOUT,
     metrics: &[
-        metric("time", "s", crate::bench::Better::Lower),
-        metric("user", "s", crate::bench::Better::Lower),
-        metric("sys", "s", crate::bench::Better::Lower),
-        metric("cpu_percent", "%", crate::bench::Better::Neither),
+        metric(
+            "time",
+            "s",
+            crate::bench::Better::Lower,
+            "wall time of the build",
+        ),
+        metric(
+            "user",
+            "s",
+            crate::bench::Better::Lower,
+            "CPU time the build spent in user mode",
+        ),
+        metric(
+            "sys",
+            "s",
+            crate::bench::Better::Lower,
+            "CPU time the build spent in the kernel",
+        ),
+        metric(
+            "cpu_percent",
+            "%",
+            crate::bench::Better::Neither,
+            "CPU the build used, as time's CPU% (user + sys over wall)",
+        ),
     ],
     headline: "time",
     command: || entry::command::<JobCmdArgs>("job", ABOUT),
@@ -32,6 +52,7 @@ pub const ENTRY: Entry = Entry {
     estimate,
     canonical: entry::canonical_via::<params::Job>,
     warmup: false,
+    many_labels: entry::one_label,
 };
 
 struct TimedJob {

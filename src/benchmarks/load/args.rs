@@ -31,8 +31,9 @@ pub struct LoadPlacementArgs {
 }
 
 #[derive(Args, Debug, Clone)]
+#[command(after_help = crate::load::help())]
 pub struct LoadArgs {
-    /// process, mem, io, io_other, read, list, ctar, xtar, dbench or cpu
+    /// The load (one of those listed below)
     #[arg(value_parser = values::load_name)]
     pub name: String,
     /// How long to run: 30, 30s, 5m

@@ -23,9 +23,24 @@ pub const ENTRY: Entry = Entry {
     name: "load",
     about: ABOUT,
     metrics: &[
-        metric("work", "work", crate::bench::Better::Higher),
-        metric("rate", "work/s", crate::bench::Better::Higher),
-        metric("cpu_percent", "%", crate::bench::Better::Neither),
+        metric(
+            "work",
+            "work",
+            crate::bench::Better::Higher,
+            "work the background load got done",
+        ),
+        metric(
+            "rate",
+            "work/s",
+            crate::bench::Better::Higher,
+            "work the background load got done per second",
+        ),
+        metric(
+            "cpu_percent",
+            "%",
+            crate::bench::Better::Neither,
+            "CPU the load's processes used",
+        ),
     ],
     headline: "work",
     command: || entry::command::<LoadArgs>("load", ABOUT),
@@ -33,6 +48,7 @@ pub const ENTRY: Entry = Entry {
     estimate: |argv| entry::flag_seconds(argv, "--duration").or(Some(30.0)),
     canonical: entry::canonical_via::<params::Load>,
     warmup: false,
+    many_labels: entry::one_label,
 };
 
 /// Typed load options from the flags.

@@ -20,13 +20,19 @@ use std::time::{Duration, Instant};
 pub const ENTRY: Entry = Entry {
     name: "testbench",
     about: "A benchmark for kbench's tests (debug builds only)",
-    metrics: &[metric("value", "s", Better::Lower)],
+    metrics: &[metric(
+        "value",
+        "s",
+        Better::Lower,
+        "the value asked for (--value)",
+    )],
     headline: "value",
     command: || entry::command::<TestbenchArgs>("testbench", ENTRY.about).hide(true),
     run: |ctx, m| run(ctx, &entry::args(m)?),
     estimate: |argv| entry::flag_seconds(argv, "--seconds"),
     canonical: entry::canonical_via::<params::Testbench>,
     warmup: false,
+    many_labels: entry::one_label,
 };
 
 struct Testbench(TestbenchArgs);

@@ -29,6 +29,7 @@ const BASES: &[&[&str]] = &[
         "--no-store",
     ],
     &["responsiveness", "-t", "1", "--no-store"],
+    &["coldwalk", "TREE_FIXTURE", "--no-drop", "--no-store"],
     &[
         "interbench",
         "-t",
@@ -229,6 +230,15 @@ fn hostile_command_lines_end_cleanly() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/hackbench-3runs.txt"
     );
+    let tree_dir = env.dir.path().join("tree");
+    crate::common::put(&tree_dir, "a/b/c.txt", "x");
+    let tree = tree_dir.to_str().unwrap();
+    for b in crate::common::registered_benchmarks(&env) {
+        assert!(
+            BASES.iter().any(|base| base[0] == b),
+            "{b} has no base command in the hostile table"
+        );
+    }
     let mark = format!("KBENCH_HOSTILE_MARK={}", std::process::id());
     let flags: Vec<Vec<String>> = BASES.iter().map(|b| flags_of(&env, b)).collect();
     for (b, f) in BASES.iter().zip(&flags) {
@@ -282,7 +292,10 @@ fn hostile_command_lines_end_cleanly() {
         });
         let argv: Vec<String> = template
             .iter()
-            .map(|a| a.replace("HACKBENCH_FIXTURE", fixture))
+            .map(|a| {
+                a.replace("HACKBENCH_FIXTURE", fixture)
+                    .replace("TREE_FIXTURE", tree)
+            })
             .collect();
         let failed = match run_case(&env, &argv, &tmp, &mark) {
             Ending::StoppedOnCtrlC => {

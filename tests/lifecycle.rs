@@ -13,6 +13,29 @@ struct Case {
     long: Vec<String>,
 }
 
+/// Runs the quick case stores (contest's one round is noload and
+/// cacherun: two steps, each a run).
+fn runs_of(c: &Case) -> usize {
+    if c.name == "contest" {
+        2
+    } else {
+        1
+    }
+}
+
+/// The table covers every registered benchmark.
+#[test]
+fn every_registered_benchmark_is_in_the_table() {
+    let env = Env::new();
+    let names: Vec<&str> = cases(&env).iter().map(|c| c.name).collect();
+    for b in crate::common::registered_benchmarks(&env) {
+        assert!(
+            names.contains(&b.as_str()),
+            "{b} is not in the lifecycle table"
+        );
+    }
+}
+
 fn v(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
 }
@@ -68,6 +91,55 @@ fn cases(env: &Env) -> Vec<Case> {
             long: v(&["load", "cpu", "--procs", "1", "--duration", "60s"]),
         },
         Case {
+            name: "contest",
+            quick: v(&[
+                "contest",
+                "--loads",
+                "noload",
+                "--runs",
+                "1",
+                "--job-cmd",
+                "true",
+            ]),
+            long: v(&[
+                "contest",
+                "--loads",
+                "noload",
+                "--runs",
+                "1",
+                "--job-cmd",
+                "sleep 60",
+            ]),
+        },
+        Case {
+            name: "interbench",
+            // A given loops-per-ms: no calibration (seconds of set-up
+            // before the first repetition) in the way.
+            quick: v(&[
+                "interbench",
+                "-t",
+                "1",
+                "--exact-duration",
+                "-W",
+                "Audio",
+                "-w",
+                "None",
+                "-l",
+                "100000",
+            ]),
+            long: v(&[
+                "interbench",
+                "-t",
+                "60",
+                "-W",
+                "Audio",
+                "-w",
+                "None",
+                "-l",
+                "100000",
+            ]),
+        },
+        Case {
             name: "testbench",
             quick: v(&["testbench"]),
             long: v(&["testbench", "--seconds", "60"]),
@@ -96,7 +168,8 @@ fn statuses(env: &Env, benchmark: &str) -> Vec<String> {
 fn closing_line(stderr: &str, what: &str) {
     let last = stderr.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with("stored as run ") && last.ends_with("(label lc)"),
+        (last.starts_with("stored as run ") || last.starts_with("stored as runs "))
+            && last.ends_with("(label lc)"),
         "{what}: the closing line is `{last}` in:\n{stderr}"
     );
 }
@@ -115,7 +188,12 @@ fn every_command_stores_a_complete_run_the_same_way() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{}: {err}", c.name);
         closing_line(&err, c.name);
-        assert_eq!(statuses(&env, c.name), ["complete"], "{}", c.name);
+        assert_eq!(
+            statuses(&env, c.name),
+            vec!["complete"; runs_of(&c)],
+            "{}",
+            c.name
+        );
     }
 }
 

@@ -43,7 +43,6 @@ pub fn default_jobs() -> usize {
 #[derive(Clone, Debug)]
 pub struct RunResult {
     pub load: String,
-    pub round: u32,
     pub times: JobTimes,
     /// The load's work and CPU during the job (None for noload/cacherun).
     pub load_report: Option<Report>,
@@ -70,24 +69,11 @@ pub fn round_order(loads: &[String], round: u32) -> Vec<String> {
     v
 }
 
-/// What the caller wants to hear while the suite runs.
-pub trait Observer {
-    /// A step starts (load name, round).
-    fn step(&mut self, load: &str, round: u32);
-    /// Called often while a job runs.
-    fn tick(&mut self);
-    /// A run finished (stored by the caller).
-    fn finished(&mut self, r: &RunResult) -> Result<()>;
-    /// A run failed; `fatal` when the suite stops because of it (the
-    /// caller's error report will say why).
-    fn failed(&mut self, load: &str, round: u32, err: &anyhow::Error, fatal: bool) -> Result<()>;
-}
-
 /// Time the job once, watching `running` (if any) and Ctrl-C.
 fn time_job(
     job: &Job,
     mut running: Option<&mut Running>,
-    obs: &mut dyn Observer,
+    tick: &mut dyn FnMut(),
 ) -> Result<JobTimes> {
     let mut child = job.start()?;
     loop {
@@ -104,7 +90,7 @@ fn time_job(
         if let Some(t) = child.wait(100)? {
             return Ok(t);
         }
-        obs.tick();
+        tick();
     }
 }
 
@@ -121,18 +107,18 @@ fn settle(running: &mut Running) -> Result<()> {
     Ok(())
 }
 
-/// One step of the suite.
-fn one(
+/// One step of the suite: the job timed beside load `load_name` (or
+/// alone: noload after dropping caches, cacherun warm); `tick` is called
+/// often while the job runs.
+pub fn step(
     job: &Job,
     load_name: &str,
-    round: u32,
     opts: &LoadOptions,
-    obs: &mut dyn Observer,
+    tick: &mut dyn FnMut(),
 ) -> Result<RunResult> {
     job.clean()?;
     let mut res = RunResult {
         load: load_name.to_string(),
-        round,
         times: JobTimes::default(),
         load_report: None,
         caches_dropped: false,
@@ -141,9 +127,9 @@ fn one(
     match load_name {
         NOLOAD => {
             res.caches_dropped = crate::sys::proc::drop_caches().is_ok();
-            res.times = time_job(job, None, obs)?;
+            res.times = time_job(job, None, tick)?;
         }
-        CACHERUN => res.times = time_job(job, None, obs)?,
+        CACHERUN => res.times = time_job(job, None, tick)?,
         _ => {
             let l = load::build(load_name, opts)?;
             res.load_description = Some(l.describe());
@@ -151,7 +137,7 @@ fn one(
             running.wait_working(Duration::from_secs(120))?;
             settle(&mut running)?;
             let mark = running.mark();
-            let t = time_job(job, Some(&mut running), obs);
+            let t = time_job(job, Some(&mut running), tick);
             let during = running.since(mark);
             running.stop();
             res.times = t?;
@@ -159,37 +145,6 @@ fn one(
         }
     }
     Ok(res)
-}
-
-/// Run `rounds` rounds over `loads`.  Job failures end the suite (they
-/// would repeat); a load that fails is reported and the suite goes on.
-pub fn run(
-    job: &Job,
-    loads: &[String],
-    rounds: u32,
-    opts: &LoadOptions,
-    obs: &mut dyn Observer,
-) -> Result<()> {
-    for round in 0..rounds {
-        for name in round_order(loads, round) {
-            obs.step(&name, round);
-            match one(job, &name, round, opts, obs) {
-                Ok(r) => obs.finished(&r)?,
-                Err(e) if e.downcast_ref::<Interrupted>().is_some() => {
-                    obs.failed(&name, round, &e, true)?;
-                    return Err(e);
-                }
-                Err(e)
-                    if e.to_string().starts_with("job `") || name == NOLOAD || name == CACHERUN =>
-                {
-                    obs.failed(&name, round, &e, true)?;
-                    return Err(e);
-                }
-                Err(e) => obs.failed(&name, round, &e, false)?,
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The loads that can run here, and why the others cannot.

@@ -107,7 +107,8 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         name: "mem",
-        help: "touching a large region of memory in a cache-defeating pattern, sized from free memory",
+        help:
+            "touching a large region of memory in a cache-defeating pattern, sized from free memory",
         contest_default: true,
         build: |o, _| Ok(Box::new(mem::Mem::new(o)?)),
     },

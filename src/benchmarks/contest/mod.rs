@@ -7,12 +7,14 @@ pub mod params;
 use crate::bench::{Better, Metric};
 use crate::benchmarks::job::args::JobArgs;
 use crate::contest::table::{self, Row};
-use crate::contest::{self, Observer, RunResult, CACHERUN, NOLOAD};
+use crate::contest::{self, RunResult, CACHERUN, NOLOAD};
 use crate::error::input;
 use crate::job::{Job, JobOptions, Spec};
 use crate::lifecycle::entry::{self, metric, Entry};
-use crate::session::{print_json, save, Ctx};
-use crate::store::{RunFilter, RunRecord, RunStatus, Store};
+use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::load::LoadOptions;
+use crate::session::{print_json, Ctx};
+use crate::store::{RunFilter, RunRecord};
 use anyhow::Result;
 use args::ContestArgs;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -176,108 +178,208 @@ fn rows_json(rows: &[Row]) -> serde_json::Value {
     )
 }
 
-struct Recorder<'a> {
-    ctx: &'a Ctx,
-    store: Option<Box<dyn Store>>,
-    job_identity: String,
-    rows: Vec<Row>,
+/// contest through the one lifecycle: each (round, load) step is one
+/// repetition, stored with its load and round as parameters, with the
+/// health monitor beside it; a load that fails is stored as failed and
+/// the suite goes on, as contest did (a failing job, noload or cacherun
+/// ends it).  The table of every step is its result.
+struct Contest {
+    job: Job,
+    /// Every load of a round (noload and cacherun included), as asked.
+    loads: Vec<String>,
+    rounds: u32,
+    load_opts: LoadOptions,
+    /// Steps in a round: noload, cacherun and each load.
+    per_round: u32,
+    /// Said after the job's identity when its parallelism is contest's.
+    jobs_note: &'static str,
+    /// The label whose noload Time is the Ratio's denominator.
+    reference: String,
+    /// The reference's stored rows of this job, when it is another label.
+    prior: Vec<Row>,
     bar: ProgressBar,
+    /// Steps that failed while the suite went on.
     failures: Vec<String>,
-    started: f64,
-    monitor: Option<Result<crate::health::Monitor, String>>,
 }
 
-impl Recorder<'_> {
-    fn record(&mut self, load: &str, round: u32) -> RunRecord {
-        let mut rec = self.ctx.new_run(
-            "contest",
-            crate::lifecycle::entry::to_value(&params::Contest {
-                v: 1,
-                load: Some(load.to_string()),
-                job: Some(self.job_identity.clone()),
-                round: Some(round),
-            }),
-        );
-        rec.started = self.started;
-        rec.ended = crate::sys::time::unix_now();
-        let health = self
-            .monitor
-            .take()
-            .unwrap_or_else(|| Err("no monitor was started".into()))
-            .and_then(crate::health::Monitor::finish);
-        if let Ok(Some(s)) = crate::lifecycle::record_health(health, &mut rec) {
-            self.bar.suspend(|| self.ctx.info(&format!("kbench: {s}")));
+/// One step: the job's times beside the load, and its row of the table.
+struct Step {
+    result: RunResult,
+    row: Row,
+}
+
+impl Contest {
+    /// Round and load of repetition `rep`: rounds in order, each in its
+    /// rotated load order (`contest::round_order`).
+    fn step_of(&self, rep: Rep) -> (u32, String) {
+        let round = rep.index / self.per_round;
+        let order = contest::round_order(&self.loads, round);
+        let k = (rep.index % self.per_round) as usize;
+        (round, order.get(k).cloned().unwrap_or_default())
+    }
+
+    fn labels(&self, ctx: &Ctx) -> Vec<String> {
+        let label = ctx.label();
+        if self.reference == label {
+            vec![label]
+        } else {
+            vec![self.reference.clone(), label]
         }
-        rec
     }
 }
 
-impl Observer for Recorder<'_> {
-    fn step(&mut self, load: &str, round: u32) {
-        self.started = crate::sys::time::unix_now();
-        self.monitor = Some(crate::health::Monitor::start(
-            self.ctx.inherited.root_pid,
-            false,
+impl Benchmark for Contest {
+    type Outcome = Step;
+
+    fn entry(&self) -> &'static Entry {
+        &ENTRY
+    }
+
+    fn params(&self) -> Result<serde_json::Value> {
+        Ok(crate::lifecycle::entry::to_value(&params::Contest {
+            v: 1,
+            load: None,
+            job: Some(self.job.identity()),
+            round: None,
+        }))
+    }
+
+    fn params_of(&self, rep: Rep, _all: &serde_json::Value) -> serde_json::Value {
+        let (round, load) = self.step_of(rep);
+        crate::lifecycle::entry::to_value(&params::Contest {
+            v: 1,
+            load: Some(load),
+            job: Some(self.job.identity()),
+            round: Some(round),
+        })
+    }
+
+    fn prepare(&mut self, ctx: &Ctx) -> Result<()> {
+        ctx.info(&format!(
+            "kbench contest: job {}{}; each load runs {} s before the job starts, as contest's did; preparing (untimed)",
+            self.job.identity(),
+            self.jobs_note,
+            contest::SETTLE.as_secs()
         ));
-        self.bar.set_message(format!("round {} {load}", round + 1));
-    }
-
-    fn tick(&mut self) {
-        self.bar.tick();
-    }
-
-    fn finished(&mut self, r: &RunResult) -> Result<()> {
-        let mut rec = self.record(&r.load, r.round);
-        let lr = r.load_report.as_ref();
-        let loads = lr.map_or(0.0, |l| l.work);
-        let lcpu = lr.map_or(0.0, |l| l.cpu_s / r.times.wall_s.max(1e-9) * 100.0);
-        rec.metrics = vec![
-            Metric::new("time", "s", r.times.wall_s, Better::Lower),
-            Metric::new("cpu_percent", "%", r.times.cpu_percent(), Better::Neither),
-            Metric::new(
-                "loads",
-                lr.map_or("", |l| l.unit.as_str()),
-                loads,
-                Better::Neither,
-            ),
-            Metric::new("lcpu_percent", "%", lcpu, Better::Neither),
-            Metric::new("user", "s", r.times.user_s, Better::Lower),
-            Metric::new("sys", "s", r.times.sys_s, Better::Lower),
-        ];
-        let note = (r.load == "mem" && crate::load::size::Memory::read().swap_free == 0)
-            .then_some(NO_SWAP);
-        rec.set_settings(serde_json::json!({
-            "caches_dropped": r.caches_dropped, "load": r.load_description,
-            "note": note, "settle_s": contest::SETTLE.as_secs_f64(),
-        }));
-        save(&mut self.store, &rec)?;
-        self.rows.push(Row {
-            label: rec.label.clone(),
-            load: r.load.clone(),
-            time_s: r.times.wall_s,
-            cpu_percent: r.times.cpu_percent(),
-            loads,
-            lcpu_percent: lcpu,
-            loads_unit: lr.map_or(String::new(), |l| l.unit.clone()),
-            note: note.map(str::to_string),
-        });
-        self.bar.inc(1);
+        self.job.prepare()?;
+        if self.reference != ctx.label() {
+            // The reference's noload comes from the store.
+            let identity = self.job.identity();
+            self.prior = ctx
+                .store_for_reading()?
+                .load_runs(
+                    &RunFilter {
+                        labels: vec![self.reference.clone()],
+                        benchmarks: vec!["contest".into()],
+                        only_complete: true,
+                        ..Default::default()
+                    },
+                    false,
+                )?
+                .iter()
+                .filter(|r| r.params.get("job").and_then(|j| j.as_str()) == Some(identity.as_str()))
+                .filter_map(Row::from_run)
+                .collect();
+        }
+        if !ctx.global.quiet && !ctx.global.json {
+            self.bar = ProgressBar::with_draw_target(
+                Some(u64::from(self.per_round) * u64::from(self.rounds)),
+                ProgressDrawTarget::stderr(),
+            );
+            self.bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+        }
         Ok(())
     }
 
-    fn failed(&mut self, load: &str, round: u32, err: &anyhow::Error, fatal: bool) -> Result<()> {
-        let mut rec = self.record(load, round);
-        rec.status = crate::lifecycle::status_of(err);
-        rec.notes.push(format!("{err:#}"));
-        save(&mut self.store, &rec)?;
-        if rec.status == RunStatus::Failed && !fatal {
+    fn measure(&mut self, ctx: &Ctx, rep: Rep) -> Result<Step> {
+        let (round, load) = self.step_of(rep);
+        self.bar.set_message(format!("round {} {load}", round + 1));
+        let bar = self.bar.clone();
+        let result = contest::step(&self.job, &load, &self.load_opts, &mut || bar.tick());
+        self.bar.inc(1);
+        let r = result?;
+        let lr = r.load_report.as_ref();
+        let note = (r.load == "mem" && crate::load::size::Memory::read().swap_free == 0)
+            .then_some(NO_SWAP);
+        let row = Row {
+            label: ctx.label(),
+            load: r.load.clone(),
+            time_s: r.times.wall_s,
+            cpu_percent: r.times.cpu_percent(),
+            loads: lr.map_or(0.0, |l| l.work),
+            lcpu_percent: lr.map_or(0.0, |l| l.cpu_s / r.times.wall_s.max(1e-9) * 100.0),
+            loads_unit: lr.map_or(String::new(), |l| l.unit.clone()),
+            note: note.map(str::to_string),
+        };
+        Ok(Step { result: r, row })
+    }
+
+    fn goes_on_after(&mut self, rep: Rep, err: &anyhow::Error) -> bool {
+        let (round, load) = self.step_of(rep);
+        let fatal = err.to_string().starts_with("job `") || load == NOLOAD || load == CACHERUN;
+        if !fatal {
             self.bar
                 .suspend(|| eprintln!("kbench: round {} {load} failed: {err:#}", round + 1));
             self.failures
                 .push(format!("round {} {load}: {err:#}", round + 1));
         }
-        self.bar.inc(1);
+        !fatal
+    }
+
+    fn record(&self, s: &Step, rec: &mut RunRecord) -> Result<()> {
+        let (r, row) = (&s.result, &s.row);
+        rec.metrics = vec![
+            Metric::new("time", "s", row.time_s, Better::Lower),
+            Metric::new("cpu_percent", "%", row.cpu_percent, Better::Neither),
+            Metric::new("loads", &row.loads_unit, row.loads, Better::Neither),
+            Metric::new("lcpu_percent", "%", row.lcpu_percent, Better::Neither),
+            Metric::new("user", "s", r.times.user_s, Better::Lower),
+            Metric::new("sys", "s", r.times.sys_s, Better::Lower),
+        ];
+        rec.set_settings(serde_json::json!({
+            "caches_dropped": r.caches_dropped, "load": r.load_description,
+            "note": row.note, "settle_s": contest::SETTLE.as_secs_f64(),
+        }));
         Ok(())
+    }
+
+    fn text(&self, _ctx: &Ctx, _s: &Step, _rep: Rep) -> String {
+        // The progress bar follows the steps; the table is the result.
+        String::new()
+    }
+
+    fn json(&self, s: &Step) -> serde_json::Value {
+        rows_json(std::slice::from_ref(&s.row))[0].clone()
+    }
+
+    fn json_top(&self, steps: &[Step]) -> serde_json::Value {
+        let rows: Vec<Row> = steps.iter().map(|s| s.row.clone()).collect();
+        serde_json::json!({
+            "reference": self.reference, "job": self.job.identity(), "rows": rows_json(&rows),
+            "failures": self.failures,
+        })
+    }
+
+    fn result_text(&self, ctx: &Ctx, steps: &[Step]) -> Option<String> {
+        self.bar.finish_and_clear();
+        let rows: Vec<Row> = steps
+            .iter()
+            .map(|s| s.row.clone())
+            .chain(self.prior.iter().cloned())
+            .collect();
+        (!rows.is_empty()).then(|| {
+            table::render(
+                &rows,
+                &self.labels(ctx),
+                &contest::block_order(),
+                &self.reference,
+            )
+        })
     }
 }
 
@@ -315,99 +417,29 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
     let mut jopts = job_options(&a.job);
     jopts.jobs = Some(jobs);
     let spec = Spec::from_options(&jopts)?;
-    let mut job = Job::new(spec, Some(jobs))?;
-    let store = ctx.store_for_writing()?;
-    ctx.info(&format!(
-        "kbench contest: job {}{}; each load runs {} s before the job starts, as contest's did; preparing (untimed)",
-        job.identity(),
-        if a.job.jobs.is_none() {
+    let job = Job::new(spec, Some(jobs))?;
+    let per_round = 2 + loads
+        .iter()
+        .filter(|l| *l != NOLOAD && *l != CACHERUN)
+        .count() as u32;
+    let steps = per_round
+        .checked_mul(a.runs)
+        .ok_or_else(|| input("contest: too many rounds of loads"))?;
+    let mut c = Contest {
+        job,
+        loads,
+        rounds: a.runs,
+        load_opts,
+        per_round,
+        jobs_note: if a.job.jobs.is_none() {
             " (contest's make -j 4 x CPUs)"
         } else {
             ""
         },
-        contest::SETTLE.as_secs()
-    ));
-    job.prepare()?;
-    let per_round = 2 + loads
-        .iter()
-        .filter(|l| *l != NOLOAD && *l != CACHERUN)
-        .count() as u64;
-    let bar = if ctx.global.quiet || ctx.global.json {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::with_draw_target(
-            Some(per_round * a.runs as u64),
-            ProgressDrawTarget::stderr(),
-        );
-        b.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} runs, {elapsed} elapsed, ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b
-    };
-    let mut rec = Recorder {
-        ctx,
-        store,
-        job_identity: job.identity(),
-        rows: Vec::new(),
-        bar,
+        reference: a.reference.clone().unwrap_or_else(|| ctx.label()),
+        prior: Vec::new(),
+        bar: ProgressBar::hidden(),
         failures: Vec::new(),
-        started: crate::sys::time::unix_now(),
-        monitor: None,
     };
-    let result = contest::run(&job, &loads, a.runs, &load_opts, &mut rec);
-    rec.bar.finish_and_clear();
-    let label = ctx.label();
-    let reference = a.reference.clone().unwrap_or_else(|| label.clone());
-    let mut rows = rec.rows.clone();
-    if reference != label {
-        // The reference's noload comes from the store.
-        if let Some(s) = &rec.store {
-            let prior = s.load_runs(
-                &RunFilter {
-                    labels: vec![reference.clone()],
-                    benchmarks: vec!["contest".into()],
-                    only_complete: true,
-                    ..Default::default()
-                },
-                false,
-            )?;
-            rows.extend(
-                prior
-                    .iter()
-                    .filter(|r| {
-                        r.params.get("job").and_then(|j| j.as_str())
-                            == Some(job.identity().as_str())
-                    })
-                    .filter_map(Row::from_run),
-            );
-        }
-    }
-    let labels = if reference == label {
-        vec![label.clone()]
-    } else {
-        vec![reference.clone(), label.clone()]
-    };
-    if ctx.global.json {
-        print_json(
-            "contest",
-            serde_json::json!({ "label": label, "reference": reference, "job": job.identity(),
-                                "rows": rows_json(&rec.rows), "failures": rec.failures }),
-        )?;
-    } else if !rows.is_empty() {
-        print!(
-            "{}",
-            table::render(&rows, &labels, &contest::block_order(), &reference)
-        );
-    }
-    result?;
-    if !rec.failures.is_empty() {
-        return Err(anyhow::anyhow!(
-            "{} of the suite's runs failed (see above)",
-            rec.failures.len()
-        ));
-    }
-    Ok(())
+    drive(ctx, &mut c, crate::values::Runs::Fixed(steps))
 }

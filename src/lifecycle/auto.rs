@@ -1,0 +1,127 @@
+//! `--runs auto`: repeat until the headline metric's answer is clear, by
+//! the sequential rule of `stats::sequential` (alone: until the interval
+//! is within `--precision`; against a stored label: until the verdict is
+//! decided), or until the cap or the time budget.
+
+use super::entry::Entry;
+use crate::session::Ctx;
+use crate::stats::sequential;
+use crate::store::{RunRecord, RunStatus};
+use anyhow::Result;
+
+/// `--runs auto`: the headline metric's values so far and the rule that
+/// decides when they are enough ([`sequential`]).
+pub struct AutoRuns {
+    metric: &'static str,
+    rule: sequential::Rule,
+    values: Vec<f64>,
+    decision: sequential::Decision,
+    why_stopped: Option<String>,
+}
+
+impl AutoRuns {
+    pub fn new(
+        ctx: &Ctx,
+        entry: &'static Entry,
+        params: &serde_json::Value,
+        max: u32,
+    ) -> Result<AutoRuns> {
+        let benchmark = entry.name;
+        let spec = entry
+            .metrics
+            .iter()
+            .find(|m| m.name == entry.headline)
+            .copied()
+            .ok_or_else(|| {
+                crate::error::input(format!("--runs auto: {benchmark} has no headline metric"))
+            })?;
+        let baseline = match &ctx.global.against {
+            None => None,
+            Some(label) => Some(baseline_values(ctx, label, entry, params, spec.name)?),
+        };
+        Ok(AutoRuns {
+            metric: spec.name,
+            rule: sequential::Rule {
+                alpha: 0.05,
+                precision_pct: ctx.global.precision,
+                threshold_pct: crate::stats::DEFAULT_THRESHOLD_PCT,
+                better: spec.better,
+                baseline,
+                cap: max as usize,
+                futility: true,
+            },
+            values: Vec::new(),
+            decision: sequential::Decision::Continue,
+            why_stopped: None,
+        })
+    }
+
+    /// After a stored run: is it time to stop?
+    pub fn after(
+        &mut self,
+        rec: &RunRecord,
+        last: bool,
+        elapsed: std::time::Duration,
+        budget: Option<std::time::Duration>,
+    ) -> bool {
+        if let Some(m) = rec.metrics.iter().find(|m| m.name == self.metric) {
+            if rec.status == RunStatus::Complete && !crate::health::is_suspect(&rec.settings) {
+                self.values.push(m.value);
+            }
+        }
+        self.decision = sequential::decide(&self.rule, &self.values);
+        if self.decision != sequential::Decision::Continue {
+            self.why_stopped = Some(self.decision.describe());
+        } else if budget.is_some_and(|b| elapsed >= b) {
+            self.why_stopped = Some("the time budget is spent; undecided".into());
+        } else if last {
+            self.why_stopped = Some("the most runs allowed; undecided".into());
+        }
+        self.why_stopped.is_some()
+    }
+
+    pub fn outcome(&self, runs: usize) -> String {
+        format!(
+            "{} after {runs} run(s), {} of them counted ({} of complete, not suspect runs; 5% error rate kept across every look)",
+            self.why_stopped.as_deref().unwrap_or("stopped"),
+            self.values.len(),
+            self.metric
+        )
+    }
+}
+
+/// The headline metric of `label`'s stored runs of this benchmark with the
+/// same canonical parameters (complete, not suspect).
+fn baseline_values(
+    ctx: &Ctx,
+    label: &str,
+    entry: &Entry,
+    params: &serde_json::Value,
+    metric: &str,
+) -> Result<Vec<f64>> {
+    let benchmark = entry.name;
+    let store = ctx.store_for_reading()?;
+    let runs = store.load_runs(
+        &crate::store::RunFilter {
+            labels: vec![label.to_string()],
+            benchmarks: vec![benchmark.to_string()],
+            only_complete: true,
+            ..Default::default()
+        },
+        false,
+    )?;
+    let want = (entry.canonical)(params);
+    let v: Vec<f64> = runs
+        .iter()
+        .filter(|r| (entry.canonical)(&r.params) == want)
+        .filter(|r| !crate::health::is_suspect(&r.settings))
+        .filter_map(|r| r.metrics.iter().find(|m| m.name == metric).map(|m| m.value))
+        .collect();
+    if v.len() < 2 {
+        return Err(crate::error::input(format!(
+            "--against {label}: {} stored run(s) of {benchmark} with these settings; at least 2 are needed",
+            v.len()
+        )));
+    }
+    Ok(v)
+}

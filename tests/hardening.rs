@@ -547,3 +547,85 @@ fn quiet_load(
         .unwrap(),
     )
 }
+
+/// `kbench restore` applies only what kbench could have changed, and only
+/// records this user wrote: crafted records that would write any file,
+/// escape debugfs or move tasks into any folder are refused, one line
+/// each, and nothing is written; a record others can write is refused.
+#[test]
+fn restore_refuses_records_kbench_could_not_have_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let data = env.dir.path().join("data");
+    let rdir = data.join("kbench/restore");
+    std::fs::create_dir_all(&rdir).unwrap();
+    let victim = env.dir.path().join("victim");
+    let fake_cgroup = env.dir.path().join("cg");
+    std::fs::create_dir(&fake_cgroup).unwrap();
+    let put = |name: &str, body: serde_json::Value| {
+        let p = rdir.join(name);
+        std::fs::write(&p, body.to_string()).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        p
+    };
+    let restore = || {
+        env.cmd()
+            .env("XDG_DATA_HOME", &data)
+            .arg("restore")
+            .output()
+            .unwrap()
+    };
+    let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+        (
+            "knobs-999999991.json",
+            serde_json::json!({"knobs": [{"name": "x", "location": {"File": victim}, "original": "owned"}]}),
+            "is not a file under /proc/sys or /sys",
+        ),
+        (
+            "knobs-999999992.json",
+            serde_json::json!({"knobs": [{"name": "x", "location": {"Debugfs": "../../../tmp/x"}, "original": "1"}]}),
+            "is not a plain path inside debugfs",
+        ),
+        (
+            "knobs-999999993.json",
+            serde_json::json!({"knobs": [{"name": "x", "location": {"PerCpu": ["/proc/sys/kernel/sched_autogroup_enabled"]}, "original": "1"}]}),
+            "is not a CPU's cpufreq governor",
+        ),
+        (
+            "999999994.json",
+            serde_json::json!({"mount": fake_cgroup, "house": fake_cgroup.join("kbench-house-1")}),
+            "refused",
+        ),
+    ];
+    for (name, body, says) in &cases {
+        let p = put(name, body.clone());
+        let out = restore();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {text} {err}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("refused: ") && l.contains(says)),
+            "{name}: {text}"
+        );
+        assert!(err.contains("1 restore record(s) refused"), "{name}: {err}");
+        assert!(p.exists(), "{name}: a refused record stays");
+        std::fs::remove_file(&p).unwrap();
+    }
+    assert!(!victim.exists(), "no file was created");
+    assert_eq!(
+        std::fs::read_dir(&fake_cgroup).unwrap().count(),
+        0,
+        "nothing moved into a folder"
+    );
+    // A record that others can write is refused whatever it says.
+    let p = put(
+        "knobs-999999995.json",
+        serde_json::json!({"knobs": [{"name": "autogroup", "location": {"File": "/proc/sys/kernel/sched_autogroup_enabled"}, "original": "1"}]}),
+    );
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = restore();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("can be written by others"), "{text}");
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -20,6 +20,7 @@ pub fn run(after: Option<i32>) -> Result<()> {
         return Ok(());
     }
     let mut done = 0;
+    let mut refused = 0;
     let mut entries: Vec<PathBuf> = std::fs::read_dir(crate::isolate::record_dir())
         .into_iter()
         .flatten()
@@ -45,12 +46,29 @@ pub fn run(after: Option<i32>) -> Result<()> {
             );
             continue;
         }
-        if knobs::is_record(&name) {
-            println!("{}", knobs::undo_file(&path)?);
+        let undone = if knobs::is_record(&name) {
+            knobs::undo_file(&path)
         } else {
-            println!("{}", crate::isolate::undo_file(&path)?);
+            crate::isolate::undo_file(&path)
+        };
+        match undone {
+            Ok(line) => {
+                println!("{line}");
+                done += 1;
+            }
+            // A record that is not this user's to apply, or that names what
+            // kbench never changes, is left where it is, and said.
+            Err(e) if e.to_string().starts_with("refused: ") => {
+                println!("{}", crate::text::clean(&e.to_string()));
+                refused += 1;
+            }
+            Err(e) => return Err(e),
         }
-        done += 1;
+    }
+    if refused > 0 {
+        return Err(crate::error::input(format!(
+            "{refused} restore record(s) refused (see above): remove them once you know where they came from"
+        )));
     }
     if done == 0 {
         println!("nothing to restore");

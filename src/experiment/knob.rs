@@ -178,7 +178,72 @@ fn locate(name: &str) -> Result<Location> {
     Ok(Location::File(path))
 }
 
+/// Whether `p` is a knob file: it is there, a regular file, and it is,
+/// symlinks resolved, under /proc/sys or /sys (not debugfs, which is
+/// reached as [`Location::Debugfs`]).
+fn knob_file(p: &Path) -> Result<(), String> {
+    let under = |q: &Path| {
+        (q.starts_with("/proc/sys/") || q.starts_with("/sys/"))
+            && !q.starts_with("/sys/kernel/debug")
+    };
+    if !under(p) {
+        return Err(format!(
+            "{} is not a file under /proc/sys or /sys",
+            p.display()
+        ));
+    }
+    let real = p
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", p.display()))?;
+    if !under(&real) {
+        return Err(format!(
+            "{} is not a file under /proc/sys or /sys",
+            p.display()
+        ));
+    }
+    match std::fs::metadata(&real) {
+        Ok(m) if m.is_file() => Ok(()),
+        _ => Err(format!("{} is not a knob file", p.display())),
+    }
+}
+
 impl Location {
+    /// Whether this location is one kbench could have chosen for a knob
+    /// (what a restore record says is checked with this before anything
+    /// is written): a file under /proc/sys or /sys that is there, every
+    /// CPU's cpufreq governor, or a plain path inside debugfs.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Location::File(p) => knob_file(p),
+            Location::PerCpu(files) => files.iter().try_for_each(|f| {
+                let name = f.to_string_lossy();
+                let cpu = name
+                    .strip_prefix("/sys/devices/system/cpu/cpu")
+                    .and_then(|r| r.strip_suffix("/cpufreq/scaling_governor"))
+                    .unwrap_or("");
+                if cpu.is_empty() || !cpu.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(format!("{name} is not a CPU's cpufreq governor"));
+                }
+                knob_file(f)
+            }),
+            Location::Debugfs(rel) => {
+                let plain = !rel.is_empty()
+                    && rel.len() <= 200
+                    && Path::new(rel)
+                        .components()
+                        .all(|c| matches!(c, std::path::Component::Normal(_)))
+                    && rel
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
+                if plain {
+                    Ok(())
+                } else {
+                    Err(format!("debugfs/{rel} is not a plain path inside debugfs"))
+                }
+            }
+        }
+    }
+
     /// How it is shown in messages.
     pub fn shown(&self) -> String {
         match self {
@@ -217,9 +282,17 @@ impl Location {
     }
 
     fn write_raw(&self, value: &str) -> std::io::Result<()> {
+        // A knob is a file that is there: never created.
+        let put = |p: &Path| {
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)?
+                .write_all(value.as_bytes())
+        };
         match self {
-            Location::File(p) => std::fs::write(p, value),
-            Location::PerCpu(files) => files.iter().try_for_each(|f| std::fs::write(f, value)),
+            Location::File(p) => put(p),
+            Location::PerCpu(files) => files.iter().try_for_each(|f| put(f)),
             Location::Debugfs(rel) => debugfs(rel, Op::Write(value.as_bytes())).map(|_| ()),
         }
     }
@@ -276,6 +349,9 @@ pub fn choices(text: &str) -> Option<Vec<String>> {
 /// Read or write a debugfs file: through the mounted debugfs, or through a
 /// private mount namespace (see `sys::mount`) when it is not mounted.
 fn debugfs(rel: &str, op: Op<'_>) -> std::io::Result<Vec<u8>> {
+    if let Err(why) = Location::Debugfs(rel.to_string()).check() {
+        return Err(std::io::Error::new(ErrorKind::InvalidInput, why));
+    }
     let mounted = Path::new("/sys/kernel/debug");
     if mounted.join("sched").exists() {
         let path = mounted.join(rel);

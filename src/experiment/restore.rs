@@ -49,11 +49,34 @@ pub fn undo(r: &Record) -> Vec<String> {
     failed
 }
 
-/// Apply the record in `file` and remove it; a line saying what was done.
-pub fn undo_file(file: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(file)?;
+impl Record {
+    /// Whether every knob in it is one kbench could have changed (see
+    /// [`Location::check`]), with a value it could have read.
+    fn check(&self) -> Result<(), String> {
+        for s in &self.knobs {
+            s.location.check()?;
+            if s.original.len() > 4096 || s.original.contains('\0') {
+                return Err(format!("{}: its value is not a knob's", s.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The record in `file`, if this user wrote it (nobody else could have
+/// changed it) and it names only knobs kbench could have changed.
+fn read_record(file: &Path) -> Result<Record> {
+    let text = crate::sys::private::read(file).map_err(|e| anyhow::anyhow!("refused: {e}"))?;
     let r: Record = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a restore record", file.display()))?;
+    r.check()
+        .map_err(|why| anyhow::anyhow!("refused: {}: {why}", file.display()))?;
+    Ok(r)
+}
+
+/// Apply the record in `file` and remove it; a line saying what was done.
+pub fn undo_file(file: &Path) -> Result<String> {
+    let r = read_record(file)?;
     let failed = undo(&r);
     if !failed.is_empty() {
         anyhow::bail!(
@@ -87,11 +110,10 @@ impl Guard {
     pub fn new(record: Record) -> Result<Guard> {
         let file = file_of(std::process::id());
         let dir = crate::isolate::record_dir();
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let tmp = file.with_extension("tmp");
-        std::fs::write(&tmp, serde_json::to_vec_pretty(&record)?)
-            .with_context(|| format!("writing the restore record {}", tmp.display()))?;
-        std::fs::rename(&tmp, &file)?;
+        crate::sys::private::ensure_dir(&dir)
+            .with_context(|| format!("the restore records' folder {}", dir.display()))?;
+        crate::sys::private::write(&file, &serde_json::to_vec_pretty(&record)?)
+            .with_context(|| format!("writing the restore record {}", file.display()))?;
         let janitor = crate::isolate::spawn_janitor().ok();
         Ok(Guard {
             record,

@@ -138,9 +138,10 @@ fn narrow_affinities(tasks: &[i32], online: &[usize]) -> Vec<(i32, Vec<usize>)> 
 /// isolation can be undone whatever happens to this process.
 fn begin(record: Record) -> Result<Isolation> {
     let rdir = record_dir();
-    std::fs::create_dir_all(&rdir).with_context(|| format!("creating {}", rdir.display()))?;
+    crate::sys::private::ensure_dir(&rdir)
+        .with_context(|| format!("the restore records' folder {}", rdir.display()))?;
     let record_file = rdir.join(format!("{}.json", std::process::id()));
-    std::fs::write(&record_file, serde_json::to_string(&record)?)
+    crate::sys::private::write(&record_file, serde_json::to_string(&record)?.as_bytes())
         .with_context(|| format!("writing {}", record_file.display()))?;
     Ok(Isolation {
         record,
@@ -242,20 +243,90 @@ impl Drop for Isolation {
 /// has died); the record goes once undone.
 pub fn undo_left_by(pid: i32) {
     let file = record_dir().join(format!("{pid}.json"));
-    if let Ok(t) = std::fs::read_to_string(&file) {
-        if let Ok(r) = serde_json::from_str::<Record>(&t) {
-            if undo_record(&r).is_ok() {
-                let _ = std::fs::remove_file(&file);
-            }
+    if let Ok(r) = read_record(&file) {
+        if undo_record(&r).is_ok() {
+            let _ = std::fs::remove_file(&file);
         }
+    }
+}
+
+/// The isolation record at `path`, if this user wrote it (nobody else
+/// could have changed it) and it undoes only what kbench's isolation
+/// does: the house and probe cgroups kbench makes directly below the real
+/// cpuset mount, top-level cgroups' `cpuset.cpus`, tasks moved back.
+fn read_record(path: &Path) -> Result<Record> {
+    let t = crate::sys::private::read(path).map_err(|e| anyhow::anyhow!("refused: {e}"))?;
+    let r: Record = serde_json::from_str(&t)
+        .with_context(|| format!("{} is not a restore record", path.display()))?;
+    r.check()
+        .map_err(|why| anyhow::anyhow!("refused: {}: {why}", path.display()))?;
+    Ok(r)
+}
+
+impl Record {
+    /// Whether this record could have come from kbench's isolation here.
+    fn check(&self) -> Result<(), String> {
+        let mount = match &self.v2 {
+            None => v1::mount().ok_or("no cgroup v1 cpuset hierarchy is mounted")?,
+            Some(_) => v2::mount()?,
+        };
+        if self.mount != mount {
+            return Err(format!(
+                "its cgroup mount {} is not the cpuset mount {}",
+                self.mount.display(),
+                mount.display()
+            ));
+        }
+        own_cgroup(&mount, &self.house, "kbench-house-")?;
+        if let Some(plan) = &self.v2 {
+            plan.check(&mount)?;
+        }
+        if self.affinity.iter().any(|(t, _)| *t <= 0) {
+            return Err("a task id in it is not a task".into());
+        }
+        Ok(())
+    }
+}
+
+/// `path` is `mount/<prefix><pid>`: a cgroup kbench makes, directly below
+/// the mount, reached by no `..` and no symlink.
+fn own_cgroup(mount: &Path, path: &Path, prefix: &str) -> Result<(), String> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let pid = name.strip_prefix(prefix).unwrap_or("");
+    if path.parent() != Some(mount) || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "{} is not a cgroup kbench makes ({}{prefix}<pid>)",
+            path.display(),
+            mount.join("").display()
+        ));
+    }
+    top_level(mount, path)
+}
+
+/// `path` is a cgroup directly below `mount` (no `..`, no symlink).
+fn top_level(mount: &Path, path: &Path) -> Result<(), String> {
+    let plain = path.components().all(|c| {
+        matches!(
+            c,
+            std::path::Component::RootDir | std::path::Component::Normal(_)
+        )
+    });
+    if path.parent() != Some(mount) || !plain {
+        return Err(format!(
+            "{} is not a cgroup directly below {}",
+            path.display(),
+            mount.display()
+        ));
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.is_dir() => Err(format!("{} is not a cgroup folder", path.display())),
+        _ => Ok(()),
     }
 }
 
 /// Undo the isolation record at `path` and remove it; says what it did.
 pub fn undo_file(path: &Path) -> Result<String> {
-    let t = std::fs::read_to_string(path)?;
-    let r: Record = serde_json::from_str(&t)
-        .with_context(|| format!("{} is not a restore record", path.display()))?;
+    let r = read_record(path)?;
     let back = undo_record(&r)?;
     std::fs::remove_file(path)?;
     Ok(format!(

@@ -37,6 +37,32 @@ pub(super) struct Plan {
     narrowed: Vec<(PathBuf, String)>,
 }
 
+impl Plan {
+    /// Whether this plan could have come from kbench here: its probe
+    /// cgroup is kbench's, the cgroups it narrowed are top-level ones, the
+    /// homes it moves processes back to lie below the mount, and the CPU
+    /// lists it writes back are CPU lists.
+    pub(super) fn check(&self, mount: &Path) -> Result<(), String> {
+        super::own_cgroup(mount, &self.probe, "kbench-probe-")?;
+        for (cg, cpus) in &self.narrowed {
+            super::top_level(mount, cg)?;
+            if !cpus.is_empty() && crate::sys::cpus::parse_list(cpus).is_err() {
+                return Err(format!("'{cpus}' is not a CPU list"));
+            }
+        }
+        for (pid, home) in &self.own_moved {
+            let rel = Path::new(home.trim_start_matches('/'));
+            let plain = rel
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if *pid <= 0 || !plain {
+                return Err(format!("{home} is not a cgroup below {}", mount.display()));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The cgroup v2 mount whose root offers the cpuset controller, or why
 /// there is none.
 pub(super) fn mount() -> Result<PathBuf, String> {

@@ -9,6 +9,7 @@ pub mod futex;
 pub mod limits;
 pub mod mem;
 pub mod mount;
+pub mod private;
 pub mod proc;
 pub mod requests;
 pub mod sched;

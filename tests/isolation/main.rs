@@ -370,7 +370,9 @@ fn after_a_crash(env: &Env, v: Version, m: &Path, w: u32, slice: &Path) {
     let home = env.dir.path().join("home");
     let rdir = home.join(".local/share/kbench/restore");
     std::fs::create_dir_all(&rdir).unwrap();
-    let house = m.join("kbench-house-test");
+    // Named as kbench names its cgroups (`kbench-house-<pid>`): restore
+    // refuses a record that names any other.
+    let house = m.join("kbench-house-999999");
     std::fs::create_dir(&house).unwrap();
     let record = match v {
         Version::V1 => {
@@ -387,11 +389,11 @@ fn after_a_crash(env: &Env, v: Version, m: &Path, w: u32, slice: &Path) {
             std::fs::write(house.join("cpuset.cpus"), "0\n").unwrap();
             std::fs::write(house.join("cgroup.procs"), w.to_string()).unwrap();
             serde_json::json!({ "mount": m, "house": house, "v2": {
-                "enable_cpuset": true, "probe": m.join("kbench-probe-test"),
+                "enable_cpuset": true, "probe": m.join("kbench-probe-999999"),
                 "own_moved": [], "narrowed": [[slice, ""]] } })
         }
     };
-    assert_eq!(cpuset(w), "/kbench-house-test");
+    assert_eq!(cpuset(w), "/kbench-house-999999");
     std::fs::write(rdir.join("1.json"), record.to_string()).unwrap();
     let out = env
         .cmd()

@@ -1,0 +1,138 @@
+//! Files only their owner may have written: the restore records that a
+//! janitor or `kbench restore` applies as whoever runs it (often root).
+//! They are written mode 0600 through a temporary file and a rename, and
+//! read only when they are regular files (no symlink followed) owned by
+//! the user reading them and writable by nobody else, so a record another
+//! user planted, or could have changed, is refused with the reason rather
+//! than obeyed.
+
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+/// Make `dir` (mode 0700 when new) and check that it is this user's and
+/// writable by nobody else.
+pub fn ensure_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let m = std::fs::symlink_metadata(dir)?;
+    check_owner(dir, &m, true)
+}
+
+/// Write `bytes` to `path` (mode 0600) through `path.tmp` and a rename,
+/// so a reader sees the whole record or none.
+pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+/// The text of `path` if it is a regular file this user owns that nobody
+/// else can write (and its folder likewise); else why not.
+pub fn read(path: &Path) -> std::io::Result<String> {
+    if let Some(dir) = path.parent() {
+        check_owner(dir, &std::fs::symlink_metadata(dir)?, true)?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                refused(path, "is a symbolic link")
+            } else {
+                e
+            }
+        })?;
+    let m = f.metadata()?;
+    check_owner(path, &m, false)?;
+    if m.len() > 1 << 20 {
+        return Err(refused(path, "is over 1 MiB, larger than any record"));
+    }
+    let mut text = String::new();
+    f.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+fn refused(path: &Path, why: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        format!("{} {why}", path.display()),
+    )
+}
+
+fn check_owner(path: &Path, m: &std::fs::Metadata, dir: bool) -> std::io::Result<()> {
+    let me = super::proc::euid();
+    if dir && !m.is_dir() {
+        return Err(refused(path, "is not a folder"));
+    }
+    if !dir && !m.is_file() {
+        return Err(refused(path, "is not a regular file"));
+    }
+    if m.uid() != me {
+        return Err(refused(
+            path,
+            &format!(
+                "belongs to user {}, not to user {me} who runs this",
+                m.uid()
+            ),
+        ));
+    }
+    if m.permissions().mode() & 0o022 != 0 {
+        return Err(refused(
+            path,
+            &format!(
+                "can be written by others (mode {:o})",
+                m.permissions().mode() & 0o7777
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_private_and_others_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("restore");
+        ensure_dir(&dir).unwrap();
+        let f = dir.join("1.json");
+        write(&f, b"{}").unwrap();
+        let m = std::fs::metadata(&f).unwrap();
+        assert_eq!(m.permissions().mode() & 0o777, 0o600);
+        assert_eq!(read(&f).unwrap(), "{}");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o646)).unwrap();
+        let e = read(&f).unwrap_err().to_string();
+        assert!(e.contains("can be written by others"), "{e}");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.join("2.json");
+        std::os::unix::fs::symlink(&f, &link).unwrap();
+        let e = read(&link).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = read(&f).unwrap_err().to_string();
+        assert!(e.contains("restore can be written by others"), "{e}");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        if super::super::proc::is_root() {
+            // A record another user wrote is refused, whatever it says.
+            let other = dir.join("3.json");
+            write(&other, b"{}").unwrap();
+            std::os::unix::fs::chown(&other, Some(65534), None).unwrap();
+            let e = read(&other).unwrap_err().to_string();
+            assert!(e.contains("belongs to user 65534"), "{e}");
+        }
+    }
+}

@@ -108,6 +108,9 @@ pub enum Command {
         /// Wait until this kbench process dies, then undo its isolation (the janitor)
         #[arg(long, hide = true)]
         after: Option<i32>,
+        /// With --after: then remove this private folder of that kbench's (repeatable)
+        #[arg(long, hide = true, requires = "after", value_name = "DIR")]
+        remove: Vec<std::path::PathBuf>,
     },
     /// The run-health monitor the run lifecycle starts beside every run
     #[command(hide = true)]

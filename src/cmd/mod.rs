@@ -53,7 +53,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Man => meta::man(),
         Command::Matrix(a) => experiment::matrix(&ctx, &a),
         Command::Campaign(c) => experiment::campaign(&ctx, &c),
-        Command::Restore { after } => restore::run(after),
+        Command::Restore { after, remove } => restore::run(after, &remove),
         Command::HealthMonitor {
             root,
             interval_ms,

@@ -8,10 +8,13 @@ use crate::experiment::restore as knobs;
 use anyhow::Result;
 use std::path::PathBuf;
 
-pub fn run(after: Option<i32>) -> Result<()> {
+pub fn run(after: Option<i32>, remove: &[std::path::PathBuf]) -> Result<()> {
     if let Some(pid) = after {
         crate::sys::proc::set_name("kbench-restore");
         crate::sys::proc::sleep_until_parent_dies(pid);
+        for dir in remove {
+            crate::isolate::remove_private_dir(dir);
+        }
         crate::isolate::undo_left_by(pid);
         let file = knobs::file_of(pid as u32);
         if file.exists() {

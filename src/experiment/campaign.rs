@@ -138,6 +138,16 @@ pub fn parse_boot(spec: &str) -> Result<Boot> {
             return Err(input(format!("--boot {label}: '{k}' needs a value")));
         }
         match k {
+            // What `uname -r` prints: nothing a shell reads as syntax.
+            "release"
+                if !v
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._+-~".contains(c)) =>
+            {
+                return Err(input(format!(
+                    "--boot {label}: release '{v}' is not a kernel release (letters, digits and . _ + - ~ only)"
+                )));
+            }
             "release" => b.release = Some(v.to_string()),
             "cmdline" => b.cmdline.extend(v.split_whitespace().map(String::from)),
             "entry" => b.entry = Some(v.to_string()),
@@ -559,15 +569,36 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The reboot command for `b`, every placeholder shell-quoted.
+/// The reboot command for `b`: every placeholder of the template filled
+/// in one pass, each value shell-quoted once, so a value that itself reads
+/// `{release}` stays that text (filling one placeholder after another
+/// would fill it again, unquoted, inside the first one's quotes).
 pub fn reboot_command(template: &str, b: &Boot) -> String {
-    template
-        .replace("{entry}", &shell_quote(b.entry.as_deref().unwrap_or("")))
-        .replace(
-            "{release}",
-            &shell_quote(b.release.as_deref().unwrap_or("")),
-        )
-        .replace("{label}", &shell_quote(&b.label))
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        let value = [
+            ("{entry}", b.entry.as_deref().unwrap_or("")),
+            ("{release}", b.release.as_deref().unwrap_or("")),
+            ("{label}", b.label.as_str()),
+        ]
+        .into_iter()
+        .find(|(p, _)| after.starts_with(p));
+        match value {
+            Some((p, v)) => {
+                out.push_str(&shell_quote(v));
+                rest = &after[p.len()..];
+            }
+            None => {
+                out.push('{');
+                rest = &after[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `campaign status`.
@@ -673,8 +704,14 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
          \n\
          [Install]\n\
          WantedBy=multi-user.target\n",
-        systemd_quote(&exe.display().to_string()),
-        systemd_quote(&db_arg),
+        systemd_quote(&exe.display().to_string()).ok_or_else(|| input(format!(
+            "kbench's own path {} has a control character: a systemd unit cannot name it",
+            crate::text::clean(&exe.display().to_string())
+        )))?,
+        systemd_quote(&db_arg).ok_or_else(|| input(format!(
+            "--db {}: a path with a control character (a newline) cannot be written into a systemd unit",
+            crate::text::clean(&db_arg)
+        )))?,
     );
     std::fs::write(&unit, text).map_err(|e| {
         if e.kind() == std::io::ErrorKind::PermissionDenied {
@@ -700,19 +737,26 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
     Ok(())
 }
 
-fn systemd_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| !c.is_whitespace() && c != '"' && c != '\\' && c != '%')
-    {
-        s.to_string()
-    } else {
-        format!(
-            "\"{}\"",
-            s.replace('\\', "\\\\")
-                .replace('"', "\\\"")
-                .replace('%', "%%")
-        )
+/// One argument of a unit's `ExecStart=`, as systemd reads it: quoted
+/// when it holds anything but plain characters, with `\\` and `"` escaped,
+/// `%` (specifiers) as `%%` and `$` (variables) as `$$`; `None` for text a
+/// unit line cannot hold (a newline, any control character).
+fn systemd_quote(s: &str) -> Option<String> {
+    if s.is_empty() || s.chars().any(char::is_control) {
+        return None;
     }
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./:+,=@".contains(c))
+    {
+        return Some(s.to_string());
+    }
+    Some(format!(
+        "\"{}\"",
+        s.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('%', "%%")
+            .replace('$', "$$")
+    ))
 }
 
 fn systemctl(args: &[&str]) -> bool {
@@ -791,6 +835,44 @@ mod tests {
             reboot_command("echo {label} {release}", &b),
             "echo 'a b' 6.1"
         );
+    }
+
+    /// A value that reads like a placeholder is not filled again: one
+    /// pass, each value quoted once (the old fill, one placeholder after
+    /// the other, ran `touch` through `{release}` inside the entry).
+    #[test]
+    fn a_value_is_never_filled_twice() {
+        let b = Boot {
+            label: "{entry}".into(),
+            release: Some("6.1".into()),
+            cmdline: vec![],
+            entry: Some("{release}".into()),
+        };
+        assert_eq!(
+            reboot_command("grub-reboot {entry} # {label} {", &b),
+            "grub-reboot '{release}' # '{entry}' {"
+        );
+        let e = parse_boot("b=release=$(touch /tmp/x),entry={release}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a kernel release"), "{e}");
+        assert!(parse_boot("b=release=6.1.0-18-amd64+rt~1").is_ok());
+    }
+
+    /// Unit lines hold what they are given and nothing more: `$` and `%`
+    /// escaped, a newline refused (it would start a line of its own).
+    #[test]
+    fn unit_values_are_escaped_or_refused() {
+        assert_eq!(
+            systemd_quote("/var/lib/kbench/r.db").unwrap(),
+            "/var/lib/kbench/r.db"
+        );
+        assert_eq!(
+            systemd_quote("/tmp/a b/$HOME%i\\\"").unwrap(),
+            "\"/tmp/a b/$$HOME%%i\\\\\\\"\""
+        );
+        assert!(systemd_quote("/tmp/x\nExecStartPre=/bin/evil").is_none());
+        assert!(systemd_quote("").is_none());
     }
 
     #[test]

@@ -249,7 +249,7 @@ pub fn run(
     fail_fast: bool,
     progress: &mut dyn Progress,
 ) -> Result<Outcome> {
-    let scratch = crate::sys::tempdir::PrivateDir::in_tmp("scenario")?;
+    let scratch = crate::isolate::Scratch::in_tmp("scenario")?;
     // Isolation covers every phase; the tasks record it (ENV_ISOLATION).
     let _isolated = if sc.isolate {
         match crate::isolate::apply(None, t.root_pid) {

@@ -41,7 +41,10 @@ pub fn margin(fs_size: u64) -> u64 {
 }
 
 /// Where claims are kept: `/run/kbench/claims` as root (cleared at
-/// boot), else under `$XDG_RUNTIME_DIR`, else the temp dir.
+/// boot), else under `$XDG_RUNTIME_DIR`, else the temp dir.  Whichever it
+/// is, it must be this user's and writable by nobody else (checked when a
+/// claim is made): another user who made `/tmp/kbench-claims-<uid>` first
+/// could otherwise plant claims that refuse every load, or hold its lock.
 fn claims_dir() -> PathBuf {
     if crate::sys::proc::is_root() {
         return PathBuf::from("/run/kbench/claims");
@@ -108,13 +111,17 @@ struct Held {
 /// The claims of live processes; claims of processes that are gone are
 /// removed on the way.  `except` is a claim file not to count (our own).
 fn live_claims(dir: &Path, except: Option<&Path>) -> Vec<Held> {
+    use std::os::unix::fs::MetadataExt;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
+    let me = crate::sys::proc::euid();
     let mut out = Vec::new();
     for e in entries.flatten() {
         let path = e.path();
-        if Some(path.as_path()) == except {
+        // Only this user's own claims count (another's is not read).
+        let mine = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.uid() == me);
+        if Some(path.as_path()) == except || !mine {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -163,8 +170,12 @@ pub fn plan() -> PathBuf {
 /// filesystem).
 pub fn claim(path: PathBuf, dir: &Path, bytes: u64, what: &str) -> Result<Claim> {
     let folder = path.parent().unwrap_or(Path::new("/")).to_path_buf();
-    std::fs::create_dir_all(&folder)
-        .with_context(|| format!("creating the claims folder {}", folder.display()))?;
+    crate::sys::private::ensure_dir(&folder).map_err(|e| {
+        resource(format!(
+            "{what} load: the claims folder {}: {e} (remove it, or set XDG_RUNTIME_DIR to a folder of your own)",
+            folder.display()
+        ))
+    })?;
     let lock =
         std::fs::File::open(&folder).with_context(|| format!("opening {}", folder.display()))?;
     lock.lock()
@@ -187,8 +198,17 @@ pub fn claim(path: PathBuf, dir: &Path, bytes: u64, what: &str) -> Result<Claim>
     }
     let pid = std::process::id();
     let start = start_time(pid).unwrap_or(0);
-    std::fs::write(&path, format!("{} {pid} {start} {bytes}\n", s.dev))
-        .with_context(|| format!("writing {}", path.display()))?;
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .and_then(|mut f| f.write_all(format!("{} {pid} {start} {bytes}\n", s.dev).as_bytes()))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     Ok(Claim { path })
 }
 
@@ -238,5 +258,42 @@ mod tests {
         assert_eq!(live_claims(folder.path(), None).len(), 1);
         drop(c);
         assert!(live_claims(folder.path(), None).is_empty());
+    }
+
+    /// A claims folder others can write, or one another user made, is
+    /// refused with the reason (anyone could plant claims in it); a claim
+    /// file another user wrote is not counted.
+    #[test]
+    fn a_claims_folder_that_is_not_ours_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let folder = tempfile::tempdir().unwrap();
+        let shared = folder.path().join("claims");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = claim(shared.join("c"), dir.path(), 1 << 20, "io")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("can be written by others"), "{e}");
+        if crate::sys::proc::is_root() {
+            std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o700)).unwrap();
+            std::os::unix::fs::chown(&shared, Some(65534), None).unwrap();
+            let e = claim(shared.join("c"), dir.path(), 1 << 20, "io")
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(e.contains("belongs to user 65534"), "{e}");
+            std::os::unix::fs::chown(&shared, Some(0), None).unwrap();
+            let me = std::process::id();
+            let start = start_time(me).unwrap();
+            let planted = shared.join("planted");
+            std::fs::write(&planted, format!("7 {me} {start} 100\n")).unwrap();
+            std::os::unix::fs::chown(&planted, Some(65534), None).unwrap();
+            assert!(
+                live_claims(&shared, None).is_empty(),
+                "another user's claim counted"
+            );
+        }
     }
 }

@@ -80,6 +80,10 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
         eprintln!("kbench: {}", text::clean(&u.to_string()));
         return u.exit_code();
     }
+    if let Some(why) = damaged_store(err) {
+        eprintln!("kbench: the result store is damaged ({why}): restore it from a backup or pass another --db");
+        return error::EXIT_USAGE;
+    }
     // Other failures may carry a failed job's stderr, a line each: the
     // lines stay, their control characters are escaped.
     let shown: Vec<String> = format!("{err:#}")
@@ -88,6 +92,23 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
         .collect();
     eprintln!("kbench: error: {}", shown.join("\n"));
     1
+}
+
+/// SQLite's own word that a store's file is damaged (not a database, a
+/// malformed page), wherever in a command it was read.
+fn damaged_store(err: &anyhow::Error) -> Option<String> {
+    err.chain()
+        .find_map(|e| match e.downcast_ref::<rusqlite::Error>() {
+            Some(rusqlite::Error::SqliteFailure(f, msg))
+                if matches!(
+                    f.code,
+                    rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase
+                ) =>
+            {
+                Some(text::clean(msg.as_deref().unwrap_or("malformed")).into_owned())
+            }
+            _ => None,
+        })
 }
 
 /// `kbench … | head` must end quietly with status 0, as ripgrep does.

@@ -285,3 +285,36 @@ fn runs_auto_stops_when_every_probe_is_precise() {
     assert!(err.contains("reached its cap of 5 repetitions"), "{err}");
     assert_eq!(count("tight"), 5);
 }
+
+/// Ctrl-C is heard while a scenario file is read and checked: a file of
+/// 20,000 phases takes seconds to check (it ignored Ctrl-C for all of
+/// them), and must end with exit 130 soon after the signal.
+#[test]
+fn ctrl_c_is_heard_while_a_large_scenario_is_checked() {
+    let env = Env::new();
+    let f = env.dir.path().join("big.toml");
+    let mut s = String::from("name = \"big\"\n");
+    for i in 0..20_000 {
+        s.push_str(&format!(
+            "[[phase]]\nname = \"p{i}\"\n[[phase.task]]\nkind = \"hackbench\"\nrole = \"probe\"\nargs = {{ loops = 5 }}\n"
+        ));
+    }
+    std::fs::write(&f, s).unwrap();
+    let mut kb = env
+        .cmd()
+        .args(["run", f.to_str().unwrap(), "--dry-run"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: kill has no memory preconditions; the pid is our child's.
+    unsafe { libc::kill(kb.id() as i32, libc::SIGINT) };
+    let ended = wait_for(5, || kb.try_wait().unwrap().is_some());
+    if !ended {
+        let _ = kb.kill();
+    }
+    let status = kb.wait().unwrap();
+    assert!(ended, "still checking the scenario 5 s after Ctrl-C");
+    assert_eq!(status.code(), Some(130));
+}

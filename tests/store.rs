@@ -371,3 +371,70 @@ fn one_run(env: &Env, extra: &[&str]) {
     args.extend_from_slice(extra);
     env.ok(&args);
 }
+
+/// A damaged store (a page of it overwritten) is refused by every command
+/// in one line with exit 2, and nothing is written into it; a `--db` that
+/// is a symlink to nothing creates nothing.
+#[test]
+fn a_damaged_store_is_refused_by_every_command_and_never_written() {
+    let env = Env::new();
+    let csv = env.dir.path().join("runs.csv");
+    let mut text = String::from("label,benchmark,metric,unit,value,run\n");
+    for r in 0..200 {
+        text.push_str(&format!("l{},hackbench,time,s,{}.5,{r}\n", r % 3, r));
+    }
+    std::fs::write(&csv, text).unwrap();
+    env.ok(&["import", "--format", "csv", csv.to_str().unwrap(), "-q"]);
+    let db = env.db();
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut f = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+        for off in (3 * 4096..4 * 4096).step_by(7) {
+            f.seek(SeekFrom::Start(off)).unwrap();
+            f.write_all(&[0xff]).unwrap();
+        }
+    }
+    let before = std::fs::read(&db).unwrap();
+    for argv in [
+        vec!["runs", "list"],
+        vec!["labels"],
+        vec!["runs", "show", "1"],
+        vec!["compare"],
+        vec!["import", "--format", "csv", csv.to_str().unwrap()],
+        vec!["runs", "delete", "1", "--yes"],
+    ] {
+        let out = env.run(&argv);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        let lines: Vec<&str> = err.trim_end().lines().collect();
+        assert!(
+            lines.len() == 1 && lines[0].contains("damaged"),
+            "{argv:?}: {err}"
+        );
+    }
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the damaged store was written"
+    );
+    let link = env.dir.path().join("link.db");
+    let target = env.dir.path().join("nowhere/x.db");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for argv in [
+        vec!["import", "--format", "csv", csv.to_str().unwrap()],
+        vec!["runs", "delete", "1", "--yes"],
+    ] {
+        let out = env
+            .cmd()
+            .env("KBENCH_DB", &link)
+            .args(&argv)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(err.contains("symbolic link"), "{argv:?}: {err}");
+    }
+    assert!(
+        !target.parent().unwrap().exists(),
+        "nothing created through the link"
+    );
+}

@@ -117,10 +117,17 @@ pub fn parse(
     user_vars: &[(String, String)],
 ) -> Result<Scenario> {
     let cx = Ctx { file, src };
-    let spec: FileSpec = toml::from_str(src).map_err(|e| {
-        let span = e.span().unwrap_or(0..0);
-        cx.err(span, e.message().trim())
-    })?;
+    // Reading a file of thousands of phases takes seconds: on its own
+    // thread, so Ctrl-C is heard meanwhile (the thread ends with the
+    // process; nothing has started yet).
+    let text = src.to_string();
+    let spec: FileSpec =
+        crate::sys::signals::interruptible(move || toml::from_str::<FileSpec>(&text))?.map_err(
+            |e| {
+                let span = e.span().unwrap_or(0..0);
+                cx.err(span, e.message().trim())
+            },
+        )?;
     let scale = scale.unwrap_or(spec.scale);
     if !(scale.is_finite() && scale > 0.0) {
         return Err(input(format!(
@@ -198,6 +205,9 @@ pub fn parse(
     }
     let mut phases = Vec::new();
     for sp in &spec.phases {
+        // A file of thousands of phases takes seconds to check: Ctrl-C is
+        // heard between them.
+        crate::sys::signals::stop_point()?;
         let p = sp.get_ref();
         if !p.tasks.iter().any(|t| t.get_ref().role == Role::Probe) {
             return Err(cx.err(

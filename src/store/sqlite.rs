@@ -30,6 +30,15 @@ impl SqliteStore {
             )));
         }
         let exists = path.exists();
+        if !exists && std::fs::symlink_metadata(path).is_ok() {
+            // A dangling symlink: SQLite would create whatever it names.
+            let to = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            return Err(input(format!(
+                "result store {shown} is a symbolic link to {to}, which does not exist: kbench does not create a store through a link; point --db at the store itself"
+            )));
+        }
         if !exists && access == Access::ReadOnly {
             return Err(input(format!(
                 "no result store at {shown} yet: run a benchmark first, or point --db/KBENCH_DB at an existing store"
@@ -96,6 +105,20 @@ impl SqliteStore {
             conn,
             path: path.to_path_buf(),
         };
+        if access == Access::ReadWrite && exists {
+            // Nothing is written into a damaged store: its structure is
+            // checked first (a store of 7.6 MB takes about 35 ms here).
+            let check: String = store
+                .conn
+                .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+                .unwrap_or_else(|e| e.to_string());
+            if check != "ok" {
+                return Err(input(format!(
+                    "result store {shown} is damaged ({}): nothing was written; restore it from a backup or pass another --db",
+                    crate::text::clean(&check)
+                )));
+            }
+        }
         if access == Access::ReadWrite {
             set_wal(&store.conn)
                 .map_err(|e| input(format!("cannot write result store {shown}: {e}")))?;

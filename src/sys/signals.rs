@@ -43,6 +43,33 @@ pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
 }
 
+/// Run `f` on a thread of its own and wait for it, answering Ctrl-C at
+/// once with [`crate::error::Interrupted`] (the thread is left to end with
+/// the process): for long work that cannot check for a stop itself, such
+/// as a parser.  When `f` returns, the process has one thread again.
+pub fn interruptible<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> anyhow::Result<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let h = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(20)) {
+            Ok(v) => {
+                let _ = h.join();
+                return Ok(v);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => stop_point()?,
+            // It panicked: the panic goes on here, as if `f` ran here.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match h.join() {
+                Err(p) => std::panic::resume_unwind(p),
+                Ok(()) => return Err(anyhow::anyhow!("a worker thread ended without an answer")),
+            },
+        }
+    }
+}
+
 /// [`crate::error::Interrupted`] once Ctrl-C (or SIGTERM) has asked for a
 /// stop: for loops that start many tasks and must hear it between them.
 pub fn stop_point() -> anyhow::Result<()> {

@@ -389,3 +389,49 @@ fn a_scenario_on_postgres_never_prints_the_password() {
         assert!(!all.contains(password), "the password was printed: {all}");
     }
 }
+
+/// One insert path: a run with metrics, a histogram, notes and a
+/// fingerprint, written to SQLite and to PostgreSQL, reads back the same
+/// from both (every field, metrics and notes in their order).
+#[test]
+fn a_run_reads_back_the_same_from_both_stores() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "same");
+    let a = Env::new();
+    a.ok(&[
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "2",
+        "-l",
+        "20",
+        "--label",
+        "both",
+    ]);
+    a.ok(&["push", "--to", &db.url]);
+    let show = |args: &[&str]| {
+        let mut v = a.json(args);
+        // Where it is stored differs; what is stored must not.
+        if let Some(o) = v.as_object_mut() {
+            o.remove("id");
+            o.remove("stored_in");
+        }
+        v
+    };
+    let id = a.json(&["runs", "list"])["runs"][0]["id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    let local = show(&["runs", "show", &id]);
+    let pg_id = a.json(&["--db", &db.url, "runs", "list"])["runs"][0]["id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    let remote = show(&["--db", &db.url, "runs", "show", &pg_id]);
+    assert!(
+        local["metrics"].as_array().is_some_and(|m| m.len() >= 3),
+        "{local}"
+    );
+    assert_eq!(local, remote, "SQLite and PostgreSQL read back differently");
+}

@@ -8,6 +8,7 @@
 mod pg_connect;
 pub mod postgres;
 mod record;
+mod rows;
 mod schema;
 mod sqlite;
 

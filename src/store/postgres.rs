@@ -11,6 +11,7 @@
 
 use super::pg_connect;
 use super::record::*;
+use super::rows;
 use super::{Store, SCHEMA_VERSION};
 use crate::bench::{Better, Metric};
 use crate::error::input;
@@ -18,6 +19,36 @@ use crate::fingerprint::Fingerprint;
 use anyhow::{Context, Result};
 use postgres::Client;
 use std::cell::RefCell;
+
+/// A stored value as PostgreSQL takes it, each as its own Rust type.
+#[derive(Debug)]
+struct Pg<'a, 'b>(&'b rows::Cell<'a>);
+
+impl postgres::types::ToSql for Pg<'_, '_> {
+    fn to_sql(
+        &self,
+        ty: &postgres::types::Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match *self.0 {
+            rows::Cell::Text(t) => t.to_sql_checked(ty, out),
+            rows::Cell::OptText(t) => t.to_sql_checked(ty, out),
+            rows::Cell::Real(r) => r.to_sql_checked(ty, out),
+            rows::Cell::Ord(i) => i.to_sql_checked(ty, out),
+            rows::Cell::Id(i) => i.to_sql_checked(ty, out),
+            rows::Cell::OptInt(i) => i.to_sql_checked(ty, out),
+            rows::Cell::Bool(b) => b.to_sql_checked(ty, out),
+            rows::Cell::Blob(b) => b.to_sql_checked(ty, out),
+        }
+    }
+
+    /// Each cell's own type checks the column's in `to_sql`.
+    fn accepts(_: &postgres::types::Type) -> bool {
+        true
+    }
+
+    postgres::types::to_sql_checked!();
+}
 
 /// PostgreSQL dialect of the same migrations as SQLite's.
 const MIGRATIONS: &[&str] = &[
@@ -51,6 +82,9 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX notes_run ON notes(run_id);",
     "CREATE TABLE documents (kind TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL,
         updated DOUBLE PRECISION NOT NULL, PRIMARY KEY (kind, name));",
+    // 4: SQLite's numbering of metrics, histograms and notes, which
+    // PostgreSQL's tables had from the first.
+    "SELECT 1;",
 ];
 
 /// An advisory lock key so concurrent kbench processes migrate one at a time.
@@ -312,27 +346,18 @@ fn insert(tx: &mut postgres::Transaction, run: &RunRecord) -> Result<i64> {
         }
         None => None,
     };
-    let row = tx.query_opt(
-        "INSERT INTO runs (uuid, label, benchmark, params, settings, started, ended, status, system_key,
-                           scenario, phase, repetition, imported)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-         ON CONFLICT (uuid) DO NOTHING RETURNING id",
-        &[
-            &run.uuid,
-            &run.label,
-            &run.benchmark,
-            &run.params.to_string(),
-            &run.settings.to_string(),
-            &run.started,
-            &run.ended,
-            &run.status.as_str(),
-            &system_key,
-            &run.scenario,
-            &run.phase,
-            &run.repetition,
-            &run.imported,
-        ],
-    )?;
+    let texts = rows::Texts::of(run);
+    let cells = rows::run_row(run, &texts, system_key.as_deref());
+    let params: Vec<Pg> = cells.iter().map(Pg).collect();
+    let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = params
+        .iter()
+        .map(|p| p as &(dyn postgres::types::ToSql + Sync))
+        .collect();
+    let sql = format!(
+        "{} ON CONFLICT (uuid) DO NOTHING RETURNING id",
+        rows::insert_sql("runs", rows::RUN_COLUMNS, |i| format!("${i}"))
+    );
+    let row = tx.query_opt(&sql, &refs)?;
     let Some(row) = row else {
         // Stored before: keep the first copy.
         return Ok(tx
@@ -340,23 +365,17 @@ fn insert(tx: &mut postgres::Transaction, run: &RunRecord) -> Result<i64> {
             .get(0));
     };
     let id: i64 = row.get(0);
-    for (i, m) in run.metrics.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO metrics (run_id, ord, name, unit, value, better) VALUES ($1, $2, $3, $4, $5, $6)",
-            &[&id, &(i as i32), &m.name, &m.unit, &m.value, &m.better.as_str()],
-        )?;
-    }
-    for (i, h) in run.histograms.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO histograms (run_id, ord, name, unit, data) VALUES ($1, $2, $3, $4, $5)",
-            &[&id, &(i as i32), &h.name, &h.unit, &h.data],
-        )?;
-    }
-    for (i, n) in run.notes.iter().enumerate() {
-        tx.execute(
-            "INSERT INTO notes (run_id, ord, text) VALUES ($1, $2, $3)",
-            &[&id, &(i as i32), n],
-        )?;
+    for table in rows::children(run, id) {
+        let sql = rows::insert_sql(table.table, table.columns, |i| format!("${i}"));
+        let st = tx.prepare(&sql)?;
+        for r in &table.rows {
+            let params: Vec<Pg> = r.iter().map(Pg).collect();
+            let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p as &(dyn postgres::types::ToSql + Sync))
+                .collect();
+            tx.execute(&st, &refs)?;
+        }
     }
     Ok(id)
 }

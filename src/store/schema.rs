@@ -60,6 +60,12 @@ pub const MIGRATIONS: &[&str] = &[
         updated REAL NOT NULL,
         PRIMARY KEY (kind, name)
      );",
+    // 4: each metric, histogram and note numbered in its run's list, as
+    // PostgreSQL stores them (rows of older runs keep NULL and read back
+    // in the order they were written).
+    "ALTER TABLE metrics ADD COLUMN ord INTEGER;
+     ALTER TABLE histograms ADD COLUMN ord INTEGER;
+     ALTER TABLE notes ADD COLUMN ord INTEGER;",
 ];
 
 /// A schema version as a store holds it (PostgreSQL keeps it as text):

@@ -5,6 +5,7 @@
 //! is refused with the file left untouched.
 
 use super::record::*;
+use super::rows;
 use super::schema::{APPLICATION_ID, MIGRATIONS};
 use super::{Access, Store, SCHEMA_VERSION};
 use crate::bench::{Better, Metric};
@@ -184,7 +185,7 @@ impl SqliteStore {
 
     fn metrics_of(&self, id: i64) -> Result<Vec<Metric>> {
         let mut st = self.conn.prepare_cached(
-            "SELECT name, unit, value, better FROM metrics WHERE run_id = ? ORDER BY rowid",
+            "SELECT name, unit, value, better FROM metrics WHERE run_id = ? ORDER BY ord, rowid",
         )?;
         let rows = st.query_map([id], |r| {
             Ok(Metric {
@@ -234,13 +235,13 @@ impl SqliteStore {
         rec.metrics = self.metrics_of(rec.id)?;
         let mut st = self
             .conn
-            .prepare_cached("SELECT text FROM notes WHERE run_id = ? ORDER BY rowid")?;
+            .prepare_cached("SELECT text FROM notes WHERE run_id = ? ORDER BY ord, rowid")?;
         rec.notes = st
             .query_map([rec.id], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         if histograms {
             let mut st = self.conn.prepare_cached(
-                "SELECT name, unit, data FROM histograms WHERE run_id = ? ORDER BY rowid",
+                "SELECT name, unit, data FROM histograms WHERE run_id = ? ORDER BY ord, rowid",
             )?;
             rec.histograms = st
                 .query_map([rec.id], |r| {
@@ -324,6 +325,27 @@ fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
     }
 }
 
+/// A stored value as SQLite takes it (a flag as 0 or 1).
+struct Lite<'a, 'b>(&'b rows::Cell<'a>);
+
+impl rusqlite::ToSql for Lite<'_, '_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+        Ok(match *self.0 {
+            rows::Cell::Text(t) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
+            rows::Cell::OptText(Some(t)) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
+            rows::Cell::OptText(None) | rows::Cell::OptInt(None) => ToSqlOutput::Owned(Value::Null),
+            rows::Cell::Real(r) => ToSqlOutput::Owned(Value::Real(r)),
+            rows::Cell::Ord(i) => ToSqlOutput::Owned(Value::Integer(i64::from(i))),
+            rows::Cell::Id(i) | rows::Cell::OptInt(Some(i)) => {
+                ToSqlOutput::Owned(Value::Integer(i))
+            }
+            rows::Cell::Bool(b) => ToSqlOutput::Owned(Value::Integer(i64::from(b))),
+            rows::Cell::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+        })
+    }
+}
+
 /// Insert one run (and its system) inside an open transaction.
 fn insert_run(tx: &rusqlite::Transaction, run: &RunRecord) -> Result<i64> {
     // A run copied in twice (pull) is stored once.
@@ -346,43 +368,23 @@ fn insert_run(tx: &rusqlite::Transaction, run: &RunRecord) -> Result<i64> {
         }
         None => None,
     };
+    let texts = rows::Texts::of(run);
+    let sql = rows::insert_sql("runs", rows::RUN_COLUMNS, |_| "?".into());
     tx.execute(
-        "INSERT INTO runs (uuid, label, benchmark, params, settings, started, ended, status, system_key,
-                           scenario, phase, repetition, imported)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        params![
-            run.uuid,
-            run.label,
-            run.benchmark,
-            run.params.to_string(),
-            run.settings.to_string(),
-            run.started,
-            run.ended,
-            run.status.as_str(),
-            system_key,
-            run.scenario,
-            run.phase,
-            run.repetition,
-            run.imported as i64,
-        ],
+        &sql,
+        rusqlite::params_from_iter(
+            rows::run_row(run, &texts, system_key.as_deref())
+                .iter()
+                .map(Lite),
+        ),
     )?;
     let id = tx.last_insert_rowid();
-    {
-        let mut st = tx.prepare_cached(
-            "INSERT INTO metrics (run_id, name, unit, value, better) VALUES (?, ?, ?, ?, ?)",
-        )?;
-        for m in &run.metrics {
-            st.execute(params![id, m.name, m.unit, m.value, m.better.as_str()])?;
-        }
-        let mut st = tx.prepare_cached(
-            "INSERT INTO histograms (run_id, name, unit, data) VALUES (?, ?, ?, ?)",
-        )?;
-        for h in &run.histograms {
-            st.execute(params![id, h.name, h.unit, h.data])?;
-        }
-        let mut st = tx.prepare_cached("INSERT INTO notes (run_id, text) VALUES (?, ?)")?;
-        for n in &run.notes {
-            st.execute(params![id, n])?;
+    for table in rows::children(run, id) {
+        let mut st = tx.prepare_cached(&rows::insert_sql(table.table, table.columns, |_| {
+            "?".into()
+        }))?;
+        for row in &table.rows {
+            st.execute(rusqlite::params_from_iter(row.iter().map(Lite)))?;
         }
     }
     Ok(id)

@@ -6,9 +6,8 @@ use crate::error::input;
 use crate::report;
 use crate::session::Ctx;
 use crate::stats::multiple::Correction;
-use crate::store::{RunFilter, RunRecord};
-use anyhow::{Context, Result};
-use hdrhistogram::Histogram;
+use crate::store::RunFilter;
+use anyhow::Result;
 use std::io::IsTerminal;
 
 pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
@@ -79,32 +78,20 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         include_warmup: a.include_warmup,
     };
     let c = compare::build(&runs, &opts)?;
-    let text = match (format, a.layout) {
-        (ReportFormat::Json, _) => {
-            let mut body = serde_json::to_value(&c)?;
-            if let Some(o) = body.as_object_mut() {
-                o.insert(
-                    "schema_version".into(),
-                    crate::session::JSON_SCHEMA_VERSION.into(),
-                );
-                o.insert("kind".into(), "compare".into());
-            }
-            serde_json::to_string_pretty(&body)? + "\n"
-        }
-        (ReportFormat::Csv, _) => report::csv::render(&c),
-        (ReportFormat::Markdown, _) => report::markdown::render(&c, a.details),
-        (ReportFormat::Html, _) => {
-            let latency = latency_series(&c, &runs)?;
-            report::html::render(&c, &latency)
-        }
-        (ReportFormat::Table, Layout::Seed2023) => report::seed2023::render_article(&c, &runs)
-            .unwrap_or_else(|| report::seed2023::render(&c)),
-        (ReportFormat::Table, _) => report::terminal::render(
-            &c,
-            a.output.is_none() && std::io::stdout().is_terminal(),
-            a.details,
-        ),
+    let format: &dyn report::Format = match (format, a.layout) {
+        (ReportFormat::Json, _) => &report::Json,
+        (ReportFormat::Csv, _) => &report::csv::Csv,
+        (ReportFormat::Markdown, _) => &report::markdown::Markdown,
+        (ReportFormat::Html, _) => &report::html::Html,
+        (ReportFormat::Table, Layout::Seed2023) => &report::seed2023::Article,
+        (ReportFormat::Table, _) => &report::terminal::Terminal,
     };
+    let text = format.render(&report::Input {
+        comparison: &c,
+        runs: &runs,
+        colour: a.output.is_none() && std::io::stdout().is_terminal(),
+        details: a.details,
+    })?;
     emit(a, &text)?;
     gate(&c, a.fail_on)
 }
@@ -139,44 +126,6 @@ fn emit(a: &CompareArgs, text: &str) -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// Each label's merged latency histogram, for one group.
-type Series = Vec<(String, Histogram<u64>)>;
-
-/// Per group, each label's runs' "latency" histograms merged.
-fn latency_series(c: &compare::Comparison, runs: &[RunRecord]) -> Result<Vec<Series>> {
-    let by_id: std::collections::HashMap<i64, &RunRecord> =
-        runs.iter().map(|r| (r.id, r)).collect();
-    let mut out = Vec::new();
-    for g in &c.groups {
-        let mut series = Vec::new();
-        for label in &c.labels {
-            let Some(ids) = g.run_ids.get(label) else {
-                continue;
-            };
-            let mut merged: Option<Histogram<u64>> = None;
-            for id in ids {
-                let Some(run) = by_id.get(id) else {
-                    continue;
-                };
-                for h in run.histograms.iter().filter(|h| h.name == "latency") {
-                    let d = h.decode().with_context(|| format!("run {id}"))?;
-                    match &mut merged {
-                        Some(m) => m
-                            .add(&d)
-                            .map_err(|e| anyhow::anyhow!("merging histograms: {e:?}"))?,
-                        None => merged = Some(d),
-                    }
-                }
-            }
-            if let Some(m) = merged {
-                series.push((label.clone(), m));
-            }
-        }
-        out.push(series);
-    }
-    Ok(out)
 }
 
 /// `--layout contest` is contest's own table, from the store.

@@ -61,3 +61,12 @@ pub fn render(c: &Comparison) -> String {
     // Writing to memory cannot fail.
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
+
+/// The comparison as CSV, a row a metric and label.
+pub struct Csv;
+
+impl super::Format for Csv {
+    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+        Ok(render(i.comparison))
+    }
+}

@@ -5,8 +5,59 @@
 use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
 use super::svg::{escape, latency_cdf, strip_plot};
 use crate::compare::{params_text, Comparison};
+use crate::store::RunRecord;
+use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
 use std::fmt::Write;
+
+/// The HTML report, with every group's latency distributions merged
+/// from its runs' histograms.
+pub struct Html;
+
+impl super::Format for Html {
+    fn render(&self, i: &super::Input) -> Result<String> {
+        let latency = latency_series(i.comparison, i.runs)?;
+        Ok(render(i.comparison, &latency))
+    }
+}
+
+/// Each label's merged latency histogram, for one group.
+type Series = Vec<(String, Histogram<u64>)>;
+
+/// Per group, each label's runs' "latency" histograms merged.
+fn latency_series(c: &Comparison, runs: &[RunRecord]) -> Result<Vec<Series>> {
+    let by_id: std::collections::HashMap<i64, &RunRecord> =
+        runs.iter().map(|r| (r.id, r)).collect();
+    let mut out = Vec::new();
+    for g in &c.groups {
+        let mut series = Vec::new();
+        for label in &c.labels {
+            let Some(ids) = g.run_ids.get(label) else {
+                continue;
+            };
+            let mut merged: Option<Histogram<u64>> = None;
+            for id in ids {
+                let Some(run) = by_id.get(id) else {
+                    continue;
+                };
+                for h in run.histograms.iter().filter(|h| h.name == "latency") {
+                    let d = h.decode().with_context(|| format!("run {id}"))?;
+                    match &mut merged {
+                        Some(m) => m
+                            .add(&d)
+                            .map_err(|e| anyhow::anyhow!("merging histograms: {e:?}"))?,
+                        None => merged = Some(d),
+                    }
+                }
+            }
+            if let Some(m) = merged {
+                series.push((label.clone(), m));
+            }
+        }
+        out.push(series);
+    }
+    Ok(out)
+}
 
 const STYLE: &str =
     "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}\

@@ -52,3 +52,12 @@ pub fn render(c: &Comparison, with_details: bool) -> String {
     }
     out
 }
+
+/// The comparison as Markdown, for a mailing list or an issue.
+pub struct Markdown;
+
+impl super::Format for Markdown {
+    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+        Ok(render(i.comparison, i.details))
+    }
+}

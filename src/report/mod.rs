@@ -11,3 +11,41 @@ pub mod sections;
 pub mod seed2023;
 pub mod svg;
 pub mod terminal;
+
+use crate::compare::Comparison;
+use crate::store::RunRecord;
+
+/// What every format is given: the comparison, the runs it was built
+/// from (for what a format draws from them: latency distributions, the
+/// 2023 article's tables), and how to show it.
+pub struct Input<'a> {
+    pub comparison: &'a Comparison,
+    pub runs: &'a [RunRecord],
+    /// Colour for a terminal.
+    pub colour: bool,
+    /// Every metric's detail, not only the scoreboard.
+    pub details: bool,
+}
+
+/// One way to read a comparison: every report format is one of these,
+/// and `compare` only chooses which.
+pub trait Format {
+    fn render(&self, input: &Input) -> anyhow::Result<String>;
+}
+
+/// The comparison as JSON, with its schema version.
+pub struct Json;
+
+impl Format for Json {
+    fn render(&self, i: &Input) -> anyhow::Result<String> {
+        let mut body = serde_json::to_value(i.comparison)?;
+        if let Some(o) = body.as_object_mut() {
+            o.insert(
+                "schema_version".into(),
+                crate::session::JSON_SCHEMA_VERSION.into(),
+            );
+            o.insert("kind".into(), "compare".into());
+        }
+        Ok(serde_json::to_string_pretty(&body)? + "\n")
+    }
+}

@@ -222,6 +222,16 @@ pub fn render(c: &Comparison) -> String {
     out
 }
 
+/// The 2023 comparison's article layout (`--layout seed2023`): its
+/// tables when the runs are the recipe's, else its summary.
+pub struct Article;
+
+impl super::Format for Article {
+    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+        Ok(render_article(i.comparison, i.runs).unwrap_or_else(|| render(i.comparison)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

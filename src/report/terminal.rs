@@ -52,3 +52,12 @@ pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
     }
     out
 }
+
+/// The comparison as aligned text for a terminal.
+pub struct Terminal;
+
+impl super::Format for Terminal {
+    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+        Ok(render(i.comparison, i.colour, i.details))
+    }
+}

@@ -16,11 +16,19 @@
 //! `install-service` writes a systemd unit that runs `step` at every boot
 //! until the plan is done; the last step removes it.
 
-use crate::error::{input, resource};
-use crate::store::{Access, RunFilter, Store};
+mod reboot;
+mod service;
+mod step;
+
+pub use reboot::reboot_command;
+pub use service::install_service;
+pub use step::{step, StepOptions};
+
+use crate::error::input;
+use crate::store::{Access, Store};
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The store document kind of campaign plans.
 const KIND: &str = "campaign";
@@ -213,7 +221,7 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
             return Err(input(format!("--boot {}: label given twice", b.label)));
         }
     }
-    super::matrix::check_command(&o.command, o.parse)?;
+    crate::experiment::matrix::check_command(&o.command, o.parse)?;
     let reboot = match o.reboot.as_str() {
         "grub" => GRUB.to_string(),
         "kexec" => KEXEC.to_string(),
@@ -305,7 +313,7 @@ fn order_line(p: &Plan) -> String {
 }
 
 /// Does the running system match `b`?  `Err(why not)` when it does not.
-fn matches(b: &Boot, id: &super::Identity) -> std::result::Result<(), String> {
+fn matches(b: &Boot, id: &crate::experiment::Identity) -> std::result::Result<(), String> {
     if let Some(r) = &b.release {
         if r != &id.release {
             return Err(format!("release {} (expected {r})", id.release));
@@ -319,286 +327,6 @@ fn matches(b: &Boot, id: &super::Identity) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Options of `step`.
-#[derive(Clone, Debug, Default)]
-pub struct StepOptions {
-    pub name: String,
-    /// Run the block but do not reboot afterwards.
-    pub no_reboot: bool,
-    pub quiet: bool,
-}
-
-/// `campaign step`.
-pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
-    let mut plan = load(store.as_ref(), &o.name)?;
-    if plan.next >= plan.order.len() {
-        println!(
-            "campaign {} is complete ({} blocks)",
-            plan.name,
-            plan.order.len()
-        );
-        remove_service(&mut plan, store.as_mut())?;
-        return Ok(());
-    }
-    let id = super::identity();
-    let boot = plan.boots[plan.order[plan.next]].clone();
-    let position = plan.next;
-    if let Err(why) = matches(&boot, &id) {
-        let msg = format!(
-            "campaign {} paused at block {} of {}: it expects boot '{}', but this system has {why}; nothing was run or stored. Boot '{}' and run `kbench campaign step {}`",
-            plan.name,
-            position + 1,
-            plan.order.len(),
-            boot.label,
-            boot.label,
-            plan.name
-        );
-        plan.paused = Some(msg.clone());
-        save(store.as_mut(), &plan)?;
-        return Err(resource(msg));
-    }
-    if let Some(b) = plan
-        .history
-        .iter()
-        .find(|b| b.status == "done" && b.boot_id == id.boot_id)
-    {
-        let msg = format!(
-            "campaign {}: block {} needs a boot of its own, and this boot ({}) already ran block {}: reboot first (the plan reboots with `{}`)",
-            plan.name,
-            position + 1,
-            id.boot_id,
-            b.position + 1,
-            plan.reboot
-        );
-        return Err(resource(msg));
-    }
-    // A block cut short earlier runs again; its partial runs go first.
-    let cut: Vec<Block> = plan
-        .history
-        .iter()
-        .filter(|b| b.position == position && b.status != "done")
-        .cloned()
-        .collect();
-    if !cut.is_empty() {
-        let ids = block_runs(store.as_ref(), &plan, &boot.label, position)?;
-        if !ids.is_empty() {
-            store.delete_runs(&ids)?;
-        }
-        eprintln!(
-            "campaign {}: block {} was cut short before (boot {}); it runs again ({} partial run(s) removed)",
-            plan.name,
-            position + 1,
-            cut.last().map(|b| b.boot_id.as_str()).unwrap_or("?"),
-            ids.len()
-        );
-        plan.history.retain(|b| b.position != position);
-    }
-    plan.paused = None;
-    plan.history.push(Block {
-        position,
-        label: boot.label.clone(),
-        boot_id: id.boot_id.clone(),
-        started: crate::sys::time::unix_now(),
-        ended: None,
-        status: "running".into(),
-    });
-    save(store.as_mut(), &plan)?;
-    drop(store);
-    let round = position / plan.boots.len() + 1;
-    if !o.quiet {
-        eprintln!(
-            "campaign {}: block {} of {} (round {round}), boot '{}' ({}), running `kbench {}`",
-            plan.name,
-            position + 1,
-            plan.order.len(),
-            boot.label,
-            id.boot_id,
-            plan.command.join(" ")
-        );
-    }
-    let tag = serde_json::json!({
-        "kind": "campaign", "id": plan.name, "round": round,
-        "position": position + 1, "boot": boot.label, "boot_id": id.boot_id,
-    });
-    let status = run_block(db, &plan, &boot.label, &tag, o.quiet)?;
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
-    let mut plan = load(store.as_ref(), &o.name)?;
-    let interrupted = crate::sys::signals::stop_requested() || status == Some(130);
-    if let Some(b) = plan
-        .history
-        .iter_mut()
-        .rev()
-        .find(|b| b.position == position)
-    {
-        b.ended = Some(crate::sys::time::unix_now());
-        b.status = if status == Some(0) && !interrupted {
-            "done"
-        } else {
-            "failed"
-        }
-        .into();
-    }
-    if interrupted {
-        save(store.as_mut(), &plan)?;
-        return Err(crate::error::Interrupted.into());
-    }
-    if status != Some(0) {
-        let msg = format!(
-            "campaign {} paused: block {} (`kbench {}`) failed ({}); fix the cause and run `kbench campaign step {}` to run it again",
-            plan.name,
-            position + 1,
-            plan.command.join(" "),
-            status.map_or("killed by a signal".into(), |s| format!("exit {s}")),
-            plan.name
-        );
-        plan.paused = Some(msg.clone());
-        save(store.as_mut(), &plan)?;
-        return Err(resource(msg));
-    }
-    plan.next += 1;
-    save(store.as_mut(), &plan)?;
-    if plan.next >= plan.order.len() {
-        println!(
-            "campaign {} complete: {} blocks. Compare with boots as units: kbench compare {}",
-            plan.name,
-            plan.order.len(),
-            plan.boots
-                .iter()
-                .map(|b| format!("--label {}", shell_quote(&b.label)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
-        remove_service(&mut plan, store.as_mut())?;
-        return Ok(());
-    }
-    let next = plan.boots[plan.order[plan.next]].clone();
-    let cmd = reboot_command(&plan.reboot, &next);
-    if o.no_reboot {
-        println!(
-            "block {} done; next: boot '{}' ({cmd}) and run `kbench campaign step {}`",
-            position + 1,
-            next.label,
-            plan.name
-        );
-        return Ok(());
-    }
-    println!(
-        "block {} done; booting '{}': {cmd}",
-        position + 1,
-        next.label
-    );
-    let st = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(&cmd)
-        .status()
-        .map_err(|e| anyhow!("running the reboot command: {e}"))?;
-    if !st.success() {
-        let msg = format!(
-            "campaign {} paused: the reboot command failed ({st}): {cmd}; boot '{}' by hand and run `kbench campaign step {}`",
-            plan.name, next.label, plan.name
-        );
-        plan.paused = Some(msg.clone());
-        save(store.as_mut(), &plan)?;
-        return Err(resource(msg));
-    }
-    Ok(())
-}
-
-/// Run the block's command as a child kbench; its exit code.
-fn run_block(
-    db: Option<&str>,
-    plan: &Plan,
-    label: &str,
-    tag: &serde_json::Value,
-    quiet: bool,
-) -> Result<Option<i32>> {
-    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
-    let mut cmd = std::process::Command::new(exe);
-    if let Some(db) = db {
-        cmd.arg("--db").arg(db);
-    }
-    cmd.arg("--label").arg(label);
-    if quiet {
-        cmd.arg("-q");
-    }
-    cmd.args(&plan.command)
-        .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
-        .env(
-            crate::session::inherited::ENV_ROOT,
-            std::process::id().to_string(),
-        )
-        .stdin(std::process::Stdio::null());
-    crate::sys::proc::on_exec(
-        &mut cmd,
-        crate::sys::proc::OnExec {
-            die_with_parent: true,
-            ..Default::default()
-        },
-    );
-    super::matrix::wait(cmd.spawn()?)
-}
-
-/// Ids of the runs one block stored.
-fn block_runs(store: &dyn Store, plan: &Plan, label: &str, position: usize) -> Result<Vec<i64>> {
-    let filter = RunFilter {
-        labels: vec![label.to_string()],
-        ..Default::default()
-    };
-    Ok(store
-        .load_runs(&filter, false)?
-        .into_iter()
-        .filter(|r| {
-            super::of(r) == Some(("campaign", plan.name.as_str()))
-                && r.settings["experiment"]["position"] == position + 1
-        })
-        .map(|r| r.id)
-        .collect())
-}
-
-/// Single-quote for `sh`.
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:+,".contains(c))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// The reboot command for `b`: every placeholder of the template filled
-/// in one pass, each value shell-quoted once, so a value that itself reads
-/// `{release}` stays that text (filling one placeholder after another
-/// would fill it again, unquoted, inside the first one's quotes).
-pub fn reboot_command(template: &str, b: &Boot) -> String {
-    let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    while let Some(i) = rest.find('{') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i..];
-        let value = [
-            ("{entry}", b.entry.as_deref().unwrap_or("")),
-            ("{release}", b.release.as_deref().unwrap_or("")),
-            ("{label}", b.label.as_str()),
-        ]
-        .into_iter()
-        .find(|(p, _)| after.starts_with(p));
-        match value {
-            Some((p, v)) => {
-                out.push_str(&shell_quote(v));
-                rest = &after[p.len()..];
-            }
-            None => {
-                out.push('{');
-                rest = &after[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// `campaign status`.
@@ -669,133 +397,10 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// `campaign install-service`: a oneshot unit that runs `step` at boot.
-pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) -> Result<()> {
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
-    let mut plan = load(store.as_ref(), name)?;
-    let exe = std::env::current_exe()
-        .and_then(|p| p.canonicalize())
-        .map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
-    // The service runs with another environment: name the store absolutely.
-    let db_arg = match db.filter(|s| !s.trim().is_empty()) {
-        Some(d) if crate::store::is_postgres(d) => d.to_string(),
-        Some(d) => std::path::absolute(d)?.display().to_string(),
-        None => crate::store::default_path().display().to_string(),
-    };
-    let system = unit_dir.is_none();
-    let dir = unit_dir.unwrap_or(Path::new(UNIT_DIR));
-    if !dir.is_dir() {
-        return Err(input(format!(
-            "{} is not a directory (no systemd here?)",
-            dir.display()
-        )));
-    }
-    let unit = dir.join(format!("kbench-campaign-{name}.service"));
-    let text = format!(
-        "# Written by `kbench campaign install-service {name}`; removed when the campaign ends.\n\
-         [Unit]\n\
-         Description=kbench campaign {name}: run the next block after boot\n\
-         After=multi-user.target\n\
-         \n\
-         [Service]\n\
-         Type=oneshot\n\
-         ExecStart={} --db {} campaign step {name}\n\
-         StandardOutput=journal\n\
-         \n\
-         [Install]\n\
-         WantedBy=multi-user.target\n",
-        systemd_quote(&exe.display().to_string()).ok_or_else(|| input(format!(
-            "kbench's own path {} has a control character: a systemd unit cannot name it",
-            crate::text::clean(&exe.display().to_string())
-        )))?,
-        systemd_quote(&db_arg).ok_or_else(|| input(format!(
-            "--db {}: a path with a control character (a newline) cannot be written into a systemd unit",
-            crate::text::clean(&db_arg)
-        )))?,
-    );
-    std::fs::write(&unit, text).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::PermissionDenied {
-            crate::error::privilege(format!("writing {} needs root", unit.display()))
-        } else {
-            anyhow!("writing {}: {e}", unit.display())
-        }
-    })?;
-    plan.service = Some(unit.clone());
-    save(store.as_mut(), &plan)?;
-    println!("wrote {}", unit.display());
-    if system {
-        systemctl(&["daemon-reload"]);
-        if systemctl(&["enable", &format!("kbench-campaign-{name}.service")]) {
-            println!("enabled: the next block runs at the next boot");
-        }
-    } else {
-        println!(
-            "not in {UNIT_DIR}: enable it yourself with systemctl enable {}",
-            unit.display()
-        );
-    }
-    Ok(())
-}
-
-/// One argument of a unit's `ExecStart=`, as systemd reads it: quoted
-/// when it holds anything but plain characters, with `\\` and `"` escaped,
-/// `%` (specifiers) as `%%` and `$` (variables) as `$$`; `None` for text a
-/// unit line cannot hold (a newline, any control character).
-fn systemd_quote(s: &str) -> Option<String> {
-    if s.is_empty() || s.chars().any(char::is_control) {
-        return None;
-    }
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:+,=@".contains(c))
-    {
-        return Some(s.to_string());
-    }
-    Some(format!(
-        "\"{}\"",
-        s.replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('%', "%%")
-            .replace('$', "$$")
-    ))
-}
-
-fn systemctl(args: &[&str]) -> bool {
-    match std::process::Command::new("systemctl").args(args).status() {
-        Ok(s) if s.success() => true,
-        Ok(s) => {
-            eprintln!("kbench: systemctl {} failed ({s})", args.join(" "));
-            false
-        }
-        Err(e) => {
-            eprintln!("kbench: systemctl {}: {e}", args.join(" "));
-            false
-        }
-    }
-}
-
-/// The end of a campaign removes its unit.
-fn remove_service(plan: &mut Plan, store: &mut dyn Store) -> Result<()> {
-    let Some(unit) = plan.service.take() else {
-        return Ok(());
-    };
-    if unit.starts_with(UNIT_DIR) {
-        if let Some(n) = unit.file_name() {
-            systemctl(&["disable", &n.to_string_lossy()]);
-        }
-    }
-    match std::fs::remove_file(&unit) {
-        Ok(()) => println!("removed {}", unit.display()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => eprintln!("kbench: removing {}: {e}", unit.display()),
-    }
-    if unit.starts_with(UNIT_DIR) {
-        systemctl(&["daemon-reload"]);
-    }
-    save(store, plan)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::reboot::*;
+    use super::service::*;
     use super::*;
 
     #[test]
@@ -877,7 +482,7 @@ mod tests {
 
     #[test]
     fn identity_matching() {
-        let id = super::super::Identity {
+        let id = crate::experiment::Identity {
             release: "6.1.0-18-amd64".into(),
             cmdline: "BOOT_IMAGE=/vmlinuz ro preempt=full quiet".into(),
             boot_id: "x".into(),

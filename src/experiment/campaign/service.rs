@@ -1,0 +1,131 @@
+//! `campaign install-service`: a systemd unit that runs `campaign step`
+//! at every boot until the plan is done (the last step removes it), its
+//! values written as systemd reads them.
+
+use super::*;
+use std::path::Path;
+
+/// `campaign install-service`: a oneshot unit that runs `step` at boot.
+pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) -> Result<()> {
+    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut plan = load(store.as_ref(), name)?;
+    let exe = std::env::current_exe()
+        .and_then(|p| p.canonicalize())
+        .map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    // The service runs with another environment: name the store absolutely.
+    let db_arg = match db.filter(|s| !s.trim().is_empty()) {
+        Some(d) if crate::store::is_postgres(d) => d.to_string(),
+        Some(d) => std::path::absolute(d)?.display().to_string(),
+        None => crate::store::default_path().display().to_string(),
+    };
+    let system = unit_dir.is_none();
+    let dir = unit_dir.unwrap_or(Path::new(UNIT_DIR));
+    if !dir.is_dir() {
+        return Err(input(format!(
+            "{} is not a directory (no systemd here?)",
+            dir.display()
+        )));
+    }
+    let unit = dir.join(format!("kbench-campaign-{name}.service"));
+    let text = format!(
+        "# Written by `kbench campaign install-service {name}`; removed when the campaign ends.\n\
+         [Unit]\n\
+         Description=kbench campaign {name}: run the next block after boot\n\
+         After=multi-user.target\n\
+         \n\
+         [Service]\n\
+         Type=oneshot\n\
+         ExecStart={} --db {} campaign step {name}\n\
+         StandardOutput=journal\n\
+         \n\
+         [Install]\n\
+         WantedBy=multi-user.target\n",
+        systemd_quote(&exe.display().to_string()).ok_or_else(|| input(format!(
+            "kbench's own path {} has a control character: a systemd unit cannot name it",
+            crate::text::clean(&exe.display().to_string())
+        )))?,
+        systemd_quote(&db_arg).ok_or_else(|| input(format!(
+            "--db {}: a path with a control character (a newline) cannot be written into a systemd unit",
+            crate::text::clean(&db_arg)
+        )))?,
+    );
+    std::fs::write(&unit, text).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            crate::error::privilege(format!("writing {} needs root", unit.display()))
+        } else {
+            anyhow!("writing {}: {e}", unit.display())
+        }
+    })?;
+    plan.service = Some(unit.clone());
+    save(store.as_mut(), &plan)?;
+    println!("wrote {}", unit.display());
+    if system {
+        systemctl(&["daemon-reload"]);
+        if systemctl(&["enable", &format!("kbench-campaign-{name}.service")]) {
+            println!("enabled: the next block runs at the next boot");
+        }
+    } else {
+        println!(
+            "not in {UNIT_DIR}: enable it yourself with systemctl enable {}",
+            unit.display()
+        );
+    }
+    Ok(())
+}
+
+/// One argument of a unit's `ExecStart=`, as systemd reads it: quoted
+/// when it holds anything but plain characters, with `\\` and `"` escaped,
+/// `%` (specifiers) as `%%` and `$` (variables) as `$$`; `None` for text a
+/// unit line cannot hold (a newline, any control character).
+pub(super) fn systemd_quote(s: &str) -> Option<String> {
+    if s.is_empty() || s.chars().any(char::is_control) {
+        return None;
+    }
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./:+,=@".contains(c))
+    {
+        return Some(s.to_string());
+    }
+    Some(format!(
+        "\"{}\"",
+        s.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('%', "%%")
+            .replace('$', "$$")
+    ))
+}
+
+pub(super) fn systemctl(args: &[&str]) -> bool {
+    match std::process::Command::new("systemctl").args(args).status() {
+        Ok(s) if s.success() => true,
+        Ok(s) => {
+            eprintln!("kbench: systemctl {} failed ({s})", args.join(" "));
+            false
+        }
+        Err(e) => {
+            eprintln!("kbench: systemctl {}: {e}", args.join(" "));
+            false
+        }
+    }
+}
+
+/// The end of a campaign removes its unit.
+pub(super) fn remove_service(plan: &mut Plan, store: &mut dyn Store) -> Result<()> {
+    let Some(unit) = plan.service.take() else {
+        return Ok(());
+    };
+    if unit.starts_with(UNIT_DIR) {
+        if let Some(n) = unit.file_name() {
+            systemctl(&["disable", &n.to_string_lossy()]);
+        }
+    }
+    match std::fs::remove_file(&unit) {
+        Ok(()) => println!("removed {}", unit.display()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => eprintln!("kbench: removing {}: {e}", unit.display()),
+    }
+    if unit.starts_with(UNIT_DIR) {
+        systemctl(&["daemon-reload"]);
+    }
+    save(store, plan)
+}

@@ -1,0 +1,298 @@
+//! `campaign step`: check that the running system is the boot the plan
+//! expects, run its block (runs tagged with the campaign, block, round
+//! and boot id), mark it done, and boot the next.
+
+use super::reboot::shell_quote;
+use super::service::remove_service;
+use super::*;
+use crate::error::resource;
+use crate::store::RunFilter;
+
+/// Options of `step`.
+#[derive(Clone, Debug, Default)]
+pub struct StepOptions {
+    pub name: String,
+    /// Run the block but do not reboot afterwards.
+    pub no_reboot: bool,
+    pub quiet: bool,
+}
+
+/// `campaign step`: the boot checked, the block started (a block cut
+/// short before is run again), run, its end recorded, and the next boot.
+pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
+    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut plan = load(store.as_ref(), &o.name)?;
+    if plan.next >= plan.order.len() {
+        println!(
+            "campaign {} is complete ({} blocks)",
+            plan.name,
+            plan.order.len()
+        );
+        remove_service(&mut plan, store.as_mut())?;
+        return Ok(());
+    }
+    let id = crate::experiment::identity();
+    let boot = plan.boots[plan.order[plan.next]].clone();
+    let position = plan.next;
+    check_boot(store.as_mut(), &mut plan, &boot, &id)?;
+    start_block(store.as_mut(), &mut plan, &boot, &id)?;
+    drop(store);
+    let round = position / plan.boots.len() + 1;
+    if !o.quiet {
+        eprintln!(
+            "campaign {}: block {} of {} (round {round}), boot '{}' ({}), running `kbench {}`",
+            plan.name,
+            position + 1,
+            plan.order.len(),
+            boot.label,
+            id.boot_id,
+            plan.command.join(" ")
+        );
+    }
+    let tag = serde_json::json!({
+        "kind": "campaign", "id": plan.name, "round": round,
+        "position": position + 1, "boot": boot.label, "boot_id": id.boot_id,
+    });
+    let status = run_block(db, &plan, &boot.label, &tag, o.quiet)?;
+    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut plan = load(store.as_ref(), &o.name)?;
+    end_block(store.as_mut(), &mut plan, position, status)?;
+    plan.next += 1;
+    save(store.as_mut(), &plan)?;
+    if plan.next >= plan.order.len() {
+        println!(
+            "campaign {} complete: {} blocks. Compare with boots as units: kbench compare {}",
+            plan.name,
+            plan.order.len(),
+            plan.boots
+                .iter()
+                .map(|b| format!("--label {}", shell_quote(&b.label)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        remove_service(&mut plan, store.as_mut())?;
+        return Ok(());
+    }
+    boot_next(store.as_mut(), &mut plan, position, o.no_reboot)
+}
+
+/// Is this the boot the plan expects next, and has it not run a block
+/// yet?  A wrong system pauses the campaign (nothing is run or stored).
+fn check_boot(
+    store: &mut dyn Store,
+    plan: &mut Plan,
+    boot: &Boot,
+    id: &crate::experiment::Identity,
+) -> Result<()> {
+    let position = plan.next;
+    if let Err(why) = matches(boot, id) {
+        let msg = format!(
+            "campaign {} paused at block {} of {}: it expects boot '{}', but this system has {why}; nothing was run or stored. Boot '{}' and run `kbench campaign step {}`",
+            plan.name,
+            position + 1,
+            plan.order.len(),
+            boot.label,
+            boot.label,
+            plan.name
+        );
+        plan.paused = Some(msg.clone());
+        save(store, plan)?;
+        return Err(resource(msg));
+    }
+    if let Some(b) = plan
+        .history
+        .iter()
+        .find(|b| b.status == "done" && b.boot_id == id.boot_id)
+    {
+        return Err(resource(format!(
+            "campaign {}: block {} needs a boot of its own, and this boot ({}) already ran block {}: reboot first (the plan reboots with `{}`)",
+            plan.name,
+            position + 1,
+            id.boot_id,
+            b.position + 1,
+            plan.reboot
+        )));
+    }
+    Ok(())
+}
+
+/// Mark the next block running (a block cut short before runs again, its
+/// partial runs removed first).
+fn start_block(
+    store: &mut dyn Store,
+    plan: &mut Plan,
+    boot: &Boot,
+    id: &crate::experiment::Identity,
+) -> Result<()> {
+    let position = plan.next;
+    let cut: Vec<Block> = plan
+        .history
+        .iter()
+        .filter(|b| b.position == position && b.status != "done")
+        .cloned()
+        .collect();
+    if !cut.is_empty() {
+        let ids = block_runs(store, plan, &boot.label, position)?;
+        if !ids.is_empty() {
+            store.delete_runs(&ids)?;
+        }
+        eprintln!(
+            "campaign {}: block {} was cut short before (boot {}); it runs again ({} partial run(s) removed)",
+            plan.name,
+            position + 1,
+            cut.last().map(|b| b.boot_id.as_str()).unwrap_or("?"),
+            ids.len()
+        );
+        plan.history.retain(|b| b.position != position);
+    }
+    plan.paused = None;
+    plan.history.push(Block {
+        position,
+        label: boot.label.clone(),
+        boot_id: id.boot_id.clone(),
+        started: crate::sys::time::unix_now(),
+        ended: None,
+        status: "running".into(),
+    });
+    save(store, plan)
+}
+
+/// Record how block `position` ended (`status`: its command's exit code);
+/// an interrupted or failed block pauses the campaign.
+fn end_block(
+    store: &mut dyn Store,
+    plan: &mut Plan,
+    position: usize,
+    status: Option<i32>,
+) -> Result<()> {
+    let interrupted = crate::sys::signals::stop_requested() || status == Some(130);
+    if let Some(b) = plan
+        .history
+        .iter_mut()
+        .rev()
+        .find(|b| b.position == position)
+    {
+        b.ended = Some(crate::sys::time::unix_now());
+        b.status = if status == Some(0) && !interrupted {
+            "done"
+        } else {
+            "failed"
+        }
+        .into();
+    }
+    if interrupted {
+        save(store, plan)?;
+        return Err(crate::error::Interrupted.into());
+    }
+    if status != Some(0) {
+        let msg = format!(
+            "campaign {} paused: block {} (`kbench {}`) failed ({}); fix the cause and run `kbench campaign step {}` to run it again",
+            plan.name,
+            position + 1,
+            plan.command.join(" "),
+            status.map_or("killed by a signal".into(), |s| format!("exit {s}")),
+            plan.name
+        );
+        plan.paused = Some(msg.clone());
+        save(store, plan)?;
+        return Err(resource(msg));
+    }
+    Ok(())
+}
+
+/// Boot the next block's system with the plan's reboot command (or say
+/// how, with `--no-reboot`); a failing command pauses the campaign.
+fn boot_next(
+    store: &mut dyn Store,
+    plan: &mut Plan,
+    position: usize,
+    no_reboot: bool,
+) -> Result<()> {
+    let next = plan.boots[plan.order[plan.next]].clone();
+    let cmd = reboot_command(&plan.reboot, &next);
+    if no_reboot {
+        println!(
+            "block {} done; next: boot '{}' ({cmd}) and run `kbench campaign step {}`",
+            position + 1,
+            next.label,
+            plan.name
+        );
+        return Ok(());
+    }
+    println!(
+        "block {} done; booting '{}': {cmd}",
+        position + 1,
+        next.label
+    );
+    let st = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&cmd)
+        .status()
+        .map_err(|e| anyhow!("running the reboot command: {e}"))?;
+    if !st.success() {
+        let msg = format!(
+            "campaign {} paused: the reboot command failed ({st}): {cmd}; boot '{}' by hand and run `kbench campaign step {}`",
+            plan.name, next.label, plan.name
+        );
+        plan.paused = Some(msg.clone());
+        save(store, plan)?;
+        return Err(resource(msg));
+    }
+    Ok(())
+}
+
+/// Run the block's command as a child kbench; its exit code.
+pub(super) fn run_block(
+    db: Option<&str>,
+    plan: &Plan,
+    label: &str,
+    tag: &serde_json::Value,
+    quiet: bool,
+) -> Result<Option<i32>> {
+    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    let mut cmd = std::process::Command::new(exe);
+    if let Some(db) = db {
+        cmd.arg("--db").arg(db);
+    }
+    cmd.arg("--label").arg(label);
+    if quiet {
+        cmd.arg("-q");
+    }
+    cmd.args(&plan.command)
+        .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
+        .env(
+            crate::session::inherited::ENV_ROOT,
+            std::process::id().to_string(),
+        )
+        .stdin(std::process::Stdio::null());
+    crate::sys::proc::on_exec(
+        &mut cmd,
+        crate::sys::proc::OnExec {
+            die_with_parent: true,
+            ..Default::default()
+        },
+    );
+    crate::experiment::matrix::wait(cmd.spawn()?)
+}
+
+/// Ids of the runs one block stored.
+pub(super) fn block_runs(
+    store: &dyn Store,
+    plan: &Plan,
+    label: &str,
+    position: usize,
+) -> Result<Vec<i64>> {
+    let filter = RunFilter {
+        labels: vec![label.to_string()],
+        ..Default::default()
+    };
+    Ok(store
+        .load_runs(&filter, false)?
+        .into_iter()
+        .filter(|r| {
+            crate::experiment::of(r) == Some(("campaign", plan.name.as_str()))
+                && r.settings["experiment"]["position"] == position + 1
+        })
+        .map(|r| r.id)
+        .collect())
+}

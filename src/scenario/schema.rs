@@ -287,6 +287,35 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
             ),
         ));
     };
+    check_show(cx, st, entry)?;
+    let argv = task_argv(cx, st, vars)?;
+    let p = placement(cx, st, vars)?;
+    let name = t
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{kind}{}", index + 1));
+    Ok(Task {
+        own_session: p.own_session,
+        row: t.row.clone().unwrap_or_else(|| name.clone()),
+        show: t
+            .show
+            .clone()
+            .unwrap_or_else(|| vec![entry.headline.to_string()]),
+        estimate_s: (entry.estimate)(&argv),
+        name,
+        kind,
+        role: t.role,
+        argv,
+        cpus: p.cpus,
+        policy: p.policy,
+        nice: p.nice,
+    })
+}
+
+/// The metrics a task's `show` names are metrics of its kind.
+fn check_show(cx: &Ctx, st: &Spanned<TaskSpec>, entry: &crate::registry::Entry) -> Result<()> {
+    let t = st.get_ref();
+    let kind = entry.name;
     if let Some(show) = &t.show {
         if let Some(bad) = show
             .iter()
@@ -311,98 +340,32 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
             ));
         }
     }
+    Ok(())
+}
+
+/// The task's `args` as the command line its child kbench gets, checked
+/// exactly as the command line would be.
+fn task_argv(cx: &Ctx, st: &Spanned<TaskSpec>, vars: &Vars) -> Result<Vec<String>> {
+    let t = st.get_ref();
+    let kind = t.kind.get_ref().clone();
     let (flags, positional) = known_flags(&kind);
     let mut argv = Vec::new();
     let mut pos_vals: BTreeMap<String, String> = BTreeMap::new();
     if let Some(args) = &t.args {
         for (k, v) in args.get_ref() {
-            let flag = k.replace('_', "-");
-            let text = |v: &toml::Value| -> Result<Option<String>> {
-                Ok(match v {
-                    toml::Value::String(s) => {
-                        let e = expr::expand(s, vars)
-                            .map_err(|e| cx.err(args.span(), format!("args.{k}: {e}")))?;
-                        (!e.is_empty()).then_some(e)
-                    }
-                    toml::Value::Integer(i) => Some(i.to_string()),
-                    toml::Value::Float(f) => Some(expr::format_num(*f)),
-                    toml::Value::Boolean(b) => Some(if *b { "1" } else { "0" }.to_string()),
-                    _ => {
-                        return Err(cx.err(
-                            args.span(),
-                            format!("args.{k}: expected a string, number or boolean"),
-                        ))
-                    }
-                })
+            let words = ArgCx {
+                cx,
+                args,
+                vars,
+                kind: &kind,
             };
             if positional.contains(&k.to_string()) {
-                if let Some(s) = text(v)? {
+                if let Some(s) = words.text(k, v)? {
                     pos_vals.insert(k.clone(), s);
                 }
                 continue;
             }
-            if !flags.contains(&flag) {
-                return Err(cx.err(
-                    args.span(),
-                    format!(
-                        "unknown flag '{k}' for {kind} (known: {})",
-                        flags
-                            .iter()
-                            .map(|f| f.replace('-', "_"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-            let is_switch = crate::registry::find(&kind)
-                .map(|e| (e.command)())
-                .and_then(|s| {
-                    s.get_arguments()
-                        .find(|a| a.get_long() == Some(flag.as_str()))
-                        .map(|a| !a.get_action().takes_values())
-                })
-                .unwrap_or(false);
-            match (is_switch, v) {
-                (true, toml::Value::Boolean(b)) => {
-                    if *b {
-                        argv.push(format!("--{flag}"));
-                    }
-                }
-                (true, toml::Value::String(_)) => {
-                    // An expression deciding a switch: "${root}".
-                    let s = text(v)?.unwrap_or_default();
-                    match s.as_str() {
-                        "1" | "true" => argv.push(format!("--{flag}")),
-                        "0" | "false" | "" => {}
-                        other => {
-                            return Err(cx.err(
-                                args.span(),
-                                format!("args.{k}: switch wants true/false or 0/1, got '{other}'"),
-                            ))
-                        }
-                    }
-                }
-                (true, _) => {
-                    return Err(cx.err(
-                        args.span(),
-                        format!("args.{k}: {flag} is a switch: use true or false"),
-                    ))
-                }
-                (false, toml::Value::Array(items)) => {
-                    for item in items {
-                        if let Some(s) = text(item)? {
-                            argv.push(format!("--{flag}"));
-                            argv.push(s);
-                        }
-                    }
-                }
-                (false, v) => {
-                    if let Some(s) = text(v)? {
-                        argv.push(format!("--{flag}"));
-                        argv.push(s);
-                    }
-                }
-            }
+            words.flag(k, v, &flags, &mut argv)?;
         }
     }
     for p in &positional {
@@ -427,6 +390,128 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
             format!("{kind}: {first}"),
         ));
     }
+    Ok(argv)
+}
+
+/// What turning one task's `args` into words needs.
+struct ArgCx<'a> {
+    cx: &'a Ctx<'a>,
+    args: &'a Spanned<toml::map::Map<String, toml::Value>>,
+    vars: &'a Vars,
+    kind: &'a str,
+}
+
+impl ArgCx<'_> {
+    /// A value as one word (`None` for an empty string).
+    fn text(&self, k: &str, v: &toml::Value) -> Result<Option<String>> {
+        let (cx, args) = (self.cx, self.args);
+        Ok(match v {
+            toml::Value::String(s) => {
+                let e = expr::expand(s, self.vars)
+                    .map_err(|e| cx.err(args.span(), format!("args.{k}: {e}")))?;
+                (!e.is_empty()).then_some(e)
+            }
+            toml::Value::Integer(i) => Some(i.to_string()),
+            toml::Value::Float(f) => Some(expr::format_num(*f)),
+            toml::Value::Boolean(b) => Some(if *b { "1" } else { "0" }.to_string()),
+            _ => {
+                return Err(cx.err(
+                    args.span(),
+                    format!("args.{k}: expected a string, number or boolean"),
+                ))
+            }
+        })
+    }
+
+    /// `args.k = v` as `--k v` (a switch as `--k` or nothing, a list as
+    /// the flag repeated), pushed onto `argv`.
+    fn flag(
+        &self,
+        k: &str,
+        v: &toml::Value,
+        flags: &[String],
+        argv: &mut Vec<String>,
+    ) -> Result<()> {
+        let (cx, args, kind) = (self.cx, self.args, self.kind);
+        let text = |v: &toml::Value| self.text(k, v);
+        let flag = k.replace('_', "-");
+        if !flags.contains(&flag) {
+            return Err(cx.err(
+                args.span(),
+                format!(
+                    "unknown flag '{k}' for {kind} (known: {})",
+                    flags
+                        .iter()
+                        .map(|f| f.replace('-', "_"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        let is_switch = crate::registry::find(kind)
+            .map(|e| (e.command)())
+            .and_then(|s| {
+                s.get_arguments()
+                    .find(|a| a.get_long() == Some(flag.as_str()))
+                    .map(|a| !a.get_action().takes_values())
+            })
+            .unwrap_or(false);
+        match (is_switch, v) {
+            (true, toml::Value::Boolean(b)) => {
+                if *b {
+                    argv.push(format!("--{flag}"));
+                }
+            }
+            (true, toml::Value::String(_)) => {
+                // An expression deciding a switch: "${root}".
+                let s = text(v)?.unwrap_or_default();
+                match s.as_str() {
+                    "1" | "true" => argv.push(format!("--{flag}")),
+                    "0" | "false" | "" => {}
+                    other => {
+                        return Err(cx.err(
+                            args.span(),
+                            format!("args.{k}: switch wants true/false or 0/1, got '{other}'"),
+                        ))
+                    }
+                }
+            }
+            (true, _) => {
+                return Err(cx.err(
+                    args.span(),
+                    format!("args.{k}: {flag} is a switch: use true or false"),
+                ))
+            }
+            (false, toml::Value::Array(items)) => {
+                for item in items {
+                    if let Some(s) = text(item)? {
+                        argv.push(format!("--{flag}"));
+                        argv.push(s);
+                    }
+                }
+            }
+            (false, v) => {
+                if let Some(s) = text(v)? {
+                    argv.push(format!("--{flag}"));
+                    argv.push(s);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where and how a task runs.
+struct Placement {
+    cpus: Option<Vec<usize>>,
+    policy: Option<(Policy, i32)>,
+    nice: Option<i32>,
+    own_session: bool,
+}
+
+/// A task's CPUs, scheduling policy and priority, nice level and session.
+fn placement(cx: &Ctx, st: &Spanned<TaskSpec>, vars: &Vars) -> Result<Placement> {
+    let t = st.get_ref();
     let cpus = match &t.cpus {
         Some(c) => {
             let s = expr::expand(c.get_ref(), vars).map_err(|e| cx.err(c.span(), e))?;
@@ -484,25 +569,11 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
             }
         },
     };
-    let name = t
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("{kind}{}", index + 1));
-    Ok(Task {
-        own_session,
-        row: t.row.clone().unwrap_or_else(|| name.clone()),
-        show: t
-            .show
-            .clone()
-            .unwrap_or_else(|| vec![entry.headline.to_string()]),
-        estimate_s: (entry.estimate)(&argv),
-        name,
-        kind,
-        role: t.role,
-        argv,
+    Ok(Placement {
         cpus,
         policy,
         nice,
+        own_session,
     })
 }
 

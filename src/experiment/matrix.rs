@@ -143,31 +143,7 @@ pub fn check_command(command: &[String], parse: super::ParseCommand) -> Result<(
 
 /// Run the matrix.
 pub fn run(o: &Options) -> Result<()> {
-    if o.knobs.is_empty() {
-        return Err(input("give at least one --knob NAME=VALUE,VALUE"));
-    }
-    for (i, k) in o.knobs.iter().enumerate() {
-        if let Some(other) = o.knobs[..i].iter().find(|j| j.location == k.location) {
-            return Err(input(format!(
-                "--knob {} and --knob {} are the same knob",
-                other.name, k.name
-            )));
-        }
-    }
-    check_command(&o.command, o.parse)?;
-    let combos = combinations(&o.knobs, &o.base_label);
-    if combos.len() < 2 {
-        return Err(input(
-            "a matrix needs at least two combinations: give some knob two values",
-        ));
-    }
-    if combos.len() > knob::MAX_COMBINATIONS {
-        return Err(input(format!(
-            "{} combinations: at most {} (fewer knobs or values)",
-            combos.len(),
-            knob::MAX_COMBINATIONS
-        )));
-    }
+    let combos = check(o)?;
     let metric = match (&o.rounds, &o.metric) {
         (_, Some(m)) => Some(m.clone()),
         (Runs::Auto { .. }, None) => match crate::registry::find(&o.command[0]) {
@@ -180,36 +156,7 @@ pub fn run(o: &Options) -> Result<()> {
         },
         _ => None,
     };
-    // Read every knob and check its values, before anything changes.
-    let mut saved = Vec::new();
-    for k in &o.knobs {
-        let original = k
-            .location
-            .read()
-            .map_err(|e| knob::refusal(k, "reading", &e))?;
-        if let Some(choices) = k.location.choices() {
-            if let Some(bad) = k.values.iter().find(|v| !choices.contains(v)) {
-                return Err(input(format!(
-                    "--knob {}: '{bad}' is not one of {} ({})",
-                    k.name,
-                    choices.join(", "),
-                    k.location.shown()
-                )));
-            }
-        }
-        if crate::sys::proc::is_root() && !o.dry_run {
-            // Writing back the value in effect changes nothing, and shows
-            // whether the kernel lets us write at all.
-            k.location
-                .write(&original)
-                .map_err(|e| knob::refusal(k, "writing", &e))?;
-        }
-        saved.push(Saved {
-            name: k.name.clone(),
-            location: k.location.clone(),
-            original,
-        });
-    }
+    let saved = read_knobs(o)?;
     let (rounds_planned, max_rounds) = match o.rounds {
         Runs::Fixed(n) => (n as usize, n as usize),
         Runs::Auto { max } => (max as usize, max as usize),
@@ -255,22 +202,7 @@ pub fn run(o: &Options) -> Result<()> {
     let mut guard = Guard::new(Record {
         knobs: saved.clone(),
     })?;
-    // Every value once, read back, before the first run.
-    for (k, s) in o.knobs.iter().zip(&saved) {
-        for v in k.values.iter().chain(std::iter::once(&s.original)) {
-            let back = k
-                .location
-                .write(v)
-                .map_err(|e| knob::refusal(k, &format!("writing {v} to"), &e))?;
-            if &back != v {
-                return Err(input(format!(
-                    "--knob {}: wrote {v} to {} but it reads back {back}",
-                    k.name,
-                    k.location.shown()
-                )));
-            }
-        }
-    }
+    try_every_value(o, &saved)?;
     let plan = serde_json::json!({
         "id": id, "seed": seed, "command": o.command,
         "knobs": o.knobs.iter().map(|k| serde_json::json!({"name": k.name, "where": k.location.shown(), "values": k.values})).collect::<Vec<_>>(),
@@ -297,6 +229,94 @@ pub fn run(o: &Options) -> Result<()> {
     let (done, stop) = outcome?;
     restored?;
     report(o, &combos, &id, seed, started, done, &stop, &plan)
+}
+
+/// The matrix's knobs, command and combinations checked; its combinations.
+fn check(o: &Options) -> Result<Vec<Combination>> {
+    if o.knobs.is_empty() {
+        return Err(input("give at least one --knob NAME=VALUE,VALUE"));
+    }
+    for (i, k) in o.knobs.iter().enumerate() {
+        if let Some(other) = o.knobs[..i].iter().find(|j| j.location == k.location) {
+            return Err(input(format!(
+                "--knob {} and --knob {} are the same knob",
+                other.name, k.name
+            )));
+        }
+    }
+    check_command(&o.command, o.parse)?;
+    let combos = combinations(&o.knobs, &o.base_label);
+    if combos.len() < 2 {
+        return Err(input(
+            "a matrix needs at least two combinations: give some knob two values",
+        ));
+    }
+    if combos.len() > knob::MAX_COMBINATIONS {
+        return Err(input(format!(
+            "{} combinations: at most {} (fewer knobs or values)",
+            combos.len(),
+            knob::MAX_COMBINATIONS
+        )));
+    }
+    Ok(combos)
+}
+
+/// Every knob read (its value kept for the restore record) and its values
+/// checked against what it accepts, before anything changes; as root, the
+/// value in effect written back, which shows whether the kernel lets us.
+fn read_knobs(o: &Options) -> Result<Vec<Saved>> {
+    let mut saved = Vec::new();
+    for k in &o.knobs {
+        let original = k
+            .location
+            .read()
+            .map_err(|e| knob::refusal(k, "reading", &e))?;
+        if let Some(choices) = k.location.choices() {
+            if let Some(bad) = k.values.iter().find(|v| !choices.contains(v)) {
+                return Err(input(format!(
+                    "--knob {}: '{bad}' is not one of {} ({})",
+                    k.name,
+                    choices.join(", "),
+                    k.location.shown()
+                )));
+            }
+        }
+        if crate::sys::proc::is_root() && !o.dry_run {
+            // Writing back the value in effect changes nothing, and shows
+            // whether the kernel lets us write at all.
+            k.location
+                .write(&original)
+                .map_err(|e| knob::refusal(k, "writing", &e))?;
+        }
+        saved.push(Saved {
+            name: k.name.clone(),
+            location: k.location.clone(),
+            original,
+        });
+    }
+    Ok(saved)
+}
+
+/// Every value of every knob written once and read back, then the
+/// original again, before the first run: a value the kernel takes
+/// otherwise is found before any run is spent on it.
+fn try_every_value(o: &Options, saved: &[Saved]) -> Result<()> {
+    for (k, s) in o.knobs.iter().zip(saved) {
+        for v in k.values.iter().chain(std::iter::once(&s.original)) {
+            let back = k
+                .location
+                .write(v)
+                .map_err(|e| knob::refusal(k, &format!("writing {v} to"), &e))?;
+            if &back != v {
+                return Err(input(format!(
+                    "--knob {}: wrote {v} to {} but it reads back {back}",
+                    k.name,
+                    k.location.shown()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Run the rounds; how many finished and why they stopped.

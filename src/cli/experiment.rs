@@ -26,16 +26,24 @@ fn rounds(s: &str) -> Result<Runs, String> {
     }
 }
 
-#[derive(Args, Debug, Clone)]
-#[command(after_help = "Examples:\n  \
+/// `matrix --help`'s closing text: examples, the named knobs (from their
+/// table), what labels and restores are.
+fn matrix_help() -> String {
+    format!(
+        "Examples:\n  \
 kbench matrix --knob autogroup=0,1 --rounds 5 -- hackbench -g 4 -l 500\n  \
 kbench matrix --knob thp=always,never --knob autogroup=0,1 --rounds auto -- schbench -r 10\n  \
 kbench matrix --knob preempt=none,voluntary,full --rounds 3 -- run quick --scale 0.2\n\n\
-Named knobs: preempt (debugfs sched/preempt, PREEMPT_DYNAMIC kernels), governor (cpufreq, every CPU), \
-thp (transparent_hugepage/enabled), autogroup (kernel.sched_autogroup_enabled), rt_runtime \
-(kernel.sched_rt_runtime_us). Any sysctl (kernel.sched_foo) or file under /proc/sys or /sys works too.\n\
+Named knobs:\n{}\n\
+Any sysctl (kernel.sched_foo) or file under /proc/sys or /sys works too.\n\
 Runs are labelled <label>/<knob>=<value>/...; the original values are restored at the end, on \
-error or Ctrl-C, by a janitor after kill -9, and by `kbench restore` after a crash.")]
+error or Ctrl-C, by a janitor after kill -9, and by `kbench restore` after a crash.",
+        crate::experiment::knob::named_help()
+    )
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = matrix_help())]
 pub struct MatrixArgs {
     /// A knob and its values: NAME=V1,V2 (repeat for more knobs; every combination runs)
     #[arg(long, value_name = "NAME=VALUES", required = true)]

@@ -42,29 +42,83 @@ pub struct Knob {
 pub const MAX_VALUES: usize = 16;
 pub const MAX_COMBINATIONS: usize = 64;
 
-/// The named knobs: name, what it is, where it lives.
-pub const NAMED: &[(&str, &str)] = &[
-    (
-        "preempt",
-        "preemption mode of a PREEMPT_DYNAMIC kernel (debugfs sched/preempt)",
-    ),
-    (
-        "governor",
-        "cpufreq governor of every CPU (cpu*/cpufreq/scaling_governor)",
-    ),
-    (
-        "thp",
-        "transparent huge pages (/sys/kernel/mm/transparent_hugepage/enabled)",
-    ),
-    (
-        "autogroup",
-        "scheduler autogroups (kernel.sched_autogroup_enabled)",
-    ),
-    (
-        "rt_runtime",
-        "real-time throttling budget in us, -1 for none (kernel.sched_rt_runtime_us)",
-    ),
+/// A knob kbench knows by name, declared once: what it is (for help and
+/// messages) and how it is found on this machine.
+pub struct Named {
+    pub name: &'static str,
+    pub what: &'static str,
+    find: fn() -> Result<Location>,
+}
+
+/// The named knobs; `matrix --help` lists them from here.
+pub const NAMED: &[Named] = &[
+    Named {
+        name: "preempt",
+        what: "preemption mode of a PREEMPT_DYNAMIC kernel (debugfs sched/preempt)",
+        find: || Ok(Location::Debugfs("sched/preempt".into())),
+    },
+    Named {
+        name: "governor",
+        what: "cpufreq governor of every CPU (cpu*/cpufreq/scaling_governor)",
+        find: governors,
+    },
+    Named {
+        name: "thp",
+        what: "transparent huge pages (/sys/kernel/mm/transparent_hugepage/enabled)",
+        find: || {
+            Ok(Location::File(
+                "/sys/kernel/mm/transparent_hugepage/enabled".into(),
+            ))
+        },
+    },
+    Named {
+        name: "autogroup",
+        what: "scheduler autogroups (kernel.sched_autogroup_enabled)",
+        find: || {
+            Ok(Location::File(
+                "/proc/sys/kernel/sched_autogroup_enabled".into(),
+            ))
+        },
+    },
+    Named {
+        name: "rt_runtime",
+        what: "real-time throttling budget in us, -1 for none (kernel.sched_rt_runtime_us)",
+        find: || {
+            Ok(Location::File(
+                "/proc/sys/kernel/sched_rt_runtime_us".into(),
+            ))
+        },
+    },
 ];
+
+/// The named knobs for help: `name: what it is`, one a line.
+pub fn named_help() -> String {
+    NAMED
+        .iter()
+        .map(|k| format!("  {:<11} {}", k.name, k.what))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every CPU's cpufreq governor, where the machine has them.
+fn governors() -> Result<Location> {
+    let mut files: Vec<PathBuf> = crate::sys::cpus::online_here()
+        .iter()
+        .map(|c| {
+            PathBuf::from(format!(
+                "/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_governor"
+            ))
+        })
+        .filter(|p| p.exists())
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(input(
+            "--knob governor: this machine has no cpufreq governors (no /sys/devices/system/cpu/cpu*/cpufreq: a VM, or a kernel without cpufreq)",
+        ));
+    }
+    Ok(Location::PerCpu(files))
+}
 
 /// Parse `NAME=V1,V2,…` (a named knob, a dotted sysctl or a path).
 pub fn parse(spec: &str) -> Result<Knob> {
@@ -101,31 +155,8 @@ pub fn parse(spec: &str) -> Result<Knob> {
 
 /// Where the knob called `name` lives.
 fn locate(name: &str) -> Result<Location> {
-    let file = |p: &str| Ok(Location::File(PathBuf::from(p)));
-    match name {
-        "preempt" => return Ok(Location::Debugfs("sched/preempt".into())),
-        "thp" => return file("/sys/kernel/mm/transparent_hugepage/enabled"),
-        "autogroup" => return file("/proc/sys/kernel/sched_autogroup_enabled"),
-        "rt_runtime" => return file("/proc/sys/kernel/sched_rt_runtime_us"),
-        "governor" => {
-            let mut files: Vec<PathBuf> = crate::sys::cpus::online_here()
-                .iter()
-                .map(|c| {
-                    PathBuf::from(format!(
-                        "/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_governor"
-                    ))
-                })
-                .filter(|p| p.exists())
-                .collect();
-            files.sort();
-            if files.is_empty() {
-                return Err(input(
-                    "--knob governor: this machine has no cpufreq governors (no /sys/devices/system/cpu/cpu*/cpufreq: a VM, or a kernel without cpufreq)",
-                ));
-            }
-            return Ok(Location::PerCpu(files));
-        }
-        _ => {}
+    if let Some(k) = NAMED.iter().find(|k| k.name == name) {
+        return (k.find)();
     }
     if name.starts_with('/') {
         let allowed = |p: &Path| p.starts_with("/proc/sys") || p.starts_with("/sys");
@@ -165,7 +196,7 @@ fn locate(name: &str) -> Result<Location> {
     if !dotted || !name.contains('.') {
         return Err(input(format!(
             "--knob {name}: not a knob: use a sysctl name (kernel.sched_autogroup_enabled), a path under /proc/sys or /sys, or one of {}",
-            NAMED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            NAMED.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
         )));
     }
     let path = PathBuf::from("/proc/sys").join(name.replace('.', "/"));
@@ -432,6 +463,22 @@ pub fn refusal(k: &Knob, what: &str, e: &std::io::Error) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every named knob in the table is found by its name: a location a
+    /// restore record would accept, or a refusal that names it.
+    #[test]
+    fn every_named_knob_is_found_by_its_name() {
+        for k in NAMED {
+            match parse(&format!("{}=a,b", k.name)) {
+                Ok(knob) => {
+                    assert_eq!(knob.name, k.name);
+                    assert!(knob.location.check().is_ok(), "{}", k.name);
+                }
+                Err(e) => assert!(e.to_string().contains(k.name), "{}: {e}", k.name),
+            }
+            assert!(named_help().contains(k.name));
+        }
+    }
 
     #[test]
     fn choice_files_and_plain_values() {

@@ -227,3 +227,17 @@ fn killing_the_parent_takes_the_workers_with_it() {
         "workers outlived a killed parent"
     );
 }
+
+/// More messages than a count holds (loops x fds x fds x groups past
+/// 2^53) is refused at once with exit 2: it wrapped before (a panic in a
+/// debug build, "a write failed" in a release one).
+#[test]
+fn loops_past_what_a_count_holds_are_refused() {
+    let env = Env::new();
+    for l in ["18446744073709551615", "4503599627370496"] {
+        let out = env.run(&["hackbench", "--no-store", "-g", "100", "-l", l]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "-l {l}: {err}");
+        assert!(err.contains("more than 2^53 messages"), "-l {l}: {err}");
+    }
+}

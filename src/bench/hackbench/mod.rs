@@ -48,7 +48,8 @@ impl Options {
     }
 
     /// Messages the run sends; `None` past 2^53, a count no run reaches
-    /// and no metric holds exactly (`limits::check` refuses it).
+    /// and no metric holds exactly (a run of more is refused before it
+    /// starts).
     pub fn checked_messages(&self) -> Option<u64> {
         (self.groups as u64)
             .checked_mul(self.fds as u64)?

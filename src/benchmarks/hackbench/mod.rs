@@ -49,7 +49,7 @@ pub const ENTRY: Entry = Entry {
 
 pub fn options(a: &HackbenchArgs) -> Result<Options> {
     let cpus = a.cpus.as_ref().map(|l| l.0.clone());
-    Ok(Options {
+    let o = Options {
         groups: a.groups,
         fds: a.fds,
         loops: a.loops,
@@ -59,7 +59,15 @@ pub fn options(a: &HackbenchArgs) -> Result<Options> {
         fifo: a.fifo,
         cpus,
         verify: std::env::var_os("KBENCH_HACKBENCH_VERIFY").is_some(),
-    })
+    };
+    // Refused before the banner: the count of messages must be a count.
+    if o.checked_messages().is_none() {
+        return Err(crate::error::input(format!(
+            "hackbench with {} groups of {} senders and receivers and {} loops would send more than 2^53 messages: use fewer loops (-l)",
+            o.groups, o.fds, o.loops
+        )));
+    }
+    Ok(o)
 }
 
 pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {

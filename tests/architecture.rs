@@ -509,19 +509,12 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "run",
         "the probe's start and stop: split with a fidelity run",
     ),
-    ("src/scenario/schema.rs", "parse", "not split yet"),
-    ("src/import/csv.rs", "parse", "not split yet"),
-    ("src/import/cyclictest.rs", "parse", "not split yet"),
     ("src/health/monitor.rs", "run", "not split yet"),
     (
         "src/sys/mount.rs",
         "in_private_namespace",
         "not split yet: one fork whose child may only make async-signal-safe calls",
     ),
-    ("src/cmd/run.rs", "run", "not split yet"),
-    ("src/cmd/sysinfo.rs", "rows", "not split yet"),
-    ("src/store/sqlite.rs", "open", "not split yet"),
-    ("src/report/svg.rs", "latency_cdf", "not split yet"),
 ];
 
 /// Each function of `src` (test modules left out): (file, name, lines).

@@ -174,6 +174,68 @@ impl Progress for Bar {
     }
 }
 
+/// The progress bar over a scenario's `steps` phases (hidden when quiet
+/// or printing JSON).
+fn phase_bar(ctx: &Ctx, steps: u64) -> ProgressBar {
+    if ctx.global.quiet || ctx.global.json {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} phases, {elapsed} elapsed, ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    }
+}
+
+/// The scenario's report (text or JSON) from the runs it stored.
+fn report_run(
+    ctx: &Ctx,
+    store: &dyn crate::store::Store,
+    sc: &crate::scenario::Scenario,
+    target: &Target,
+    db: &std::path::Path,
+    failures: Option<&Vec<String>>,
+) -> Result<()> {
+    let runs = store.load_runs(
+        &RunFilter {
+            scenario: Some(target.id.clone()),
+            ..Default::default()
+        },
+        false,
+    )?;
+    let complete: Vec<_> = runs
+        .iter()
+        .filter(|r| r.status == crate::store::RunStatus::Complete)
+        .cloned()
+        .collect();
+    if ctx.global.json {
+        let rows: Vec<_> = report::rows(sc, &complete)
+            .into_iter()
+            .map(|(t, cells, what)| serde_json::json!({ "row": t, "repetitions": cells, "meaning": what }))
+            .collect();
+        print_json(
+            "run",
+            serde_json::json!({ "scenario": sc.name, "scenario_run": target.id, "label": target.label, "rows": rows,
+                                "runs_stored": runs.len(), "failures": failures }),
+        )?;
+    } else {
+        print!("{}", report::render(&target.label, sc, &complete));
+        if !ctx.global.no_store {
+            ctx.info(&format!(
+                "\n{} runs stored in {} as scenario run {}",
+                runs.len(),
+                crate::store::postgres::redact(&db.display().to_string()),
+                target.id
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
     let (name, text) = source(&a.scenario)?;
     let vars: Vec<(String, String)> = a
@@ -216,19 +278,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         id: id.clone(),
         root_pid: ctx.inherited.root_pid,
     };
-    let steps = sc.runs as u64 * sc.phases.len() as u64;
-    let bar = if ctx.global.quiet || ctx.global.json {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} phases, {elapsed} elapsed, ETA {eta}  {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        b
-    };
+    let bar = phase_bar(ctx, sc.runs as u64 * sc.phases.len() as u64);
     ctx.info(&format!(
         "kbench run {}: {} phase(s) × {} repetition(s), label {}",
         sc.name,
@@ -255,38 +305,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         }
     }
     let result = result.map(|o| o.failures);
-    let runs = store.load_runs(
-        &RunFilter {
-            scenario: Some(id.clone()),
-            ..Default::default()
-        },
-        false,
-    )?;
-    let complete: Vec<_> = runs
-        .iter()
-        .filter(|r| r.status == crate::store::RunStatus::Complete)
-        .cloned()
-        .collect();
-    if ctx.global.json {
-        let rows: Vec<_> = report::rows(&sc, &complete)
-            .into_iter()
-            .map(|(t, cells, what)| serde_json::json!({ "row": t, "repetitions": cells, "meaning": what }))
-            .collect();
-        print_json(
-            "run",
-            serde_json::json!({ "scenario": sc.name, "scenario_run": id, "label": target.label, "rows": rows,
-                                "runs_stored": runs.len(), "failures": result.as_ref().ok() }),
-        )?;
-    } else {
-        print!("{}", report::render(&target.label, &sc, &complete));
-        if !ctx.global.no_store {
-            ctx.info(&format!(
-                "\n{} runs stored in {} as scenario run {id}",
-                runs.len(),
-                crate::store::postgres::redact(&db.display().to_string())
-            ));
-        }
-    }
+    report_run(ctx, store.as_ref(), &sc, &target, &db, result.as_ref().ok())?;
     match result {
         Err(e) if e.downcast_ref::<Interrupted>().is_some() => Err(e),
         Err(e) => Err(e),

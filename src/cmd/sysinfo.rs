@@ -72,7 +72,16 @@ pub fn rows(fp: &Fingerprint) -> Vec<(String, String)> {
     for (k, v) in &fp.sched_knobs {
         r.push((k.clone(), v.clone()));
     }
-    r.extend([
+    r.extend(machine_rows(fp));
+    r
+}
+
+/// The machine's rows: THP, clocksource, vulnerabilities, CPUs, SMT,
+/// NUMA, cpufreq, cpuidle, hypervisor, memory.
+fn machine_rows(fp: &Fingerprint) -> Vec<(String, String)> {
+    let dash = || "-".to_string();
+    let o = |v: &Option<String>| v.clone().unwrap_or_else(dash);
+    vec![
         (
             "THP enabled/defrag".into(),
             format!("{}/{}", o(&fp.thp_enabled), o(&fp.thp_defrag)),
@@ -134,8 +143,7 @@ pub fn rows(fp: &Fingerprint) -> Vec<(String, String)> {
         ),
         ("memory".into(), fp.mem_total_kib.map_or_else(dash, gib)),
         ("swap".into(), fp.swap_total_kib.map_or_else(dash, gib)),
-    ]);
-    r
+    ]
 }
 
 fn gib(kib: u64) -> String {

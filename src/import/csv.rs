@@ -106,6 +106,117 @@ impl Columns {
     }
 }
 
+/// One row's cells, read and checked.
+struct Row {
+    label: String,
+    benchmark: String,
+    name: String,
+    unit: String,
+    value: f64,
+    better: Better,
+    run: Option<String>,
+}
+
+/// Read record `rec` (at `line`) by the columns `c`: every cell there and
+/// of its kind, the value a number a run can have, the direction known.
+fn read_row(
+    rec: &csv::StringRecord,
+    c: &Columns,
+    line: usize,
+    default_label: Option<&str>,
+    default_better: Option<Better>,
+) -> Result<Row> {
+    let width = [c.label, c.benchmark, c.metric, c.unit, c.value]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+    if rec.len() <= width || rec.len() > NAMES.len() {
+        return Err(at(
+            line,
+            format!(
+                "expected label,benchmark,metric,unit,value[,run[,better]], found {} fields",
+                rec.len()
+            ),
+        ));
+    }
+    let get = |k: usize| rec.get(k).unwrap_or("");
+    let opt = |k: Option<usize>| k.and_then(|k| rec.get(k)).filter(|s| !s.is_empty());
+    let raw = get(c.value);
+    let value: f64 = raw
+        .parse()
+        .map_err(|_| at(line, format!("'{raw}' is not a number")))?;
+    if !value.is_finite() {
+        return Err(at(
+            line,
+            format!("'{raw}' is not a finite number: leave the run out, or store what it means (a timeout as its limit)"),
+        ));
+    }
+    let label = match (get(c.label), default_label) {
+        ("", Some(d)) => d.to_string(),
+        ("", None) => {
+            return Err(at(line, "the label is empty: fill it in or give --label"));
+        }
+        (l, _) => l.to_string(),
+    };
+    let (benchmark, name, unit) = (get(c.benchmark), get(c.metric), get(c.unit));
+    if benchmark.is_empty() || name.is_empty() {
+        return Err(at(line, "benchmark and metric must not be empty"));
+    }
+    let value = super::checked::metric(&format!("line {line}"), unit.trim(), value)?;
+    let better = match opt(c.better) {
+        Some(b) if b.eq_ignore_ascii_case("lower") => Better::Lower,
+        Some(b) if b.eq_ignore_ascii_case("higher") => Better::Higher,
+        Some(b) => {
+            return Err(at(line, format!("better is '{b}': write lower or higher")));
+        }
+        None => default_better.or_else(|| direction_of_unit(unit)).ok_or_else(|| {
+            at(
+                line,
+                format!(
+                    "unit '{unit}' does not say whether lower or higher is better: add a better column (lower/higher) or pass --better"
+                ),
+            )
+        })?,
+    };
+    Ok(Row {
+        label,
+        benchmark: benchmark.to_string(),
+        name: name.to_string(),
+        unit: unit.to_string(),
+        value,
+        better,
+        run: opt(c.run).map(str::to_string),
+    })
+}
+
+/// Every row of one metric of one benchmark has one unit and one
+/// direction (`kinds`: each one's first, with its line).
+fn same_kind(
+    kinds: &mut HashMap<(String, String), (String, Better, usize)>,
+    benchmark: &str,
+    name: &str,
+    unit: &str,
+    better: Better,
+    line: usize,
+) -> Result<()> {
+    let kind = (benchmark.to_string(), name.to_string());
+    match kinds.get(&kind) {
+        Some((u, b, first)) if u != unit || *b != better => Err(at(
+            line,
+            format!(
+                "{benchmark} {name} is in {unit} ({}) here but in {u} ({}) on line {first}: one metric takes one unit and one direction",
+                better.as_str(),
+                b.as_str()
+            ),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            kinds.insert(kind, (unit.to_string(), better, line));
+            Ok(())
+        }
+    }
+}
+
 /// Parse CSV text.  `default_label` fills empty label cells; `default_better`
 /// gives the direction of metrics with no `better` cell.
 pub fn parse(
@@ -151,76 +262,18 @@ pub fn parse(
                 cols.as_ref().expect("just set")
             }
         };
-        let width = [c.label, c.benchmark, c.metric, c.unit, c.value]
-            .into_iter()
-            .max()
-            .unwrap_or(0);
-        if rec.len() <= width || rec.len() > NAMES.len() {
-            return Err(at(
-                line,
-                format!(
-                    "expected label,benchmark,metric,unit,value[,run[,better]], found {} fields",
-                    rec.len()
-                ),
-            ));
-        }
-        let get = |k: usize| rec.get(k).unwrap_or("");
-        let opt = |k: Option<usize>| k.and_then(|k| rec.get(k)).filter(|s| !s.is_empty());
-        let raw = get(c.value);
-        let value: f64 = raw
-            .parse()
-            .map_err(|_| at(line, format!("'{raw}' is not a number")))?;
-        if !value.is_finite() {
-            return Err(at(
-                line,
-                format!("'{raw}' is not a finite number: leave the run out, or store what it means (a timeout as its limit)"),
-            ));
-        }
-        let label = match (get(c.label), default_label) {
-            ("", Some(d)) => d.to_string(),
-            ("", None) => {
-                return Err(at(line, "the label is empty: fill it in or give --label"));
-            }
-            (l, _) => l.to_string(),
-        };
-        let (benchmark, name, unit) = (get(c.benchmark), get(c.metric), get(c.unit));
-        if benchmark.is_empty() || name.is_empty() {
-            return Err(at(line, "benchmark and metric must not be empty"));
-        }
-        let value = super::checked::metric(&format!("line {line}"), unit.trim(), value)?;
-        let better = match opt(c.better) {
-            Some(b) if b.eq_ignore_ascii_case("lower") => Better::Lower,
-            Some(b) if b.eq_ignore_ascii_case("higher") => Better::Higher,
-            Some(b) => {
-                return Err(at(line, format!("better is '{b}': write lower or higher")));
-            }
-            None => default_better.or_else(|| direction_of_unit(unit)).ok_or_else(|| {
-                at(
-                    line,
-                    format!(
-                        "unit '{unit}' does not say whether lower or higher is better: add a better column (lower/higher) or pass --better"
-                    ),
-                )
-            })?,
-        };
-        let kind = (benchmark.to_string(), name.to_string());
-        match kinds.get(&kind) {
-            Some((u, b, first)) if u != unit || *b != better => {
-                return Err(at(
-                    line,
-                    format!(
-                        "{benchmark} {name} is in {unit} ({}) here but in {u} ({}) on line {first}: one metric takes one unit and one direction",
-                        better.as_str(),
-                        b.as_str()
-                    ),
-                ));
-            }
-            Some(_) => {}
-            None => {
-                kinds.insert(kind, (unit.to_string(), better, line));
-            }
-        }
-        let key = match opt(c.run) {
+        let Row {
+            label,
+            benchmark,
+            name,
+            unit,
+            value,
+            better,
+            run,
+        } = read_row(&rec, c, line, default_label, default_better)?;
+        let (benchmark, name, unit) = (benchmark.as_str(), name.as_str(), unit.as_str());
+        same_kind(&mut kinds, benchmark, name, unit, better, line)?;
+        let key = match run {
             Some(run) => format!("{label}\u{0}{benchmark}\u{0}{run}"),
             None => format!("row{line}"),
         };

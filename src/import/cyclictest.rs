@@ -27,6 +27,74 @@ fn field(line: &str, key: &str) -> Option<f64> {
         .ok()
 }
 
+/// A `T:` line: its cycle count and latencies, each a number a run can have.
+fn thread_line(t: &str, line: usize) -> Result<Thread> {
+    let shown = format!("line {line}");
+    let place: Place = &shown;
+    let num =
+        |key: &str| field(t, key).ok_or_else(|| at(line, format!("no {key} (or not a number)")));
+    Ok(Thread {
+        cycles: checked::count(place, "C:", num("C:")?)?,
+        min: checked::latency_us(place, "Min:", num("Min:")?)?,
+        avg: checked::mean_us(place, "Avg:", num("Avg:")?)?,
+        max: checked::latency_us(place, "Max:", num("Max:")?)?,
+    })
+}
+
+/// A `-h` histogram row: its microsecond and the samples in it, summed
+/// over the threads' columns (checked).
+fn histogram_row(t: &str, line: usize) -> Result<(u64, u64)> {
+    let shown = format!("line {line}");
+    let cols: Vec<u64> = t
+        .split_whitespace()
+        .map(|c| c.parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| at(line, format!("unreadable histogram row: {t}")))?;
+    let (us, counts) = cols
+        .split_first()
+        .ok_or_else(|| at(line, "empty histogram row"))?;
+    let mut n = 0u64;
+    for &c in counts {
+        n = checked::add_count(&shown, "the histogram row", n, c)?;
+    }
+    Ok((*us, n))
+}
+
+/// The numbers after a `# … Latencies:` or `# Histogram Overflows:` label.
+fn numbers(rest: &str, line: usize, what: &str) -> Result<Vec<f64>> {
+    rest.split_whitespace()
+        .map(|v| {
+            v.parse::<f64>()
+                .map_err(|_| at(line, format!("'{v}' is not {what}")))
+        })
+        .collect()
+}
+
+/// The figures of the `T:` lines: max, cycle-weighted mean, min, samples,
+/// and each thread's max and mean.
+fn thread_figures(m: &mut Measurement, threads: &[Thread], cycles: u64) {
+    let n = cycles;
+    let avg = threads.iter().map(|t| t.avg * t.cycles as f64).sum::<f64>() / n.max(1) as f64;
+    m.push(
+        "max_us",
+        "us",
+        threads.iter().map(|t| t.max).max().unwrap_or(0) as f64,
+        Better::Lower,
+    );
+    m.push("avg_us", "us", avg, Better::Lower);
+    m.push(
+        "min_us",
+        "us",
+        threads.iter().map(|t| t.min).min().unwrap_or(0) as f64,
+        Better::Lower,
+    );
+    m.push("samples", "count", n as f64, Better::Neither);
+    for (k, t) in threads.iter().enumerate() {
+        m.push(&format!("t{k}.max_us"), "us", t.max as f64, Better::Lower);
+        m.push(&format!("t{k}.avg_us"), "us", t.avg, Better::Lower);
+    }
+}
+
 pub fn parse(text: &str) -> Result<Vec<Imported>> {
     let mut threads: Vec<Thread> = Vec::new();
     let mut hist = new_histogram();
@@ -40,55 +108,28 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
         let line_no = format!("line {}", i + 1);
         let place: Place = &line_no;
         if t.starts_with("T:") {
-            let num = |key: &str| {
-                field(t, key).ok_or_else(|| at(i + 1, format!("no {key} (or not a number)")))
-            };
-            let th = Thread {
-                cycles: checked::count(place, "C:", num("C:")?)?,
-                min: checked::latency_us(place, "Min:", num("Min:")?)?,
-                avg: checked::mean_us(place, "Avg:", num("Avg:")?)?,
-                max: checked::latency_us(place, "Max:", num("Max:")?)?,
-            };
+            let th = thread_line(t, i + 1)?;
             cycles = checked::add_count(place, "the C: counts", cycles, th.cycles)?;
             threads.push(th);
         } else if t == "# Histogram" {
             in_hist = true;
         } else if in_hist && t.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-            let cols: Vec<u64> = t
-                .split_whitespace()
-                .map(|c| c.parse::<u64>())
-                .collect::<Result<_, _>>()
-                .map_err(|_| at(i + 1, format!("unreadable histogram row: {t}")))?;
-            let (us, counts) = cols
-                .split_first()
-                .ok_or_else(|| at(i + 1, "empty histogram row"))?;
-            let mut n = 0u64;
-            for &c in counts {
-                n = checked::add_count(place, "the histogram row", n, c)?;
-            }
+            let (us, n) = histogram_row(t, i + 1)?;
             if n > 0 {
                 recorded = checked::add_count(place, "the histogram", recorded, n)?;
                 hist.record_n(
-                    checked::bucket_ns(place, "the histogram row's latency", *us)?,
+                    checked::bucket_ns(place, "the histogram row's latency", us)?,
                     n,
                 )
                 .map_err(|e| at(i + 1, format!("{e:?}")))?;
             }
         } else if let Some(rest) = t.strip_prefix("# Max Latencies:") {
-            hist_max = rest
-                .split_whitespace()
-                .map(|v| {
-                    let v = v
-                        .parse::<f64>()
-                        .map_err(|_| at(i + 1, format!("'{v}' is not a latency")))?;
-                    checked::latency_us(place, "a max latency", v)
-                })
+            hist_max = numbers(rest, i + 1, "a latency")?
+                .into_iter()
+                .map(|v| checked::latency_us(place, "a max latency", v))
                 .collect::<Result<_>>()?;
         } else if let Some(rest) = t.strip_prefix("# Histogram Overflows:") {
-            for v in rest.split_whitespace() {
-                let v = v
-                    .parse::<f64>()
-                    .map_err(|_| at(i + 1, format!("'{v}' is not a count")))?;
+            for v in numbers(rest, i + 1, "a count")? {
                 over = checked::add_count(
                     place,
                     "the overflows",
@@ -111,26 +152,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
     }
     let mut m = Measurement::default();
     if !threads.is_empty() {
-        let n = cycles;
-        let avg = threads.iter().map(|t| t.avg * t.cycles as f64).sum::<f64>() / n.max(1) as f64;
-        m.push(
-            "max_us",
-            "us",
-            threads.iter().map(|t| t.max).max().unwrap_or(0) as f64,
-            Better::Lower,
-        );
-        m.push("avg_us", "us", avg, Better::Lower);
-        m.push(
-            "min_us",
-            "us",
-            threads.iter().map(|t| t.min).min().unwrap_or(0) as f64,
-            Better::Lower,
-        );
-        m.push("samples", "count", n as f64, Better::Neither);
-        for (k, t) in threads.iter().enumerate() {
-            m.push(&format!("t{k}.max_us"), "us", t.max as f64, Better::Lower);
-            m.push(&format!("t{k}.avg_us"), "us", t.avg, Better::Lower);
-        }
+        thread_figures(&mut m, &threads, cycles);
     }
     if !hist.is_empty() {
         // Overflowed samples sit beyond the histogram: record them at the

@@ -105,6 +105,31 @@ pub fn strip_plot(m: &MetricComparison) -> String {
 
 /// Latency CDFs: x = latency (µs, log scale), y = percentile on a nines
 /// scale (−log₁₀(1 − F): 1 = p90, 2 = p99, 3 = p99.9).
+/// One distribution's points: each recorded value (µs, at least `floor`)
+/// against its "nines" of the samples at or below it.
+fn cdf_points(
+    hh: &Histogram<u64>,
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+    floor: f64,
+) -> String {
+    let total = hh.len() as f64;
+    let mut seen = 0u64;
+    let mut pts = String::new();
+    for v in hh.iter_recorded() {
+        seen += v.count_at_value();
+        let f = seen as f64 / total;
+        let nines = if f >= 1.0 {
+            total.log10()
+        } else {
+            -(1.0 - f).log10()
+        };
+        let us = (hh.highest_equivalent(v.value_iterated_to()) as f64 / 1000.0).max(floor);
+        let _ = write!(pts, "{:.1},{:.1} ", x(us), y(nines));
+    }
+    pts
+}
+
 pub fn latency_cdf(series: &[(String, Histogram<u64>)]) -> String {
     let (w, h, left, bottom, top, right) = (640.0, 320.0, 60.0, 40.0, 10.0, 150.0);
     let nonempty: Vec<&(String, Histogram<u64>)> =
@@ -173,21 +198,7 @@ pub fn latency_cdf(series: &[(String, Histogram<u64>)]) -> String {
         if hh.is_empty() {
             continue;
         }
-        let total = hh.len() as f64;
-        let mut seen = 0u64;
-        let mut pts = String::new();
-        for v in hh.iter_recorded() {
-            seen += v.count_at_value();
-            let f = seen as f64 / total;
-            let nines = if f >= 1.0 {
-                total.log10()
-            } else {
-                -(1.0 - f).log10()
-            };
-            let us =
-                (hh.highest_equivalent(v.value_iterated_to()) as f64 / 1000.0).max(10f64.powf(lx0));
-            let _ = write!(pts, "{:.1},{:.1} ", x(us), y(nines));
-        }
+        let pts = cdf_points(hh, &x, &y, 10f64.powf(lx0));
         let c = colour(i);
         let _ = write!(
             s,

@@ -109,32 +109,49 @@ pub fn machine_vars(scale: f64) -> Vars {
     v
 }
 
-/// Parse and resolve a scenario.  `scale` and `vars` override the file's.
-pub fn parse(
+/// The variables a scenario's expressions see: the machine's (`ncpu`,
+/// `scale`, `root`), the file's `vars`, and `--var` overrides of those.
+fn vars_of(
     file: &str,
-    src: &str,
-    scale: Option<f64>,
+    spec: &FileSpec,
+    scale: f64,
     user_vars: &[(String, String)],
-) -> Result<Scenario> {
-    let cx = Ctx { file, src };
-    // Reading a file of thousands of phases takes seconds: on its own
-    // thread, so Ctrl-C is heard meanwhile (the thread ends with the
-    // process; nothing has started yet).
-    let text = src.to_string();
-    let spec: FileSpec =
-        crate::sys::signals::interruptible(move || toml::from_str::<FileSpec>(&text))?.map_err(
-            |e| {
-                let span = e.span().unwrap_or(0..0);
-                cx.err(span, e.message().trim())
-            },
-        )?;
-    let scale = scale.unwrap_or(spec.scale);
-    if !(scale.is_finite() && scale > 0.0) {
-        return Err(input(format!(
-            "{file}: scale {scale} must be greater than zero"
-        )));
+) -> Result<Vars> {
+    let mut vars = machine_vars(scale);
+    for (k, v) in &spec.vars {
+        let val = match v {
+            toml::Value::String(s) => Value::Str(s.clone()),
+            toml::Value::Integer(i) => Value::Num(*i as f64),
+            toml::Value::Float(f) => Value::Num(*f),
+            toml::Value::Boolean(b) => Value::Num(if *b { 1.0 } else { 0.0 }),
+            _ => {
+                return Err(input(format!(
+                    "{file}: vars.{k} must be a string, number or boolean"
+                )))
+            }
+        };
+        vars.insert(k.clone(), val);
     }
-    let (runs, auto_precision) = match &spec.runs {
+    for (k, v) in user_vars {
+        if !vars.contains_key(k) || ["ncpu", "scale", "root"].contains(&k.as_str()) {
+            return Err(input(format!(
+                "--var {k}: {file} has no variable '{k}' (it has: {})",
+                spec.vars.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let val = v
+            .parse::<f64>()
+            .map(Value::Num)
+            .unwrap_or_else(|_| Value::Str(v.clone()));
+        vars.insert(k.clone(), val);
+    }
+    Ok(vars)
+}
+
+/// `runs`: a number, or `"auto"` / `"auto:MAX"` with its precision.
+fn runs_of(cx: &Ctx, spec: &FileSpec) -> Result<(u32, Option<f64>)> {
+    let file = cx.file;
+    Ok(match &spec.runs {
         None => (1, None),
         Some(v) => {
             let bad = |why: &str| cx.err(v.span(), why);
@@ -164,40 +181,41 @@ pub fn parse(
                 _ => return Err(bad("runs is a number or \"auto\" / \"auto:MAX\"")),
             }
         }
-    };
+    })
+}
+
+/// Parse and resolve a scenario.  `scale` and `vars` override the file's.
+pub fn parse(
+    file: &str,
+    src: &str,
+    scale: Option<f64>,
+    user_vars: &[(String, String)],
+) -> Result<Scenario> {
+    let cx = Ctx { file, src };
+    // Reading a file of thousands of phases takes seconds: on its own
+    // thread, so Ctrl-C is heard meanwhile (the thread ends with the
+    // process; nothing has started yet).
+    let text = src.to_string();
+    let spec: FileSpec =
+        crate::sys::signals::interruptible(move || toml::from_str::<FileSpec>(&text))?.map_err(
+            |e| {
+                let span = e.span().unwrap_or(0..0);
+                cx.err(span, e.message().trim())
+            },
+        )?;
+    let scale = scale.unwrap_or(spec.scale);
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(input(format!(
+            "{file}: scale {scale} must be greater than zero"
+        )));
+    }
+    let (runs, auto_precision) = runs_of(&cx, &spec)?;
     if spec.precision.is_some() && auto_precision.is_none() {
         return Err(input(format!(
             "{file}: precision applies only with runs = \"auto\" or \"auto:MAX\""
         )));
     }
-    let mut vars = machine_vars(scale);
-    for (k, v) in &spec.vars {
-        let val = match v {
-            toml::Value::String(s) => Value::Str(s.clone()),
-            toml::Value::Integer(i) => Value::Num(*i as f64),
-            toml::Value::Float(f) => Value::Num(*f),
-            toml::Value::Boolean(b) => Value::Num(if *b { 1.0 } else { 0.0 }),
-            _ => {
-                return Err(input(format!(
-                    "{file}: vars.{k} must be a string, number or boolean"
-                )))
-            }
-        };
-        vars.insert(k.clone(), val);
-    }
-    for (k, v) in user_vars {
-        if !vars.contains_key(k) || ["ncpu", "scale", "root"].contains(&k.as_str()) {
-            return Err(input(format!(
-                "--var {k}: {file} has no variable '{k}' (it has: {})",
-                spec.vars.keys().cloned().collect::<Vec<_>>().join(", ")
-            )));
-        }
-        let val = v
-            .parse::<f64>()
-            .map(Value::Num)
-            .unwrap_or_else(|_| Value::Str(v.clone()));
-        vars.insert(k.clone(), val);
-    }
+    let vars = vars_of(file, &spec, scale, user_vars)?;
     if spec.phases.is_empty() {
         return Err(input(format!(
             "{file}: a scenario needs at least one [[phase]]"

@@ -21,104 +21,130 @@ pub struct SqliteStore {
     path: PathBuf,
 }
 
+/// Whether a store is at `path` (a new one may be made there when
+/// writing); a folder, a dangling symlink, or nothing to read are refused.
+fn check_path(path: &Path, access: Access) -> Result<bool> {
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(input(format!(
+            "result store {shown} is a directory; give a file path to --db"
+        )));
+    }
+    let exists = path.exists();
+    if !exists && std::fs::symlink_metadata(path).is_ok() {
+        // A dangling symlink: SQLite would create whatever it names.
+        let to = std::fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        return Err(input(format!(
+            "result store {shown} is a symbolic link to {to}, which does not exist: kbench does not create a store through a link; point --db at the store itself"
+        )));
+    }
+    if !exists && access == Access::ReadOnly {
+        return Err(input(format!(
+            "no result store at {shown} yet: run a benchmark first, or point --db/KBENCH_DB at an existing store"
+        )));
+    }
+    if !exists {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                input(format!(
+                    "cannot create the folder for result store {shown}: {e}"
+                ))
+            })?;
+        }
+    }
+    Ok(exists)
+}
+
+/// Open the connection, refusing a store that cannot be written when
+/// writing is asked.
+fn connect(path: &Path, access: Access) -> Result<Connection> {
+    let shown = path.display();
+    let flags = match access {
+        Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
+        Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+    } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let opened = if access == Access::ReadOnly && read_without_files(path) {
+        Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+    } else {
+        Connection::open_with_flags(path, flags)
+    };
+    let conn = opened.map_err(|e| {
+        input(format!(
+            "cannot open result store {shown}: {e} (is the folder writable?)"
+        ))
+    })?;
+    if access == Access::ReadWrite
+        && conn
+            .is_readonly(rusqlite::DatabaseName::Main)
+            .unwrap_or(false)
+    {
+        return Err(input(if crate::sys::fd::is_readonly_fs(path) {
+            format!("result store {shown} is on a read-only filesystem: reading commands (runs, show, compare) work; to store runs pass another --db")
+        } else {
+            format!("result store {shown} is read-only: fix its permissions or pass another --db")
+        }));
+    }
+    Ok(conn)
+}
+
+/// A kbench store of a schema this kbench reads: its schema version.
+fn check_identity(conn: &Connection, path: &Path) -> Result<i64> {
+    let shown = path.display();
+    // One read transaction, so another process creating the store at
+    // the same moment cannot be seen half-way.
+    let (app_id, version, tables) = read_identity(conn).map_err(|e| {
+        input(format!(
+            "result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db"
+        ))
+    })?;
+    if app_id != APPLICATION_ID && !(app_id == 0 && version == 0 && tables == 0) {
+        return Err(input(format!(
+            "{shown} is a SQLite database but not a kbench result store: pass another --db"
+        )));
+    }
+    if version < 0 {
+        super::schema::parse_version(&version.to_string(), &shown.to_string())?;
+    }
+    if version > SCHEMA_VERSION {
+        return Err(input(format!(
+            "result store {shown} has schema version {version}, newer than this kbench understands ({SCHEMA_VERSION}): upgrade kbench"
+        )));
+    }
+    Ok(version)
+}
+
+/// Nothing is written into a damaged store: its structure is checked
+/// first (a store of 7.6 MB takes about 35 ms here).
+fn check_whole(conn: &Connection, path: &Path) -> Result<()> {
+    let shown = path.display();
+    let check: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        .unwrap_or_else(|e| e.to_string());
+    if check != "ok" {
+        return Err(input(format!(
+            "result store {shown} is damaged ({}): nothing was written; restore it from a backup or pass another --db",
+            crate::text::clean(&check)
+        )));
+    }
+    Ok(())
+}
+
 impl SqliteStore {
     /// Open (creating folders and file when writing) and migrate.
     pub fn open(path: &Path, access: Access) -> Result<SqliteStore> {
         let shown = path.display();
-        if path.is_dir() {
-            return Err(input(format!(
-                "result store {shown} is a directory; give a file path to --db"
-            )));
-        }
-        let exists = path.exists();
-        if !exists && std::fs::symlink_metadata(path).is_ok() {
-            // A dangling symlink: SQLite would create whatever it names.
-            let to = std::fs::read_link(path)
-                .map(|t| t.display().to_string())
-                .unwrap_or_default();
-            return Err(input(format!(
-                "result store {shown} is a symbolic link to {to}, which does not exist: kbench does not create a store through a link; point --db at the store itself"
-            )));
-        }
-        if !exists && access == Access::ReadOnly {
-            return Err(input(format!(
-                "no result store at {shown} yet: run a benchmark first, or point --db/KBENCH_DB at an existing store"
-            )));
-        }
-        if !exists {
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|e| {
-                    input(format!(
-                        "cannot create the folder for result store {shown}: {e}"
-                    ))
-                })?;
-            }
-        }
-        let flags = match access {
-            Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
-            Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-        } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let opened = if access == Access::ReadOnly && read_without_files(path) {
-            Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
-        } else {
-            Connection::open_with_flags(path, flags)
-        };
-        let conn = opened.map_err(|e| {
-            input(format!(
-                "cannot open result store {shown}: {e} (is the folder writable?)"
-            ))
-        })?;
-        if access == Access::ReadWrite
-            && conn
-                .is_readonly(rusqlite::DatabaseName::Main)
-                .unwrap_or(false)
-        {
-            return Err(input(if crate::sys::fd::is_readonly_fs(path) {
-                format!("result store {shown} is on a read-only filesystem: reading commands (runs, show, compare) work; to store runs pass another --db")
-            } else {
-                format!(
-                    "result store {shown} is read-only: fix its permissions or pass another --db"
-                )
-            }));
-        }
+        let exists = check_path(path, access)?;
+        let conn = connect(path, access)?;
         conn.busy_timeout(Duration::from_secs(60))?;
-        // One read transaction, so another process creating the store at
-        // the same moment cannot be seen half-way.
-        let (app_id, version, tables) = read_identity(&conn).map_err(|e| {
-            input(format!(
-                "result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db"
-            ))
-        })?;
-        if app_id != APPLICATION_ID && !(app_id == 0 && version == 0 && tables == 0) {
-            return Err(input(format!(
-                "{shown} is a SQLite database but not a kbench result store: pass another --db"
-            )));
-        }
-        if version < 0 {
-            super::schema::parse_version(&version.to_string(), &shown.to_string())?;
-        }
-        if version > SCHEMA_VERSION {
-            return Err(input(format!(
-                "result store {shown} has schema version {version}, newer than this kbench understands ({SCHEMA_VERSION}): upgrade kbench"
-            )));
-        }
+        let version = check_identity(&conn, path)?;
         let mut store = SqliteStore {
             conn,
             path: path.to_path_buf(),
         };
         if access == Access::ReadWrite && exists {
-            // Nothing is written into a damaged store: its structure is
-            // checked first (a store of 7.6 MB takes about 35 ms here).
-            let check: String = store
-                .conn
-                .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
-                .unwrap_or_else(|e| e.to_string());
-            if check != "ok" {
-                return Err(input(format!(
-                    "result store {shown} is damaged ({}): nothing was written; restore it from a backup or pass another --db",
-                    crate::text::clean(&check)
-                )));
-            }
+            check_whole(&store.conn, path)?;
         }
         if access == Access::ReadWrite {
             set_wal(&store.conn)

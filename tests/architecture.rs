@@ -509,7 +509,6 @@ const LONG_FUNCTIONS: &[(&str, &str, &str)] = &[
         "run",
         "the probe's start and stop: split with a fidelity run",
     ),
-    ("src/health/monitor.rs", "run", "not split yet"),
     (
         "src/sys/mount.rs",
         "in_private_namespace",

@@ -161,6 +161,95 @@ fn outside_top(
     top
 }
 
+/// What the monitor read at the start of the run.
+struct At {
+    start: Instant,
+    stat0: std::collections::BTreeMap<String, CpuTimes>,
+    psi0: [(Option<u64>, Option<u64>); 3],
+    oom0: Option<u64>,
+    thermal0: Option<u64>,
+    /// Processes outside kbench then: (start time, CPU ticks).
+    base: HashMap<i32, (u64, u64)>,
+    /// CPU ticks of kbench's own processes then.
+    own0: u64,
+}
+
+/// The run's health from what was read at its start (`at`), at its end
+/// (`procs1`, `own1`: processes and kbench's ticks) and between (the CPU
+/// frequencies seen, the kernel log, kbench's run delay).
+fn health(
+    at: &At,
+    procs1: &HashMap<i32, sample::ProcStat>,
+    own1: u64,
+    root: i32,
+    (fmin, fmax): (u64, u64),
+    kmsg: Option<&mut std::fs::File>,
+    delay: &HashMap<i32, (u64, u64)>,
+) -> Health {
+    let wall = at.start.elapsed().as_secs_f64();
+    let hz = crate::sys::proc::clock_ticks_per_s();
+    let stat1 = read("/proc/stat")
+        .map(|t| sample::proc_stat(&t))
+        .unwrap_or_default();
+    let d = |k: &str| match (stat1.get(k), at.stat0.get(k)) {
+        (Some(a), Some(b)) => a.minus(b),
+        _ => CpuTimes::default(),
+    };
+    let all = d("cpu");
+    let pct = |x: u64, t: u64| {
+        if t == 0 {
+            0.0
+        } else {
+            x as f64 / t as f64 * 100.0
+        }
+    };
+    let max_steal = stat1
+        .keys()
+        .filter(|k| k.len() > 3)
+        .map(|k| {
+            let c = d(k);
+            pct(c.steal, c.total())
+        })
+        .fold(0.0, f64::max);
+    let outside_s = (all.busy as f64 - own1.saturating_sub(at.own0) as f64).max(0.0) / hz;
+    let top = outside_top(&at.base, procs1, root, outside_s, hz);
+    let psi1 = psi();
+    let ms = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?) as f64 / 1000.0);
+    let me = std::process::id() as i32;
+    let mine = read(&format!("/proc/{me}/stat"))
+        .and_then(|t| sample::proc_pid_stat(&t))
+        .map_or(0, |p| p.ticks);
+    Health {
+        wall_s: wall,
+        steal_pct: pct(all.steal, all.total()),
+        max_cpu_steal_pct: max_steal,
+        iowait_pct: pct(all.iowait, all.total()),
+        irq_pct: pct(all.irq, all.total()),
+        softirq_pct: pct(all.softirq, all.total()),
+        psi_cpu_some_ms: ms(psi1[0].0, at.psi0[0].0),
+        psi_io_some_ms: ms(psi1[1].0, at.psi0[1].0),
+        psi_io_full_ms: ms(psi1[1].1, at.psi0[1].1),
+        psi_memory_some_ms: ms(psi1[2].0, at.psi0[2].0),
+        psi_memory_full_ms: ms(psi1[2].1, at.psi0[2].1),
+        outside_cpu_pct: outside_s / wall.max(1e-9) * 100.0,
+        outside_top: top,
+        oom_kills: read("/proc/vmstat")
+            .and_then(|t| sample::vmstat(&t, "oom_kill"))
+            .zip(at.oom0)
+            .map(|(a, b)| a.saturating_sub(b)),
+        rt_throttled: kmsg.map(|f| kmsg_count(f, "RT throttling activated")),
+        thermal_throttles: thermal().zip(at.thermal0).map(|(a, b)| a.saturating_sub(b)),
+        freq_min_khz: (fmax > 0).then_some(fmin),
+        freq_max_khz: (fmax > 0).then_some(fmax),
+        own_run_delay_ms: delay
+            .values()
+            .map(|(a, b)| b.saturating_sub(*a))
+            .sum::<u64>() as f64
+            / 1e6,
+        monitor_cpu_pct: mine as f64 / hz / wall.max(1e-9) * 100.0,
+    }
+}
+
 /// Run the monitor: sample every `interval_ms` until stdin closes, then
 /// print the summary.  `root` is the kbench process whose descendants are
 /// kbench's own.  With `threads_only` (kbench starts no process during the
@@ -240,69 +329,23 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
     let own_end = own_in(&procs1, root);
     account(&own_end, false);
     let own1 = own_ticks(&procs1, &own_end);
-    let wall = start.elapsed().as_secs_f64();
-    let hz = crate::sys::proc::clock_ticks_per_s();
-    let stat1 = read("/proc/stat")
-        .map(|t| sample::proc_stat(&t))
-        .unwrap_or_default();
-    let d = |k: &str| match (stat1.get(k), stat0.get(k)) {
-        (Some(a), Some(b)) => a.minus(b),
-        _ => CpuTimes::default(),
-    };
-    let all = d("cpu");
-    let pct = |x: u64, t: u64| {
-        if t == 0 {
-            0.0
-        } else {
-            x as f64 / t as f64 * 100.0
-        }
-    };
-    let max_steal = stat1
-        .keys()
-        .filter(|k| k.len() > 3)
-        .map(|k| {
-            let c = d(k);
-            pct(c.steal, c.total())
-        })
-        .fold(0.0, f64::max);
-    let outside_s = (all.busy as f64 - own1.saturating_sub(own0) as f64).max(0.0) / hz;
-    let top = outside_top(&base, &procs1, root, outside_s, hz);
-    let psi1 = psi();
-    let ms = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?) as f64 / 1000.0);
-    let mine = read(&format!("/proc/{me}/stat"))
-        .and_then(|t| sample::proc_pid_stat(&t))
-        .map_or(0, |p| p.ticks);
-    let h = Health {
-        wall_s: wall,
-        steal_pct: pct(all.steal, all.total()),
-        max_cpu_steal_pct: max_steal,
-        iowait_pct: pct(all.iowait, all.total()),
-        irq_pct: pct(all.irq, all.total()),
-        softirq_pct: pct(all.softirq, all.total()),
-        psi_cpu_some_ms: ms(psi1[0].0, psi0[0].0),
-        psi_io_some_ms: ms(psi1[1].0, psi0[1].0),
-        psi_io_full_ms: ms(psi1[1].1, psi0[1].1),
-        psi_memory_some_ms: ms(psi1[2].0, psi0[2].0),
-        psi_memory_full_ms: ms(psi1[2].1, psi0[2].1),
-        outside_cpu_pct: outside_s / wall.max(1e-9) * 100.0,
-        outside_top: top,
-        oom_kills: read("/proc/vmstat")
-            .and_then(|t| sample::vmstat(&t, "oom_kill"))
-            .zip(oom0)
-            .map(|(a, b)| a.saturating_sub(b)),
-        rt_throttled: kmsg
-            .as_mut()
-            .map(|f| kmsg_count(f, "RT throttling activated")),
-        thermal_throttles: thermal().zip(thermal0).map(|(a, b)| a.saturating_sub(b)),
-        freq_min_khz: (fmax > 0).then_some(fmin),
-        freq_max_khz: (fmax > 0).then_some(fmax),
-        own_run_delay_ms: delay
-            .values()
-            .map(|(a, b)| b.saturating_sub(*a))
-            .sum::<u64>() as f64
-            / 1e6,
-        monitor_cpu_pct: mine as f64 / hz / wall.max(1e-9) * 100.0,
-    };
+    let h = health(
+        &At {
+            start,
+            stat0,
+            psi0,
+            oom0,
+            thermal0,
+            base,
+            own0,
+        },
+        &procs1,
+        own1,
+        root,
+        (fmin, fmax),
+        kmsg.as_mut(),
+        &delay,
+    );
     println!("{}", serde_json::to_string(&h)?);
     Ok(())
 }

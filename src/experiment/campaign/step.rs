@@ -76,6 +76,14 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
     boot_next(store.as_mut(), &mut plan, position, o.no_reboot)
 }
 
+/// Pause the campaign with `msg` (kept in the plan, shown by `status`)
+/// and fail with it.
+fn pause(store: &mut dyn Store, plan: &mut Plan, msg: String) -> Result<()> {
+    plan.paused = Some(msg.clone());
+    save(store, plan)?;
+    Err(resource(msg))
+}
+
 /// Is this the boot the plan expects next, and has it not run a block
 /// yet?  A wrong system pauses the campaign (nothing is run or stored).
 fn check_boot(
@@ -95,9 +103,7 @@ fn check_boot(
             boot.label,
             plan.name
         );
-        plan.paused = Some(msg.clone());
-        save(store, plan)?;
-        return Err(resource(msg));
+        return pause(store, plan, msg);
     }
     if let Some(b) = plan
         .history
@@ -193,9 +199,7 @@ fn end_block(
             status.map_or("killed by a signal".into(), |s| format!("exit {s}")),
             plan.name
         );
-        plan.paused = Some(msg.clone());
-        save(store, plan)?;
-        return Err(resource(msg));
+        return pause(store, plan, msg);
     }
     Ok(())
 }
@@ -234,9 +238,7 @@ fn boot_next(
             "campaign {} paused: the reboot command failed ({st}): {cmd}; boot '{}' by hand and run `kbench campaign step {}`",
             plan.name, next.label, plan.name
         );
-        plan.paused = Some(msg.clone());
-        save(store, plan)?;
-        return Err(resource(msg));
+        return pause(store, plan, msg);
     }
     Ok(())
 }

@@ -81,6 +81,20 @@ pub fn injected_panic(point: &str) {
     }
 }
 
+/// A restore record `kbench restore` will not apply (another user's, one
+/// others could have changed, or one naming what kbench never changes):
+/// said, and left where it is.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "refused: {}", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
 /// `compare --fail-on` found what it was told to fail on; the report has
 /// been written in full, this says why the exit status is not 0.
 #[derive(Debug)]

@@ -61,7 +61,7 @@ pub fn run(after: Option<i32>, remove: &[std::path::PathBuf]) -> Result<()> {
             }
             // A record that is not this user's to apply, or that names what
             // kbench never changes, is left where it is, and said.
-            Err(e) if e.to_string().starts_with("refused: ") => {
+            Err(e) if e.downcast_ref::<crate::error::Refused>().is_some() => {
                 println!("{}", crate::text::clean(&e.to_string()));
                 refused += 1;
             }

@@ -66,12 +66,7 @@ impl Record {
 /// The record in `file`, if this user wrote it (nobody else could have
 /// changed it) and it names only knobs kbench could have changed.
 fn read_record(file: &Path) -> Result<Record> {
-    let text = crate::sys::private::read(file).map_err(|e| anyhow::anyhow!("refused: {e}"))?;
-    let r: Record = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a restore record", file.display()))?;
-    r.check()
-        .map_err(|why| anyhow::anyhow!("refused: {}: {why}", file.display()))?;
-    Ok(r)
+    crate::isolate::read_checked(file, Record::check)
 }
 
 /// Apply the record in `file` and remove it; a line saying what was done.

@@ -217,13 +217,7 @@ pub fn remove_private_dir(dir: &Path) {
     if !named || !std::fs::symlink_metadata(dir).is_ok_and(|m| ours(&m)) {
         return;
     }
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    for _ in 0..5 {
-        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    crate::sys::tempdir::remove_when_left(dir);
 }
 
 /// A private folder in the temp dir that goes with this process however
@@ -325,11 +319,22 @@ pub fn undo_left_by(pid: i32) {
 /// does: the house and probe cgroups kbench makes directly below the real
 /// cpuset mount, top-level cgroups' `cpuset.cpus`, tasks moved back.
 fn read_record(path: &Path) -> Result<Record> {
-    let t = crate::sys::private::read(path).map_err(|e| anyhow::anyhow!("refused: {e}"))?;
-    let r: Record = serde_json::from_str(&t)
+    read_checked(path, Record::check)
+}
+
+/// A restore record of either kind at `path`: read only if this user
+/// wrote it and nobody else could have changed it, parsed, and passed by
+/// `check` (that it names only what kbench changes); else
+/// [`crate::error::Refused`] with the reason.
+pub(crate) fn read_checked<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    check: impl Fn(&T) -> Result<(), String>,
+) -> Result<T> {
+    use crate::error::Refused;
+    let t = crate::sys::private::read(path).map_err(|e| Refused(e.to_string()))?;
+    let r: T = serde_json::from_str(&t)
         .with_context(|| format!("{} is not a restore record", path.display()))?;
-    r.check()
-        .map_err(|why| anyhow::anyhow!("refused: {}: {why}", path.display()))?;
+    check(&r).map_err(|why| Refused(format!("{}: {why}", path.display())))?;
     Ok(r)
 }
 

@@ -56,14 +56,7 @@ pub struct Running {
 fn janitor(dir: &std::path::Path, claim: &std::path::Path, parent: libc::pid_t) -> i32 {
     crate::sys::proc::sleep_until_parent_dies(parent);
     let _ = std::fs::remove_file(claim);
-    // Give the workers (killed by their own parent-death signal) a moment.
-    std::thread::sleep(Duration::from_millis(300));
-    for _ in 0..5 {
-        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    crate::sys::tempdir::remove_when_left(dir);
     0
 }
 

@@ -39,6 +39,19 @@ impl PrivateDir {
     }
 }
 
+/// For a janitor, once kbench has died: remove `dir` after the processes
+/// that wrote into it (killed by their own parent-death signal) have had
+/// a moment to go, retrying for about a second while they still hold it.
+pub fn remove_when_left(dir: &Path) {
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for _ in 0..5 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
 impl Drop for PrivateDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);

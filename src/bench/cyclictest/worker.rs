@@ -28,66 +28,21 @@ pub fn run(opts: &Options, live: &Arc<Live>) -> Result<Outcome> {
     let (setup_tx, setup_rx) = mpsc::channel::<Result<(), String>>();
     let mut handles = Vec::with_capacity(n);
     for plan in &opts.threads {
-        let (plan, barrier, abort, live, tx) = (
-            plan.clone(),
-            barrier.clone(),
-            abort.clone(),
-            live.clone(),
-            setup_tx.clone(),
-        );
-        let (policy, prio, loops, duration, hist_us) = (
-            opts.policy,
-            opts.priority,
-            opts.loops,
-            opts.duration,
-            opts.histogram_us,
-        );
+        let start = Start {
+            barrier: barrier.clone(),
+            abort: abort.clone(),
+            live: live.clone(),
+            setup: setup_tx.clone(),
+        };
+        let (plan, opts) = (plan.clone(), ThreadOpts::of(opts));
         let h = std::thread::Builder::new()
             .name(format!("kbench-ct{}", plan.index))
-            .spawn(move || -> ThreadResult {
-                let setup = (|| -> Result<(), String> {
-                    if let Some(cpu) = plan.cpu {
-                        sched::set_affinity(0, &[cpu]).map_err(|e| {
-                            format!("pinning thread {} to CPU {cpu}: {e}", plan.index)
-                        })?;
-                    }
-                    sched::set_policy(0, policy, prio).map_err(|e| format!("{e:#}"))?;
-                    Ok(())
-                })();
-                let failed = setup.is_err();
-                let _ = tx.send(setup);
-                let mut rec = Recorder {
-                    hist: new_histogram(),
-                    buckets: vec![0; hist_us.map_or(0, |n| n as usize + 1)],
-                };
-                // Touch every page now so the loop takes no page faults.
-                rec.hist.reset();
-                rec.buckets.iter_mut().for_each(|b| *b = 0);
-                barrier.wait();
-                let tid = sched::gettid();
-                live.stats[plan.index].tid.store(tid, Relaxed);
-                if failed || abort.load(Relaxed) {
-                    return empty_result(plan, tid, rec);
-                }
-                let idx = plan.index;
-                measure(plan, tid, loops, duration, rec, &live.stats[idx])
-            })
+            .spawn(move || thread_main(plan, opts, start))
             .map_err(|e| anyhow!("creating a cyclictest thread: {e}"))?;
         handles.push(h);
     }
     drop(setup_tx);
-    let mut first_err = None;
-    for _ in 0..n {
-        match setup_rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                first_err.get_or_insert(e);
-            }
-            Err(_) => {
-                first_err.get_or_insert("a cyclictest thread ended during setup".into());
-            }
-        }
-    }
+    let first_err = first_setup_error(&setup_rx, n);
     if first_err.is_some() {
         abort.store(true, Relaxed);
     }
@@ -120,6 +75,84 @@ pub fn run(opts: &Options, live: &Arc<Live>) -> Result<Outcome> {
         dma_latency_held: dma.is_some(),
         elapsed_s,
     })
+}
+
+/// What a measuring thread shares with the others and with its parent:
+/// the common start, the abort flag, the live figures, its setup report.
+struct Start {
+    barrier: Arc<Barrier>,
+    abort: Arc<AtomicBool>,
+    live: Arc<Live>,
+    setup: mpsc::Sender<Result<(), String>>,
+}
+
+/// The options a measuring thread needs, copied out of [`Options`].
+#[derive(Clone, Copy)]
+struct ThreadOpts {
+    policy: sched::Policy,
+    priority: i32,
+    loops: Option<u64>,
+    duration: Option<std::time::Duration>,
+    histogram_us: Option<u64>,
+}
+
+impl ThreadOpts {
+    fn of(o: &Options) -> ThreadOpts {
+        ThreadOpts {
+            policy: o.policy,
+            priority: o.priority,
+            loops: o.loops,
+            duration: o.duration,
+            histogram_us: o.histogram_us,
+        }
+    }
+}
+
+/// One measuring thread: pin and set its policy, report that, allocate
+/// and touch its recorder, wait for the common start, then measure.
+fn thread_main(plan: ThreadPlan, o: ThreadOpts, start: Start) -> ThreadResult {
+    let setup = (|| -> Result<(), String> {
+        if let Some(cpu) = plan.cpu {
+            sched::set_affinity(0, &[cpu])
+                .map_err(|e| format!("pinning thread {} to CPU {cpu}: {e}", plan.index))?;
+        }
+        sched::set_policy(0, o.policy, o.priority).map_err(|e| format!("{e:#}"))?;
+        Ok(())
+    })();
+    let failed = setup.is_err();
+    let _ = start.setup.send(setup);
+    let mut rec = Recorder {
+        hist: new_histogram(),
+        buckets: vec![0; o.histogram_us.map_or(0, |n| n as usize + 1)],
+    };
+    // Touch every page now so the loop takes no page faults.
+    rec.hist.reset();
+    rec.buckets.iter_mut().for_each(|b| *b = 0);
+    start.barrier.wait();
+    let tid = sched::gettid();
+    let live = &start.live.stats[plan.index];
+    live.tid.store(tid, Relaxed);
+    if failed || start.abort.load(Relaxed) {
+        return empty_result(plan, tid, rec);
+    }
+    measure(plan, tid, o.loops, o.duration, rec, live)
+}
+
+/// Wait for every thread's setup report; the first failure, if any.
+fn first_setup_error(rx: &mpsc::Receiver<Result<(), String>>, n: usize) -> Option<String> {
+    let mut first_err = None;
+    for _ in 0..n {
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Err(_) => {
+                first_err.get_or_insert("a cyclictest thread ended during setup".into());
+            }
+        }
+    }
+    first_err
 }
 
 /// Keep the privilege error's kind (exit code and hint) when it is one.

@@ -194,6 +194,28 @@ pub fn run(opts: &Options) -> Result<Outcome> {
     let start = time::mono_ns();
     let deadline_ns = opts.time_limit_s.map(|t| start + (t * 1e9) as u64);
     let mut group = WorkerGroup::new()?;
+    let (prime_pipes, inter_pipes) = start_workers(opts, deadline_ns, &mut group)?;
+    // Drain interactive pipes continuously so a long run never fills them.
+    let mut inter_bufs: Vec<Vec<u8>> = vec![Vec::new(); inter_pipes.len()];
+    for p in &inter_pipes {
+        fd::set_nonblocking(p.as_raw_fd());
+    }
+    if let Err(e) = wait_all(opts, &mut group, &inter_pipes, &mut inter_bufs) {
+        group.kill_and_reap();
+        return Err(e);
+    }
+    drain(&inter_pipes, &mut inter_bufs);
+    let wall_s = (time::mono_ns() - start) as f64 / 1e9;
+    collect(prime_pipes, inter_bufs, wall_s)
+}
+
+/// Fork the prime workers, then the interactive ones; the read ends of
+/// their result pipes, in that order.
+fn start_workers(
+    opts: &Options,
+    deadline_ns: Option<u64>,
+    group: &mut WorkerGroup,
+) -> Result<(Vec<OwnedFd>, Vec<OwnedFd>)> {
     let mut prime_pipes = Vec::new();
     let mut inter_pipes = Vec::new();
     // Ctrl-C while starting: every fork waits behind the hogs already
@@ -217,56 +239,55 @@ pub fn run(opts: &Options) -> Result<Outcome> {
         })?;
         inter_pipes.push(r);
     }
-    // Drain interactive pipes continuously so a long run never fills them.
-    let mut inter_bufs: Vec<Vec<u8>> = vec![Vec::new(); inter_pipes.len()];
-    for p in &inter_pipes {
-        fd::set_nonblocking(p.as_raw_fd());
-    }
+    Ok((prime_pipes, inter_pipes))
+}
+
+/// Reap every worker, draining the interactive pipes meanwhile; when the
+/// last prime worker is done the interactive ones are killed (as in the
+/// original).  A worker that fails, or Ctrl-C, ends the wait.
+fn wait_all(
+    opts: &Options,
+    group: &mut WorkerGroup,
+    inter_pipes: &[OwnedFd],
+    inter_bufs: &mut [Vec<u8>],
+) -> Result<()> {
     let mut primes_left = opts.prime as usize;
     let mut inter_left = opts.interactive as usize;
-    let mut failure = None;
     while primes_left + inter_left > 0 {
         if signals::stop_requested() {
-            group.kill_and_reap();
             return Err(Interrupted.into());
         }
-        drain(&inter_pipes, &mut inter_bufs);
-        match group.reap_one(true)? {
-            Some((tag, how)) => {
-                let is_prime = tag < opts.prime as usize;
-                if is_prime {
-                    primes_left -= 1
-                } else {
-                    inter_left -= 1
-                }
-                let killed_by_us =
-                    !is_prime && primes_left == 0 && how == ExitKind::Signal(libc::SIGKILL);
-                if how != ExitKind::Code(0) && !killed_by_us {
-                    failure = Some(anyhow!(
-                        "responsiveness {} worker {} failed: {how}",
-                        if is_prime { "prime" } else { "interactive" },
-                        if is_prime {
-                            tag
-                        } else {
-                            tag - opts.prime as usize
-                        }
-                    ));
-                    break;
-                }
-                if is_prime && primes_left == 0 && opts.prime > 0 {
-                    // Like the original: interactive work ends with the primes.
-                    group.signal_all(libc::SIGKILL);
-                }
-            }
-            None => std::thread::sleep(std::time::Duration::from_millis(20)),
+        drain(inter_pipes, inter_bufs);
+        let Some((tag, how)) = group.reap_one(true)? else {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            continue;
+        };
+        let is_prime = tag < opts.prime as usize;
+        if is_prime {
+            primes_left -= 1
+        } else {
+            inter_left -= 1
+        }
+        let killed_by_us = !is_prime && primes_left == 0 && how == ExitKind::Signal(libc::SIGKILL);
+        if how != ExitKind::Code(0) && !killed_by_us {
+            let (kind, n) = if is_prime {
+                ("prime", tag)
+            } else {
+                ("interactive", tag - opts.prime as usize)
+            };
+            return Err(anyhow!("responsiveness {kind} worker {n} failed: {how}"));
+        }
+        if is_prime && primes_left == 0 && opts.prime > 0 {
+            // Like the original: interactive work ends with the primes.
+            group.signal_all(libc::SIGKILL);
         }
     }
-    if let Some(f) = failure {
-        group.kill_and_reap();
-        return Err(f);
-    }
-    drain(&inter_pipes, &mut inter_bufs);
-    let wall_s = (time::mono_ns() - start) as f64 / 1e9;
+    Ok(())
+}
+
+/// Each prime worker's time and passes, and each interactive worker's
+/// iterations, from what they sent.
+fn collect(prime_pipes: Vec<OwnedFd>, inter_bufs: Vec<Vec<u8>>, wall_s: f64) -> Result<Outcome> {
     let mut out = Outcome {
         wall_s,
         ..Default::default()

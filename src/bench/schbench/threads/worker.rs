@@ -32,7 +32,8 @@ pub(super) fn multiply_shared(data: &[AtomicU64], n: usize) {
 }
 
 pub(super) fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: usize) -> WorkerEnd {
-    w.tid.store(crate::sys::sched::gettid(), Relaxed);
+    let tid = crate::sys::sched::gettid();
+    w.tid.store(tid, Relaxed);
     let o = &ctx.o;
     let shared = &ctx.shared;
     let rps_mode = o.rps > 0 || o.auto_rps.is_some();
@@ -47,14 +48,7 @@ pub(super) fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: u
     // mapped matrices are (its reads hit the kernel's zero page), so a
     // request costs here what it costs there.
     let mut data = vec![0u64; 3 * side * side];
-    let (ops_private, ops_shared) = match o.split {
-        Some(p) => {
-            let private = o.operations * p as u64 / 100;
-            (private, o.operations - private)
-        }
-        None => (o.operations, 0),
-    };
-    let (_, side_shared) = o.matrix_sides();
+    let work = Work::of(o, side);
     let start = mono_ns();
     while !shared.stopping.load(Relaxed) {
         // In RPS mode, about to sleep (likely for the rest of the second,
@@ -90,7 +84,8 @@ pub(super) fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: u
             if !shared.stopping.load(SeqCst) {
                 w.futex.wait();
             }
-            let delta = mono_ns().saturating_sub(w.wake_ns.load(SeqCst));
+            let (now, woken) = (mono_ns(), w.wake_ns.load(SeqCst));
+            let delta = now.saturating_sub(woken);
             // A reset asked for while this worker slept applies before
             // this wake-up is counted, not after.
             st.take_reset(w, shared);
@@ -106,60 +101,9 @@ pub(super) fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: u
         for _ in 0..batch {
             // Freed when its work is done, as schbench frees its request.
             let _request = taken.as_mut().and_then(|t| t.next());
-            let work_start;
-            if o.pipe_bytes > 0 {
-                work_start = mono_ns();
-            } else {
-                if o.calibrate {
-                    if o.sleep_us > 0 {
-                        std::thread::sleep(Duration::from_micros(o.sleep_us));
-                    }
-                    work_start = mono_ns();
-                } else {
-                    work_start = mono_ns();
-                    if o.sleep_us > 0 {
-                        std::thread::sleep(Duration::from_micros(o.sleep_us));
-                    }
-                }
-                // A stop cuts a request short between operations (and a
-                // wait for the lock): with many workers a CPU, or many
-                // operations a request, finishing it could take minutes.
-                // A request cut short is not counted.
-                let lock = if o.locking() {
-                    match ctx.locks.lock_this_cpu(&shared.stopping) {
-                        Some(c) => Some(c),
-                        None => break,
-                    }
-                } else {
-                    None
-                };
-                let cut = 'work: {
-                    for _ in 0..ops_shared {
-                        if shared.stopping.load(Relaxed) {
-                            break 'work true;
-                        }
-                        if side_shared > 0 {
-                            multiply_shared(&ctx.shared_matrix, side_shared);
-                        }
-                    }
-                    for _ in 0..ops_private {
-                        if shared.stopping.load(Relaxed) {
-                            break 'work true;
-                        }
-                        multiply(&mut data, side);
-                    }
-                    false
-                };
-                if let Some(c) = lock {
-                    ctx.locks.unlock(c);
-                    if !cut {
-                        w.locks.fetch_add(1, Relaxed);
-                    }
-                }
-                if cut {
-                    break;
-                }
-            }
+            let Some(work_start) = work.request(w, ctx, &mut data) else {
+                break;
+            };
             let now = mono_ns();
             w.requests.fetch_add(1, Release);
             let delta = now.saturating_sub(work_start);
@@ -171,6 +115,11 @@ pub(super) fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: u
         st.housekeeping(w, shared);
     }
     let running_s = mono_ns().saturating_sub(start) as f64 / 1e9;
+    end(w, st, running_s)
+}
+
+/// A worker's figures once it has stopped.
+fn end(w: &Worker, st: Stats, running_s: f64) -> WorkerEnd {
     WorkerEnd {
         report: ThreadReport {
             tid: w.tid.load(Relaxed),
@@ -181,5 +130,91 @@ pub(super) fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: u
         },
         running_s,
         hists: st.hists,
+    }
+}
+
+/// What one request does: its sleep, its operations on the private and
+/// the shared matrices (`--split`), under the per-CPU lock unless
+/// `--no-locking`.
+#[derive(Clone, Copy)]
+struct Work {
+    ops_private: u64,
+    ops_shared: u64,
+    side: usize,
+    side_shared: usize,
+}
+
+impl Work {
+    fn of(o: &Options, side: usize) -> Work {
+        let (ops_private, ops_shared) = match o.split {
+            Some(p) => {
+                let private = o.operations * p as u64 / 100;
+                (private, o.operations - private)
+            }
+            None => (o.operations, 0),
+        };
+        let (_, side_shared) = o.matrix_sides();
+        Work {
+            ops_private,
+            ops_shared,
+            side,
+            side_shared,
+        }
+    }
+
+    /// Do one request's work; when it started, or `None` when a stop cut
+    /// it short (a request cut short is not counted).  Inlined into the
+    /// worker's loop, as it was written there.
+    #[inline(always)]
+    fn request(self, w: &Worker, ctx: &Ctx, data: &mut [u64]) -> Option<u64> {
+        let o = &ctx.o;
+        let shared = &ctx.shared;
+        if o.pipe_bytes > 0 {
+            return Some(mono_ns());
+        }
+        let work_start;
+        if o.calibrate {
+            if o.sleep_us > 0 {
+                std::thread::sleep(Duration::from_micros(o.sleep_us));
+            }
+            work_start = mono_ns();
+        } else {
+            work_start = mono_ns();
+            if o.sleep_us > 0 {
+                std::thread::sleep(Duration::from_micros(o.sleep_us));
+            }
+        }
+        // A stop cuts a request short between operations (and a wait for
+        // the lock): with many workers a CPU, or many operations a
+        // request, finishing it could take minutes.
+        let lock = if o.locking() {
+            Some(ctx.locks.lock_this_cpu(&shared.stopping)?)
+        } else {
+            None
+        };
+        let cut = 'work: {
+            for _ in 0..self.ops_shared {
+                if shared.stopping.load(Relaxed) {
+                    break 'work true;
+                }
+                if self.side_shared > 0 {
+                    multiply_shared(&ctx.shared_matrix, self.side_shared);
+                }
+            }
+            for _ in 0..self.ops_private {
+                if shared.stopping.load(Relaxed) {
+                    break 'work true;
+                }
+                multiply(data, self.side);
+            }
+            false
+        };
+        if let Some(c) = lock {
+            ctx.locks.unlock(c);
+            if !cut {
+                w.locks.fetch_add(1, Relaxed);
+            }
+        }
+        (!cut).then_some(work_start)
     }
 }

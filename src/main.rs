@@ -34,6 +34,7 @@ mod session;
 mod stats;
 mod store;
 mod text;
+mod trace;
 mod values;
 // The one home of `unsafe`: thin wrappers over the Linux calls the
 // standard library lacks, each block with its SAFETY comment.

@@ -18,3 +18,4 @@ pub mod responsiveness;
 pub mod schbench;
 #[cfg(debug_assertions)]
 pub mod testbench;
+pub mod trace_args;

@@ -199,8 +199,15 @@ pub enum RunsCommand {
         #[arg(long, value_name = "N")]
         last: Option<usize>,
     },
-    /// Show one run: metrics, histogram summaries, fingerprint
+    /// Show one run: metrics, histogram summaries, fingerprint, explained wake-ups
     Show { id: i64 },
+    /// Write a traced run's trace windows as Chrome trace-event JSON (opens in Perfetto)
+    Trace {
+        id: i64,
+        /// The file to write ("-" for stdout)
+        #[arg(short, long, value_name = "FILE")]
+        output: std::path::PathBuf,
+    },
     /// Delete runs by id
     Delete {
         #[arg(required = true)]

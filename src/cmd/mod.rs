@@ -14,6 +14,7 @@ mod restore;
 mod run;
 mod runs;
 mod sysinfo;
+mod trace_export;
 
 use crate::cli::{Cli, Command};
 use crate::session::Ctx;

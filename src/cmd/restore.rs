@@ -1,5 +1,6 @@
 //! `kbench restore`: apply every restore record a kbench left behind (the
-//! knobs a matrix changed, the cpusets `--isolate` made), or, as the
+//! knobs a matrix changed, the cpusets `--isolate` made) and remove the
+//! trace instances of kbench processes that are gone (`--trace`), or, as the
 //! janitor (`--after PID`), those of one kbench once it has died.  Records
 //! of a kbench that is still running are its own business and are left
 //! alone.
@@ -16,6 +17,7 @@ pub fn run(after: Option<i32>, remove: &[std::path::PathBuf]) -> Result<()> {
             crate::isolate::remove_private_dir(dir);
         }
         crate::isolate::undo_left_by(pid);
+        crate::trace::tracefs::remove_left(Some(pid));
         let file = knobs::file_of(pid as u32);
         if file.exists() {
             let _ = knobs::undo_file(&file);
@@ -24,6 +26,10 @@ pub fn run(after: Option<i32>, remove: &[std::path::PathBuf]) -> Result<()> {
     }
     let mut done = 0;
     let mut refused = 0;
+    for name in crate::trace::tracefs::remove_left(None) {
+        println!("removed: the trace instance {name} of a kbench that is gone");
+        done += 1;
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(crate::isolate::record_dir())
         .into_iter()
         .flatten()

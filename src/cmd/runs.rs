@@ -13,6 +13,7 @@ pub fn run(ctx: &Ctx, cmd: RunsCommand) -> Result<()> {
     match cmd {
         RunsCommand::List { benchmark, last } => list(ctx, benchmark, last),
         RunsCommand::Show { id } => show(ctx, id),
+        RunsCommand::Trace { id, output } => super::trace_export::run(ctx, id, &output),
         RunsCommand::Delete { ids, yes } => delete(ctx, &ids, yes),
     }
 }
@@ -85,7 +86,13 @@ fn show(ctx: &Ctx, id: i64) -> Result<()> {
             format!("{:.3} s", run.ended - run.started),
         ),
         ("parameters".into(), run.params.to_string()),
-        ("settings".into(), run.settings.to_string()),
+        ("settings".into(), {
+            let mut s = run.settings.clone();
+            if let Some(m) = s.as_object_mut() {
+                m.remove("trace");
+            }
+            s.to_string()
+        }),
     ];
     if let Some(s) = &run.scenario {
         head.push((
@@ -142,6 +149,12 @@ fn show(ctx: &Ctx, id: i64) -> Result<()> {
     }
     for n in &run.notes {
         println!("note: {}", crate::text::clean(n));
+    }
+    if let Some(t) = run.settings.get("trace") {
+        println!(
+            "\n{}",
+            crate::trace::show::summary(t, usize::MAX).trim_end()
+        );
     }
     if let Some(fp) = &run.fingerprint {
         println!("\nsystem:");

@@ -20,6 +20,7 @@ use entry::Entry;
 mod auto;
 pub mod entry;
 mod stages;
+mod tracing;
 
 /// Which repetition is being shown: `index` of `of` (0-based).
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +37,22 @@ impl Rep {
         } else {
             String::new()
         }
+    }
+}
+
+/// `--trace` as a benchmark has it.
+#[derive(Clone, Debug)]
+pub enum Trace {
+    /// Not a latency probe: nothing to explain, nothing recorded.
+    NotAProbe,
+    /// A probe, not traced (recorded as such).
+    Off,
+    On(crate::trace::Options),
+}
+
+impl Trace {
+    pub fn of(o: Option<&crate::trace::Options>) -> Trace {
+        o.map_or(Trace::Off, |o| Trace::On(o.clone()))
     }
 }
 
@@ -64,6 +81,12 @@ pub trait Benchmark {
     /// keeps everything else off them; default: every CPU but the first).
     fn probe_cpus(&self) -> Option<Vec<usize>> {
         None
+    }
+
+    /// Whether this benchmark is a latency probe whose wake-ups `--trace`
+    /// explains, and what it asked for.
+    fn trace(&self) -> Trace {
+        Trace::NotAProbe
     }
 
     /// Untimed set-up, once, after the store is open (so a bad `--db`

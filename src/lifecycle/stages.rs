@@ -88,9 +88,11 @@ pub fn repetition<B: Benchmark>(
         );
     }
     let monitor = crate::health::Monitor::start(ctx.inherited.root_pid, b.threads_only());
+    let tracing = super::tracing::begin(ctx, b.trace(), b.probe_cpus().as_deref(), rep);
     let result = b
         .measure(ctx, rep)
         .and_then(|out| injected_failure(rep).map(|()| out));
+    let trace_text = super::tracing::end(tracing, &mut rec);
     rec.ended = crate::sys::time::unix_now();
     let health = monitor.and_then(crate::health::Monitor::finish);
     let mut out = match result {
@@ -126,9 +128,16 @@ pub fn repetition<B: Benchmark>(
         done.ids.push(id);
     }
     if ctx.global.json {
-        done.docs.push(b.json(&out));
+        let mut doc = b.json(&out);
+        if let (serde_json::Value::Object(m), Some(t)) = (&mut doc, rec.settings.get("trace")) {
+            m.insert("trace".into(), t.clone());
+        }
+        done.docs.push(doc);
     } else {
         print!("{}", b.text(ctx, &out, rep));
+        if !ctx.global.quiet {
+            print!("{trace_text}");
+        }
     }
     if let Some(s) = suspect {
         ctx.info(&format!("kbench: {s}"));

@@ -12,7 +12,9 @@ mod rows;
 mod schema;
 mod sqlite;
 
-pub use record::{LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary, StoredHistogram};
+pub use record::{
+    Attachment, LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary, StoredHistogram,
+};
 pub use sqlite::SqliteStore;
 
 use anyhow::Result;

@@ -85,6 +85,9 @@ const MIGRATIONS: &[&str] = &[
     // 4: SQLite's numbering of metrics, histograms and notes, which
     // PostgreSQL's tables had from the first.
     "SELECT 1;",
+    "CREATE TABLE attachments (run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, ord INT NOT NULL,
+        kind TEXT NOT NULL, data BYTEA NOT NULL);
+     CREATE INDEX attachments_run ON attachments(run_id);",
 ];
 
 /// An advisory lock key so concurrent kbench processes migrate one at a time.
@@ -255,6 +258,15 @@ impl PgStore {
                         data: r.get(3),
                     });
             }
+            let q = "SELECT run_id, kind, data FROM attachments WHERE run_id = ANY($1) ORDER BY run_id, ord";
+            for r in client.query(q, &[&ids])? {
+                recs[pos[&r.get::<_, i64>(0)]]
+                    .attachments
+                    .push(crate::store::Attachment {
+                        kind: r.get(1),
+                        data: r.get(2),
+                    });
+            }
         }
         Ok(())
     }
@@ -287,6 +299,7 @@ impl PgStore {
                 fingerprint: fp.and_then(|j| serde_json::from_str::<Fingerprint>(&j).ok()),
                 metrics: Vec::new(),
                 histograms: Vec::new(),
+                attachments: Vec::new(),
                 notes: Vec::new(),
                 scenario: r.get(9),
                 phase: r.get(10),

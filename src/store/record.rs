@@ -129,6 +129,13 @@ fn check_header(data: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A document kept whole with a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attachment {
+    pub kind: String,
+    pub data: Vec<u8>,
+}
+
 /// A whole run.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -150,6 +157,9 @@ pub struct RunRecord {
     pub metrics: Vec<Metric>,
     pub histograms: Vec<StoredHistogram>,
     pub notes: Vec<String>,
+    /// Whole documents kept with the run, by kind (a trace's windows);
+    /// read with the histograms.
+    pub attachments: Vec<Attachment>,
     /// Scenario run this belongs to, its phase and repetition.
     pub scenario: Option<String>,
     pub phase: Option<String>,
@@ -180,6 +190,7 @@ impl RunRecord {
             fingerprint,
             metrics: Vec::new(),
             histograms: Vec::new(),
+            attachments: Vec::new(),
             notes: Vec::new(),
             scenario: None,
             phase: None,

@@ -1,6 +1,6 @@
 //! The rows one run is stored as, declared once for both stores: the
 //! `runs` row's columns and values, and the rows of its metrics,
-//! histograms and notes, each numbered (`ord`) so both stores read them
+//! histograms, notes and attachments, each numbered (`ord`) so both stores read them
 //! back in the order they were written.  SQLite and PostgreSQL each turn
 //! a [`Cell`] into their own parameter type and spell their own
 //! placeholders; the column lists and what goes in them live only here.
@@ -86,7 +86,7 @@ pub fn run_row<'a>(
 
 /// The rows of `run`'s metrics, histograms and notes, each numbered in
 /// its list, for the run stored as `id`.
-pub fn children(run: &RunRecord, id: i64) -> [Rows<'_>; 3] {
+pub fn children(run: &RunRecord, id: i64) -> [Rows<'_>; 4] {
     let ord = |i: usize| Cell::Ord(i32::try_from(i).unwrap_or(i32::MAX));
     [
         Rows {
@@ -134,6 +134,23 @@ pub fn children(run: &RunRecord, id: i64) -> [Rows<'_>; 3] {
                 .iter()
                 .enumerate()
                 .map(|(i, n)| vec![Cell::Id(id), ord(i), Cell::Text(n)])
+                .collect(),
+        },
+        Rows {
+            table: "attachments",
+            columns: &["run_id", "ord", "kind", "data"],
+            rows: run
+                .attachments
+                .iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    vec![
+                        Cell::Id(id),
+                        ord(i),
+                        Cell::Text(&a.kind),
+                        Cell::Blob(&a.data),
+                    ]
+                })
                 .collect(),
         },
     ]

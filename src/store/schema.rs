@@ -66,6 +66,15 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE metrics ADD COLUMN ord INTEGER;
      ALTER TABLE histograms ADD COLUMN ord INTEGER;
      ALTER TABLE notes ADD COLUMN ord INTEGER;",
+    // 5: attachments of a run: what is neither a metric, a histogram nor
+    // a note, kept whole (a traced run's trace windows).
+    "CREATE TABLE attachments (
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        data BLOB NOT NULL
+     );
+     CREATE INDEX attachments_run ON attachments(run_id);",
 ];
 
 /// A schema version as a store holds it (PostgreSQL keeps it as text):

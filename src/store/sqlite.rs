@@ -242,6 +242,7 @@ impl SqliteStore {
                 fingerprint: None,
                 metrics: Vec::new(),
                 histograms: Vec::new(),
+                attachments: Vec::new(),
                 notes: Vec::new(),
                 scenario: r.get(9)?,
                 phase: r.get(10)?,
@@ -275,6 +276,17 @@ impl SqliteStore {
                         name: r.get(0)?,
                         unit: r.get(1)?,
                         data: r.get(2)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut st = self.conn.prepare_cached(
+                "SELECT kind, data FROM attachments WHERE run_id = ? ORDER BY ord",
+            )?;
+            rec.attachments = st
+                .query_map([rec.id], |r| {
+                    Ok(crate::store::Attachment {
+                        kind: r.get(0)?,
+                        data: r.get(1)?,
                     })
                 })?
                 .collect::<rusqlite::Result<_>>()?;

@@ -4,6 +4,7 @@
 //! as plain Rust and every `unsafe` block sits next to the one call it needs.
 
 pub mod cpus;
+pub mod dirfd;
 pub mod fd;
 pub mod futex;
 pub mod limits;

@@ -112,10 +112,12 @@ pub fn parse_date(s: &str) -> Option<f64> {
 /// The longest duration accepted anywhere: 366 days.
 pub const MAX_DURATION_S: f64 = 366.0 * 86_400.0;
 
-/// Parse a duration: `20` (seconds), `20s`, `500ms`, `5m`, `1h`, `1.5s`.
+/// Parse a duration: `20` (seconds), `20s`, `500ms`, `250us`, `5m`, `1h`, `1.5s`.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let s = s.trim();
-    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
+    let (num, mult) = if let Some(n) = s.strip_suffix("us") {
+        (n, 1e-6)
+    } else if let Some(n) = s.strip_suffix("ms") {
         (n, 0.001)
     } else if let Some(n) = s.strip_suffix('s') {
         (n, 1.0)
@@ -156,6 +158,7 @@ mod tests {
         assert!(parse_duration("367d").is_err());
         assert_eq!(parse_duration("1000h").unwrap().as_secs(), 3_600_000);
         assert!(parse_duration("inf").is_err() && parse_duration("-1s").is_err());
+        assert_eq!(parse_duration("250us").unwrap().as_micros(), 250);
     }
 
     #[test]

@@ -263,3 +263,18 @@ pub fn registered_benchmarks(env: &Env) -> Vec<String> {
         .unwrap_or_else(|| panic!("no benchmark list in {err:?}"));
     list.split(", ").map(str::to_string).collect()
 }
+
+/// The online CPUs' count.
+pub fn online_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The highest-numbered online CPU (the probe's in tests that pin).
+pub fn last_cpu() -> usize {
+    let s = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    s.trim()
+        .split(',')
+        .filter_map(|r| r.rsplit('-').next()?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0)
+}

@@ -209,6 +209,7 @@ fn measure(
             continue;
         }
         let lat = now - next;
+        crate::trace::wakeups::note(tid, next, now);
         // Cannot fail: the value is clamped to the histogram's bound.
         let _ = rec.hist.record(lat.min(HIST_MAX_NS));
         if nbuckets > 0 {

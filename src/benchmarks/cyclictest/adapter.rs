@@ -92,6 +92,7 @@ pub struct Cyclictest {
     pub opts: Options,
     pub params: serde_json::Value,
     pub throttling: Option<String>,
+    pub trace: Option<crate::trace::Options>,
 }
 
 impl Benchmark for Cyclictest {
@@ -103,6 +104,10 @@ impl Benchmark for Cyclictest {
 
     fn threads_only(&self) -> bool {
         true
+    }
+
+    fn trace(&self) -> crate::lifecycle::Trace {
+        crate::lifecycle::Trace::of(self.trace.as_ref())
     }
 
     fn params(&self) -> Result<serde_json::Value> {

@@ -52,6 +52,8 @@ pub struct CyclictestArgs {
     /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
+    #[command(flatten)]
+    pub trace: crate::benchmarks::trace_args::TraceArgs,
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,

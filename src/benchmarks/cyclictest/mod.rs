@@ -207,6 +207,7 @@ pub fn run(ctx: &Ctx, a: &CyclictestArgs) -> Result<()> {
         opts,
         params,
         throttling: crate::benchmarks::cyclictest::adapter::rt_throttling_note(),
+        trace: a.trace.options(),
     };
     drive(ctx, &mut b, a.runs)
 }

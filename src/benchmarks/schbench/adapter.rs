@@ -124,7 +124,7 @@ fn pretty(mut v: f64) -> (f64, &'static str) {
     (v, UNITS[i])
 }
 
-pub struct Schbench(pub Options);
+pub struct Schbench(pub Options, pub Option<crate::trace::Options>);
 
 impl Benchmark for Schbench {
     type Outcome = Outcome;
@@ -135,6 +135,10 @@ impl Benchmark for Schbench {
 
     fn threads_only(&self) -> bool {
         true
+    }
+
+    fn trace(&self) -> crate::lifecycle::Trace {
+        crate::lifecycle::Trace::of(self.1.as_ref())
     }
 
     fn params(&self) -> Result<serde_json::Value> {

@@ -230,5 +230,5 @@ pub fn options(a: &SchbenchArgs) -> Result<Options> {
 }
 
 pub fn run(ctx: &Ctx, a: &SchbenchArgs) -> Result<()> {
-    drive(ctx, &mut Schbench(options(a)?), a.runs)
+    drive(ctx, &mut Schbench(options(a)?, a.trace.options()), a.runs)
 }

@@ -86,6 +86,7 @@ pub(super) fn worker(index: usize, w: &Worker, msg: &Message, ctx: &Ctx, side: u
             }
             let (now, woken) = (mono_ns(), w.wake_ns.load(SeqCst));
             let delta = now.saturating_sub(woken);
+            crate::trace::wakeups::note(tid, woken, now);
             // A reset asked for while this worker slept applies before
             // this wake-up is counted, not after.
             st.take_reset(w, shared);

@@ -1,0 +1,314 @@
+//! The scheduling events kbench traces, decoded from their raw records by
+//! the layouts the kernel gives in each event's `format` file.
+//!
+//! Which events: task switches (`sched_switch`), wake-ups (`sched_waking`
+//! where the wake-up is issued, `sched_wakeup` where it lands), migrations
+//! (`sched_migrate_task`), IRQ handlers and softirqs (`irq_handler_*`,
+//! `softirq_*`), the x86 system vectors that run no IRQ handler
+//! (`irq_vectors:local_timer_*`, `reschedule_*`, `call_function*_*`,
+//! `irq_work_*`) and timer expiry (`hrtimer_expire_*`).  Their fields are
+//! documented in include/trace/events/{sched,irq,timer}.h and
+//! arch/x86/include/asm/trace/irq_vectors.h.
+
+use super::format::{Field, Format};
+use std::collections::HashMap;
+
+/// A task's name as the trace gives it (up to 16 bytes, NUL padded).
+pub type Comm = [u8; 16];
+
+/// The x86 system vectors that run without an IRQ handler, named as
+/// `/proc/interrupts` names them.
+pub const VECTORS: &[(&str, &str)] = &[
+    ("local_timer", "LOC local timer"),
+    ("reschedule", "RES rescheduling IPI"),
+    ("call_function", "CAL function call IPI"),
+    ("call_function_single", "CAL function call IPI"),
+    ("irq_work", "IWI irq work"),
+];
+
+/// What happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Switch {
+        prev_pid: i32,
+        prev_prio: i32,
+        /// The task state it left in (0: still runnable, preempted).
+        prev_state: i64,
+        prev_comm: Comm,
+        next_pid: i32,
+        next_prio: i32,
+        next_comm: Comm,
+    },
+    /// `common_pid` wakes `pid` (issued on this CPU, for `target_cpu`).
+    Waking {
+        pid: i32,
+        prio: i32,
+        target_cpu: i32,
+        comm: Comm,
+    },
+    /// The wake-up landed: `pid` is runnable on `target_cpu`.
+    Wakeup {
+        pid: i32,
+        target_cpu: i32,
+    },
+    Migrate {
+        pid: i32,
+        orig_cpu: i32,
+        dest_cpu: i32,
+    },
+    IrqEntry {
+        irq: i32,
+    },
+    IrqExit {
+        irq: i32,
+    },
+    SoftirqEntry {
+        vec: i32,
+    },
+    SoftirqExit {
+        vec: i32,
+    },
+    /// A system vector (index into [`VECTORS`]).
+    VectorEntry {
+        which: u8,
+    },
+    VectorExit {
+        which: u8,
+    },
+    TimerEntry,
+    TimerExit,
+}
+
+/// One event, on one CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub ts: u64,
+    pub cpu: u16,
+    /// The task current on the CPU when it happened (`common_pid`).
+    pub pid: i32,
+    pub kind: Kind,
+}
+
+/// How to decode one event id.
+#[derive(Clone, Debug)]
+enum Decode {
+    Switch([Field; 7]),
+    Waking([Field; 4]),
+    Wakeup([Field; 2]),
+    Migrate([Field; 3]),
+    Irq(bool, Field),
+    Softirq(bool, Field),
+    Vector(bool, u8),
+    Timer(bool),
+}
+
+/// Decoders for the events enabled, by id; IRQ names seen, by number.
+#[derive(Clone, Debug, Default)]
+pub struct Decoder {
+    by_id: HashMap<u16, Decode>,
+    pid: Option<Field>,
+    irq_name: Option<Field>,
+    /// IRQ number -> handler name, as the trace gave it.
+    pub irq_names: HashMap<i32, String>,
+}
+
+fn fields<const N: usize>(f: &Format, names: [&str; N]) -> Result<[Field; N], String> {
+    let mut out = Vec::with_capacity(N);
+    for n in names {
+        out.push(f.field(n)?);
+    }
+    out.try_into().map_err(|_| "field count".to_string())
+}
+
+fn comm(f: &Field, rec: &[u8]) -> Comm {
+    let mut c = [0u8; 16];
+    let s = f.str(rec);
+    let n = s.len().min(16);
+    c[..n].copy_from_slice(&s[..n]);
+    c
+}
+
+impl Decoder {
+    /// Learn the event `system/name` from its format; errors name what is
+    /// missing (a field this kernel lacks).
+    pub fn add(&mut self, system: &str, name: &str, f: &Format) -> Result<(), String> {
+        self.pid.get_or_insert(f.field("common_pid")?);
+        let d = match (system, name) {
+            ("sched", "sched_switch") => Decode::Switch(fields(
+                f,
+                [
+                    "prev_pid",
+                    "prev_prio",
+                    "prev_state",
+                    "prev_comm",
+                    "next_pid",
+                    "next_prio",
+                    "next_comm",
+                ],
+            )?),
+            ("sched", "sched_waking") => {
+                Decode::Waking(fields(f, ["pid", "prio", "target_cpu", "comm"])?)
+            }
+            ("sched", "sched_wakeup") | ("sched", "sched_wakeup_new") => {
+                Decode::Wakeup(fields(f, ["pid", "target_cpu"])?)
+            }
+            ("sched", "sched_migrate_task") => {
+                Decode::Migrate(fields(f, ["pid", "orig_cpu", "dest_cpu"])?)
+            }
+            ("irq", "irq_handler_entry") => {
+                self.irq_name = Some(f.field("name")?);
+                Decode::Irq(true, f.field("irq")?)
+            }
+            ("irq", "irq_handler_exit") => Decode::Irq(false, f.field("irq")?),
+            ("irq", "softirq_entry") => Decode::Softirq(true, f.field("vec")?),
+            ("irq", "softirq_exit") => Decode::Softirq(false, f.field("vec")?),
+            ("timer", "hrtimer_expire_entry") => Decode::Timer(true),
+            ("timer", "hrtimer_expire_exit") => Decode::Timer(false),
+            ("irq_vectors", n) => {
+                let (base, entry) = match (n.strip_suffix("_entry"), n.strip_suffix("_exit")) {
+                    (Some(b), _) => (b, true),
+                    (_, Some(b)) => (b, false),
+                    _ => return Err(format!("{system}/{name} is not traced")),
+                };
+                let which = VECTORS
+                    .iter()
+                    .position(|(v, _)| *v == base)
+                    .ok_or_else(|| format!("{system}/{name} is not traced"))?;
+                Decode::Vector(entry, which as u8)
+            }
+            _ => return Err(format!("{system}/{name} is not traced")),
+        };
+        self.by_id.insert(f.id, d);
+        Ok(())
+    }
+
+    /// Decode one raw record of `cpu` at `ts`; `None` for an event kbench
+    /// did not enable or a record too short to be one.
+    pub fn decode(&mut self, ts: u64, cpu: u16, rec: &[u8]) -> Option<Event> {
+        let id = u16::from_ne_bytes(rec.get(0..2)?.try_into().ok()?);
+        let d = self.by_id.get(&id)?;
+        let int = |f: &Field| f.int(rec) as i32;
+        let kind = match d {
+            Decode::Switch([pp, ppr, pst, pc, np, npr, nc]) => Kind::Switch {
+                prev_pid: int(pp),
+                prev_prio: int(ppr),
+                prev_state: pst.int(rec),
+                prev_comm: comm(pc, rec),
+                next_pid: int(np),
+                next_prio: int(npr),
+                next_comm: comm(nc, rec),
+            },
+            Decode::Waking([p, pr, t, c]) => Kind::Waking {
+                pid: int(p),
+                prio: int(pr),
+                target_cpu: int(t),
+                comm: comm(c, rec),
+            },
+            Decode::Wakeup([p, t]) => Kind::Wakeup {
+                pid: int(p),
+                target_cpu: int(t),
+            },
+            Decode::Migrate([p, o, d]) => Kind::Migrate {
+                pid: int(p),
+                orig_cpu: int(o),
+                dest_cpu: int(d),
+            },
+            Decode::Irq(true, f) => {
+                let irq = int(f);
+                if !self.irq_names.contains_key(&irq) {
+                    if let Some(n) = &self.irq_name {
+                        let name = String::from_utf8_lossy(n.str(rec)).into_owned();
+                        self.irq_names.insert(irq, name);
+                    }
+                }
+                Kind::IrqEntry { irq }
+            }
+            Decode::Irq(false, f) => Kind::IrqExit { irq: int(f) },
+            Decode::Softirq(true, f) => Kind::SoftirqEntry { vec: int(f) },
+            Decode::Softirq(false, f) => Kind::SoftirqExit { vec: int(f) },
+            Decode::Vector(true, w) => Kind::VectorEntry { which: *w },
+            Decode::Vector(false, w) => Kind::VectorExit { which: *w },
+            Decode::Timer(true) => Kind::TimerEntry,
+            Decode::Timer(false) => Kind::TimerExit,
+        };
+        let pid = self.pid.as_ref().map_or(0, |f| f.int(rec) as i32);
+        Some(Event { ts, cpu, pid, kind })
+    }
+}
+
+/// The softirq vectors' names (include/linux/interrupt.h, `softirq_to_name`).
+pub fn softirq_name(vec: i32) -> &'static str {
+    const NAMES: [&str; 10] = [
+        "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER",
+        "RCU",
+    ];
+    usize::try_from(vec)
+        .ok()
+        .and_then(|v| NAMES.get(v))
+        .copied()
+        .unwrap_or("?")
+}
+
+/// A comm as text.
+pub fn comm_str(c: &Comm) -> String {
+    let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
+    crate::text::clean(&String::from_utf8_lossy(&c[..end])).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_switch_record_decodes_by_its_format() {
+        let f =
+            super::super::format::parse(super::super::format::tests_support::SCHED_SWITCH).unwrap();
+        let mut d = Decoder::default();
+        d.add("sched", "sched_switch", &f).unwrap();
+        let mut rec = vec![0u8; 64];
+        rec[0..2].copy_from_slice(&372u16.to_ne_bytes());
+        rec[4..8].copy_from_slice(&11i32.to_ne_bytes());
+        rec[8..12].copy_from_slice(b"hog\0");
+        rec[24..28].copy_from_slice(&11i32.to_ne_bytes());
+        rec[28..32].copy_from_slice(&120i32.to_ne_bytes());
+        rec[40..45].copy_from_slice(b"probe");
+        rec[56..60].copy_from_slice(&22i32.to_ne_bytes());
+        rec[60..64].copy_from_slice(&1i32.to_ne_bytes());
+        let e = d.decode(5, 1, &rec).unwrap();
+        assert_eq!((e.ts, e.cpu, e.pid), (5, 1, 11));
+        match e.kind {
+            Kind::Switch {
+                prev_pid,
+                prev_prio,
+                next_pid,
+                next_prio,
+                next_comm,
+                prev_comm,
+                ..
+            } => {
+                assert_eq!((prev_pid, prev_prio, next_pid, next_prio), (11, 120, 22, 1));
+                assert_eq!(comm_str(&next_comm), "probe");
+                assert_eq!(comm_str(&prev_comm), "hog");
+            }
+            k => panic!("{k:?}"),
+        }
+        // An id kbench did not enable, and a short record, are skipped.
+        rec[0..2].copy_from_slice(&9u16.to_ne_bytes());
+        assert!(d.decode(5, 1, &rec).is_none());
+        assert!(d.decode(5, 1, &rec[..1]).is_none());
+    }
+
+    #[test]
+    fn a_format_lacking_a_field_is_named() {
+        let f = super::super::format::parse(
+            "ID: 7\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n",
+        )
+        .unwrap();
+        let e = Decoder::default()
+            .add("sched", "sched_switch", &f)
+            .unwrap_err();
+        assert!(e.contains("prev_pid"), "{e}");
+        assert_eq!(softirq_name(1), "TIMER");
+        assert_eq!(softirq_name(99), "?");
+    }
+}

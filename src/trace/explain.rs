@@ -1,0 +1,509 @@
+//! Why one wake-up was late: the trace window around it, replayed on the
+//! CPU the task ran on, from when it should have run to when it ran.
+//!
+//! Every nanosecond of that span goes to what the CPU was doing then: an
+//! IRQ handler (by number and name) or a system vector, a softirq (by
+//! vector), another task (pid, comm, class and priority or nice, autogroup
+//! and cgroup where `/proc` still has them), the CPU idle, or the task
+//! itself (switched in, on its way back to user space and its clock
+//! read).  What the trace cannot say (before its window, a CPU with no
+//! events) is "unaccounted", never spread over the rest, so the parts
+//! always sum to the latency.  Where the task was woken from (the waker,
+//! its CPU, IRQ or task context) and its migrations are said beside.
+//! This is the analysis rtla's `timerlat -a` does for real-time threads
+//! (tools/tracing/rtla), for any probe.
+
+use super::event::{comm_str, softirq_name, Event, Kind, VECTORS};
+use super::wakeups::Wakeup;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What a part of the latency was spent on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum What {
+    Irq {
+        irq: i32,
+        name: String,
+    },
+    Vector {
+        name: String,
+    },
+    Softirq {
+        vec: i32,
+        name: String,
+    },
+    Task {
+        pid: i32,
+        comm: String,
+        /// "fair, nice 0", "FIFO 99", "deadline".
+        class: String,
+        autogroup: Option<String>,
+        cgroup: Option<String>,
+    },
+    Idle,
+    /// The task itself: switched in, returning to user space.
+    Probe,
+    Unaccounted {
+        why: String,
+    },
+}
+
+/// One part of a latency.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    #[serde(flatten)]
+    pub what: What,
+    pub ns: u64,
+}
+
+/// Who woke the task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Waker {
+    pub pid: i32,
+    pub comm: String,
+    pub cpu: u16,
+    /// "task", "IRQ", "softirq", "timer".
+    pub context: String,
+    /// From when the task should have run to the wake-up.
+    pub after_ns: i64,
+}
+
+/// One late wake-up, explained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    pub latency_ns: u64,
+    pub tid: i32,
+    pub comm: String,
+    /// The CPU it ran on (`None`: the trace never shows it switched in).
+    pub cpu: Option<u16>,
+    pub expected_ns: u64,
+    pub parts: Vec<Part>,
+    pub woken_by: Option<Waker>,
+    pub migrations: Vec<(i32, i32)>,
+    /// Events the kernel lost on that CPU during the window.
+    pub lost_events: bool,
+}
+
+/// A CPU's context stack frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Frame {
+    Irq(i32),
+    Vector(u8),
+    Softirq(i32),
+}
+
+/// The task current on a CPU, as the trace shows it.
+#[derive(Clone, Copy, Debug)]
+struct Current {
+    pid: i32,
+    prio: i32,
+    comm: super::event::Comm,
+}
+
+fn class(prio: i32) -> String {
+    match prio {
+        p if p < 0 => "deadline".into(),
+        p if p < 100 => format!("real-time {}", 99 - p),
+        p if p < 140 => format!("fair, nice {}", p - 120),
+        p => format!("prio {p}"),
+    }
+}
+
+/// `/proc/<pid>/autogroup`'s group ("autogroup 12"), while the task lives.
+fn autogroup(pid: i32) -> Option<String> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/autogroup")).ok()?;
+    let n = s.split_whitespace().next()?.strip_prefix("/autogroup-")?;
+    Some(format!("autogroup {n}"))
+}
+
+/// The task's cpu cgroup (v1 `cpu` controller, else v2), while it lives.
+fn cgroup(pid: i32) -> Option<String> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    let pick = s
+        .lines()
+        .find(|l| {
+            l.split(':')
+                .nth(1)
+                .is_some_and(|c| c.split(',').any(|x| x == "cpu"))
+        })
+        .or_else(|| s.lines().find(|l| l.starts_with("0::")))?;
+    let path = pick.splitn(3, ':').nth(2)?;
+    Some(crate::text::clean(path).into_owned())
+}
+
+/// Reads `/proc` once per task for the parts of one or more explanations.
+#[derive(Default)]
+pub struct Procs {
+    seen: HashMap<i32, (Option<String>, Option<String>)>,
+}
+
+impl Procs {
+    fn of(&mut self, pid: i32) -> (Option<String>, Option<String>) {
+        self.seen
+            .entry(pid)
+            .or_insert_with(|| (autogroup(pid), cgroup(pid)))
+            .clone()
+    }
+}
+
+/// What a segment of time on a CPU was.
+fn what_of(
+    stack: &[Frame],
+    cur: Option<Current>,
+    tid: i32,
+    irq_names: &HashMap<i32, String>,
+    procs: &mut Procs,
+) -> What {
+    match stack.last() {
+        Some(Frame::Irq(n)) => What::Irq {
+            irq: *n,
+            name: irq_names.get(n).cloned().unwrap_or_default(),
+        },
+        Some(Frame::Vector(w)) => What::Vector {
+            name: VECTORS.get(*w as usize).map_or("?", |v| v.1).to_string(),
+        },
+        Some(Frame::Softirq(v)) => What::Softirq {
+            vec: *v,
+            name: softirq_name(*v).into(),
+        },
+        None => match cur {
+            None => What::Unaccounted {
+                why: "the trace shows nothing on this CPU then".into(),
+            },
+            Some(c) if c.pid == 0 => What::Idle,
+            Some(c) if c.pid == tid => What::Probe,
+            Some(c) => {
+                let (autogroup, cgroup) = procs.of(c.pid);
+                What::Task {
+                    pid: c.pid,
+                    comm: comm_str(&c.comm),
+                    class: class(c.prio),
+                    autogroup,
+                    cgroup,
+                }
+            }
+        },
+    }
+}
+
+/// The frames a CPU was already inside when its events begin (an exit
+/// seen before its entry), outermost first, and the task current then
+/// (the one the first switch switches out).
+fn initial_state(events: &[&Event]) -> (Vec<Frame>, Option<Current>) {
+    let mut depth: Vec<Frame> = Vec::new();
+    let mut before: Vec<Frame> = Vec::new();
+    let mut first_prev = None;
+    for e in events {
+        match e.kind {
+            Kind::IrqEntry { irq } => depth.push(Frame::Irq(irq)),
+            Kind::VectorEntry { which } => depth.push(Frame::Vector(which)),
+            Kind::SoftirqEntry { vec } => depth.push(Frame::Softirq(vec)),
+            Kind::IrqExit { irq } => pop_or_note(&mut depth, &mut before, Frame::Irq(irq)),
+            Kind::VectorExit { which } => {
+                pop_or_note(&mut depth, &mut before, Frame::Vector(which))
+            }
+            Kind::SoftirqExit { vec } => pop_or_note(&mut depth, &mut before, Frame::Softirq(vec)),
+            Kind::Switch {
+                prev_pid,
+                prev_prio,
+                prev_comm,
+                ..
+            } if first_prev.is_none() => {
+                first_prev = Some(Current {
+                    pid: prev_pid,
+                    prio: prev_prio,
+                    comm: prev_comm,
+                });
+            }
+            _ => {}
+        }
+    }
+    before.reverse();
+    (before, first_prev)
+}
+
+fn pop_or_note(depth: &mut Vec<Frame>, before: &mut Vec<Frame>, f: Frame) {
+    if depth.pop().is_none() {
+        before.push(f);
+    }
+}
+
+/// Step a CPU's state over one of its events.
+fn step(stack: &mut Vec<Frame>, cur: &mut Option<Current>, e: &Event) {
+    match e.kind {
+        Kind::IrqEntry { irq } => stack.push(Frame::Irq(irq)),
+        Kind::VectorEntry { which } => stack.push(Frame::Vector(which)),
+        Kind::SoftirqEntry { vec } => stack.push(Frame::Softirq(vec)),
+        Kind::IrqExit { .. } | Kind::VectorExit { .. } | Kind::SoftirqExit { .. } => {
+            stack.pop();
+        }
+        Kind::Switch {
+            next_pid,
+            next_prio,
+            next_comm,
+            ..
+        } => {
+            *cur = Some(Current {
+                pid: next_pid,
+                prio: next_prio,
+                comm: next_comm,
+            })
+        }
+        _ => {}
+    }
+}
+
+/// The context a CPU was in at `ts` ("task", "IRQ", "softirq", "timer").
+fn context_at(events: &[&Event], ts: u64) -> &'static str {
+    let (mut stack, _) = initial_state(events);
+    let mut timer = 0i32;
+    for e in events.iter().take_while(|e| e.ts < ts) {
+        let mut none = None;
+        step(&mut stack, &mut none, e);
+        match e.kind {
+            Kind::TimerEntry => timer += 1,
+            Kind::TimerExit => timer -= 1,
+            _ => {}
+        }
+    }
+    if timer > 0 {
+        "timer"
+    } else {
+        match stack.last() {
+            Some(Frame::Softirq(_)) => "softirq",
+            Some(_) => "IRQ",
+            None => "task",
+        }
+    }
+}
+
+/// The CPU the task ran on, and when it was switched in (`None` when the
+/// switch is not in the trace: some kernels do not trace every switch,
+/// this one not those from idle on some CPUs); then the CPU is where its
+/// last wake-up put it, or where it last ran.
+fn where_it_ran(events: &[Event], w: &Wakeup) -> Option<(u16, Option<u64>)> {
+    let before = |e: &&Event| e.ts <= w.ran;
+    if let Some(e) = events
+        .iter()
+        .rev()
+        .filter(before)
+        .find(|e| matches!(e.kind, Kind::Switch { next_pid, .. } if next_pid == w.tid))
+    {
+        return Some((e.cpu, Some(e.ts)));
+    }
+    let cpu = events
+        .iter()
+        .rev()
+        .filter(before)
+        .find_map(|e| match e.kind {
+            Kind::Wakeup { pid, target_cpu }
+            | Kind::Waking {
+                pid, target_cpu, ..
+            } if pid == w.tid => u16::try_from(target_cpu).ok(),
+            Kind::Switch { prev_pid, .. } if prev_pid == w.tid => Some(e.cpu),
+            _ => None,
+        })?;
+    Some((cpu, None))
+}
+
+/// Explain `w` from `events` (every traced CPU's, in time order).
+/// `lost_on(cpu)` says whether that CPU lost events in the window.
+pub fn explain(
+    events: &[Event],
+    w: &Wakeup,
+    irq_names: &HashMap<i32, String>,
+    lost_on: impl Fn(u16) -> bool,
+    procs: &mut Procs,
+) -> Explanation {
+    let names = Names::of(events);
+    let mut out = Explanation {
+        latency_ns: w.latency(),
+        tid: w.tid,
+        comm: names.comm(w.tid),
+        cpu: None,
+        expected_ns: w.expected,
+        parts: Vec::new(),
+        woken_by: None,
+        migrations: Vec::new(),
+        lost_events: false,
+    };
+    let Some((cpu, switched_in)) = where_it_ran(events, w) else {
+        out.parts.push(Part {
+            what: What::Unaccounted {
+                why: "the trace window shows neither where the task ran nor its wake-up".into(),
+            },
+            ns: w.latency(),
+        });
+        return out;
+    };
+    out.cpu = Some(cpu);
+    out.lost_events = lost_on(cpu);
+    let on_cpu: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.cpu == cpu && e.ts <= w.ran)
+        .collect();
+    let ctx = Replay {
+        tid: w.tid,
+        irq_names,
+        names: &names,
+        switch_traced: switched_in.is_some(),
+    };
+    out.parts = parts_on_cpu(&on_cpu, w, &ctx, procs);
+    let until = switched_in.unwrap_or(w.ran);
+    out.woken_by = waker(events, w, until, &names);
+    out.migrations = events
+        .iter()
+        .filter(|e| e.ts >= w.expected && e.ts <= until)
+        .filter_map(|e| match e.kind {
+            Kind::Migrate {
+                pid,
+                orig_cpu,
+                dest_cpu,
+            } if pid == w.tid => Some((orig_cpu, dest_cpu)),
+            _ => None,
+        })
+        .collect();
+    out
+}
+
+/// Every task's comm and priority as the window's events give them.
+pub struct Names {
+    comm: HashMap<i32, super::event::Comm>,
+    prio: HashMap<i32, i32>,
+}
+
+impl Names {
+    fn of(events: &[Event]) -> Names {
+        let mut n = Names {
+            comm: HashMap::new(),
+            prio: HashMap::new(),
+        };
+        for e in events {
+            match e.kind {
+                Kind::Switch {
+                    prev_pid,
+                    prev_prio,
+                    prev_comm,
+                    next_pid,
+                    next_prio,
+                    next_comm,
+                    ..
+                } => {
+                    n.comm.insert(prev_pid, prev_comm);
+                    n.comm.insert(next_pid, next_comm);
+                    n.prio.insert(prev_pid, prev_prio);
+                    n.prio.insert(next_pid, next_prio);
+                }
+                Kind::Waking {
+                    pid, prio, comm, ..
+                } => {
+                    n.comm.entry(pid).or_insert(comm);
+                    n.prio.entry(pid).or_insert(prio);
+                }
+                _ => {}
+            }
+        }
+        n
+    }
+
+    fn comm(&self, pid: i32) -> String {
+        self.comm.get(&pid).map(comm_str).unwrap_or_default()
+    }
+
+    /// The task `pid` as current, from what the window says of it.
+    fn current(&self, pid: i32) -> Current {
+        Current {
+            pid,
+            prio: self.prio.get(&pid).copied().unwrap_or(120),
+            comm: self.comm.get(&pid).copied().unwrap_or_default(),
+        }
+    }
+}
+
+/// What a replay of one CPU needs besides its events.
+struct Replay<'a> {
+    tid: i32,
+    irq_names: &'a HashMap<i32, String>,
+    names: &'a Names,
+    switch_traced: bool,
+}
+
+/// Replay one CPU's events and charge [expected, ran] to its states.
+/// Every event names the task current when it happened (`common_pid`),
+/// which corrects the state where a switch is not in the trace.
+fn parts_on_cpu(on_cpu: &[&Event], w: &Wakeup, r: &Replay, procs: &mut Procs) -> Vec<Part> {
+    let (e0, ran) = (w.expected, w.ran);
+    let (mut stack, first_prev) = initial_state(on_cpu);
+    let mut sums: Vec<(What, u64)> = Vec::new();
+    let mut add = |what: What, ns: u64| {
+        if ns == 0 {
+            return;
+        }
+        match sums.iter_mut().find(|(w, _)| *w == what) {
+            Some(s) => s.1 += ns,
+            None => sums.push((what, ns)),
+        }
+    };
+    // Before this CPU's first switch, the task current is the one that
+    // switch switches out (nothing else switched in between).
+    let mut cur: Option<Current> = first_prev;
+    let mut t = e0;
+    for e in on_cpu {
+        if cur.is_none_or(|c| c.pid != e.pid) {
+            cur = Some(r.names.current(e.pid));
+        }
+        if e.ts > t {
+            let end = e.ts.min(ran);
+            add(what_of(&stack, cur, r.tid, r.irq_names, procs), end - t);
+            t = end;
+        }
+        step(&mut stack, &mut cur, e);
+        if t >= ran {
+            break;
+        }
+    }
+    if t < ran {
+        let what = if r.switch_traced || cur.is_some_and(|c| c.pid == r.tid) {
+            what_of(&stack, cur, r.tid, r.irq_names, procs)
+        } else {
+            What::Unaccounted {
+                why: "the switch to the task is not in the trace: this kernel does not trace every switch".into(),
+            }
+        };
+        add(what, ran - t);
+    }
+    let mut parts: Vec<Part> = sums
+        .into_iter()
+        .map(|(what, ns)| Part { what, ns })
+        .collect();
+    parts.sort_by_key(|p| {
+        (
+            matches!(p.what, What::Unaccounted { .. }),
+            std::cmp::Reverse(p.ns),
+        )
+    });
+    parts
+}
+
+/// The last wake-up of the task before it was switched in, and who sent it.
+fn waker(events: &[Event], w: &Wakeup, switched_in: u64, names: &Names) -> Option<Waker> {
+    let e = events.iter().rev().find(|e| {
+        e.ts <= switched_in && matches!(e.kind, Kind::Waking { pid, .. } if pid == w.tid)
+    })?;
+    let on_cpu: Vec<&Event> = events.iter().filter(|x| x.cpu == e.cpu).collect();
+    let comm = match names.comm(e.pid) {
+        c if c.is_empty() && e.pid == 0 => "idle".into(),
+        c => c,
+    };
+    Some(Waker {
+        pid: e.pid,
+        comm,
+        cpu: e.cpu,
+        context: context_at(&on_cpu, e.ts).into(),
+        after_ns: e.ts as i64 - w.expected as i64,
+    })
+}
+
+#[cfg(test)]
+mod tests;

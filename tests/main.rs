@@ -19,4 +19,3 @@ mod responsiveness;
 mod scenario;
 mod schbench;
 mod store;
-mod trace;

@@ -58,7 +58,19 @@ fn lanes(
             "ts": us(from), "dur": us(to.saturating_sub(from))}),
         );
     };
+    let comms = comms_of(win);
     for e in &win.events {
+        // Every event names the task current on its CPU: where a switch
+        // is not in the trace, the lane follows that.
+        let known = running.get(&e.cpu).map(|r| r.2);
+        if known.is_some_and(|p| p != e.pid) {
+            if let Some((from, name, p)) = running.remove(&e.cpu) {
+                let cat = if p == 0 { "idle" } else { "task" };
+                slice(out, e.cpu, from, e.t, &format!("{name}[{p}]"), cat);
+            }
+            let name = comms.get(&e.pid).cloned().unwrap_or_default();
+            running.insert(e.cpu, (e.t, name, e.pid));
+        }
         match &e.kind {
             StoredKind::Switch {
                 prev_pid,
@@ -119,4 +131,28 @@ fn lanes(
         let cat = if p == 0 { "idle" } else { "task" };
         slice(out, cpu, from, end, &format!("{name}[{p}]"), cat);
     }
+}
+
+/// Every task's comm as the window's events give them.
+fn comms_of(win: &super::reader::Window) -> HashMap<i32, String> {
+    let mut comms: HashMap<i32, String> = HashMap::new();
+    for e in &win.events {
+        match &e.kind {
+            StoredKind::Switch {
+                prev_pid,
+                prev_comm,
+                next_pid,
+                next_comm,
+                ..
+            } => {
+                comms.insert(*prev_pid, prev_comm.clone());
+                comms.insert(*next_pid, next_comm.clone());
+            }
+            StoredKind::Waking { target, comm, .. } => {
+                comms.entry(*target).or_insert_with(|| comm.clone());
+            }
+            _ => {}
+        }
+    }
+    comms
 }

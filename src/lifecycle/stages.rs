@@ -88,7 +88,8 @@ pub fn repetition<B: Benchmark>(
         );
     }
     let monitor = crate::health::Monitor::start(ctx.inherited.root_pid, b.threads_only());
-    let tracing = super::tracing::begin(ctx, b.trace(), b.probe_cpus().as_deref(), rep);
+    let forks = !b.threads_only();
+    let tracing = super::tracing::begin(ctx, b.trace(), b.probe_cpus().as_deref(), forks, rep);
     let result = b
         .measure(ctx, rep)
         .and_then(|out| injected_failure(rep).map(|()| out));

@@ -19,7 +19,7 @@ pub struct Tracing {
 
 /// Start what `trace` asks for.  Tracing that cannot start is said (on
 /// the first repetition) with the reason, and the run goes on untraced.
-pub fn begin(ctx: &Ctx, trace: Trace, probe: Option<&[usize]>, rep: Rep) -> Tracing {
+pub fn begin(ctx: &Ctx, trace: Trace, probe: Option<&[usize]>, forks: bool, rep: Rep) -> Tracing {
     let opts = match trace {
         Trace::NotAProbe => {
             return Tracing {
@@ -39,7 +39,7 @@ pub fn begin(ctx: &Ctx, trace: Trace, probe: Option<&[usize]>, rep: Rep) -> Trac
     };
     // The janitor first, so no moment leaves an instance behind.
     let janitor = crate::isolate::spawn_janitor().ok();
-    match crate::trace::start(&opts, probe) {
+    match crate::trace::start(&opts, probe, forks) {
         Ok(s) => Tracing {
             session: Some(s),
             janitor,

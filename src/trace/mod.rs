@@ -78,7 +78,15 @@ pub fn untraced(why: &str) -> serde_json::Value {
 
 /// Start tracing for `opts` beside a probe on `probe_cpus`; the reason
 /// when it cannot (said once, as what to do).
-pub fn start(opts: &Options, probe_cpus: Option<&[usize]>) -> Result<Session, String> {
+///
+/// `in_child`: read from a child process rather than a thread, for a
+/// benchmark that forks its tasks (it must fork from a single-threaded
+/// kbench); its probe's wake-ups, if any, are then not sent.
+pub fn start(
+    opts: &Options,
+    probe_cpus: Option<&[usize]>,
+    in_child: bool,
+) -> Result<Session, String> {
     let online = crate::sys::cpus::online_here();
     let cpus: Vec<usize> = match &opts.cpus {
         Cpus::All => online.clone(),
@@ -115,8 +123,8 @@ pub fn start(opts: &Options, probe_cpus: Option<&[usize]>) -> Result<Session, St
     }
     let page_size = instance.page_size();
     instance.start()?;
-    let reader = reader::start(opts.clone(), pipes, page_size, layout, decoder)
-        .map_err(|e| format!("starting the trace reader: {e}"))?;
+    let reader = reader::start(opts.clone(), pipes, page_size, layout, decoder, in_child)
+        .map_err(|e| format!("starting the trace reader: {e:#}"))?;
     Ok(Session {
         instance,
         reader: Some(reader),
@@ -130,24 +138,16 @@ pub fn start(opts: &Options, probe_cpus: Option<&[usize]>) -> Result<Session, St
 impl Session {
     /// Stop tracing, read what is left, explain, and remove the instance.
     pub fn finish(mut self) -> Report {
-        let Some(r) = self.reader.take() else {
-            return Report {
-                settings: untraced("the trace reader was gone"),
-                windows: stored::Windows::default(),
-            };
-        };
         self.instance.stop();
-        r.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let traced_s = crate::sys::time::mono_ns().saturating_sub(self.started) as f64 / 1e9;
-        let Ok(c) = r.handle.join() else {
+        let Some(c) = self.reader.take().and_then(reader::Reader::finish) else {
             return Report {
                 settings: untraced("the trace reader failed"),
                 windows: stored::Windows::default(),
             };
         };
         let lost: u64 = self.cpus.iter().map(|&cpu| self.instance.lost(cpu)).sum();
-        let mut windows: Vec<reader::Window> =
-            c.kept.into_iter().filter_map(|k| k.window).collect();
+        let mut windows = c.windows;
         windows.sort_by_key(|w| std::cmp::Reverse(w.explanation.latency_ns));
         let settings = json!({
             "traced": true,
@@ -169,7 +169,7 @@ impl Session {
         Report {
             settings,
             windows: stored::Windows {
-                irq_names: c.decoder.irq_names.clone(),
+                irq_names: c.irq_names,
                 cpus: self.cpus.clone(),
                 windows,
             },
@@ -180,8 +180,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         if let Some(r) = self.reader.take() {
-            r.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            let _ = r.handle.join();
+            r.finish();
         }
     }
 }

@@ -52,21 +52,33 @@ pub struct Window {
 }
 
 /// What the reader hands back.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Collected {
-    pub kept: Vec<Kept>,
-    pub decoder: Decoder,
+    /// The kept wake-ups' windows, each explained.
+    pub windows: Vec<Window>,
+    pub irq_names: std::collections::HashMap<i32, String>,
     pub events_read: u64,
     pub bytes_read: u64,
     pub reader_cpu_ns: u64,
     pub lost_pages: u64,
-    /// Windows cut short by the memory bound.
+    /// Events let go by the memory bound before a window needed them.
     pub windows_cut_short: u64,
     pub candidates: u64,
 }
 
-pub struct Reader {
-    pub stop: Arc<AtomicBool>,
-    pub handle: std::thread::JoinHandle<Collected>,
+/// The reader: a thread of kbench, or (beside a benchmark that forks its
+/// tasks, which must fork from a single-threaded kbench) a child process
+/// that sends what it collected over a pipe.
+pub enum Reader {
+    Thread {
+        stop: Arc<AtomicBool>,
+        handle: std::thread::JoinHandle<Collected>,
+    },
+    Process {
+        group: crate::sys::workers::WorkerGroup,
+        stop: OwnedFd,
+        result: OwnedFd,
+    },
 }
 
 struct State {
@@ -95,9 +107,8 @@ pub fn start(
     page_size: usize,
     layout: super::page::Layout,
     decoder: Decoder,
-) -> std::io::Result<Reader> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let s2 = stop.clone();
+    in_child: bool,
+) -> anyhow::Result<Reader> {
     let st = State {
         cpus: pipes
             .into_iter()
@@ -123,18 +134,69 @@ pub fn start(
         longest: 0,
         opts,
     };
-    wakeups::open(st.bar());
+    if in_child {
+        let mut group = crate::sys::workers::WorkerGroup::new()?;
+        let (stop_r, stop_w) = crate::sys::fd::pipe()?;
+        let (res_r, res_w) = crate::sys::fd::pipe()?;
+        let (parent_stop, parent_result) = (stop_w.as_raw_fd(), res_r.as_raw_fd());
+        // The closure owns the child's ends; in kbench it is dropped
+        // (closing them) once the child is forked.
+        group.spawn(0, move || {
+            crate::sys::proc::set_name("kbench-trace");
+            crate::sys::fd::close_raw(parent_stop);
+            crate::sys::fd::close_raw(parent_result);
+            let stop = stop_r.as_raw_fd();
+            let c = st.run(&|| crate::sys::fd::wait_readable(stop, 0).unwrap_or(true));
+            let json = serde_json::to_vec(&c).unwrap_or_default();
+            match crate::sys::fd::write_all(res_w.as_raw_fd(), &json) {
+                Ok(()) => 0,
+                Err(_) => 1,
+            }
+        })?;
+        return Ok(Reader::Process {
+            group,
+            stop: stop_w,
+            result: res_r,
+        });
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
     let handle = std::thread::Builder::new()
         .name("kbench-trace".into())
-        .spawn(move || st.run(&s2))?;
-    Ok(Reader { stop, handle })
+        .spawn(move || st.run(&|| s2.load(Relaxed)))?;
+    Ok(Reader::Thread { stop, handle })
+}
+
+impl Reader {
+    /// Stop the reader and take what it collected (`None`: it failed).
+    pub fn finish(self) -> Option<Collected> {
+        match self {
+            Reader::Thread { stop, handle } => {
+                stop.store(true, Relaxed);
+                handle.join().ok()
+            }
+            Reader::Process {
+                mut group,
+                stop,
+                result,
+            } => {
+                let _ = crate::sys::fd::write_all(stop.as_raw_fd(), &[1]);
+                let mut json = Vec::new();
+                let read = std::io::Read::read_to_end(&mut std::fs::File::from(result), &mut json);
+                let _ = group.reap_one(false);
+                read.ok()?;
+                serde_json::from_slice(&json).ok()
+            }
+        }
+    }
 }
 
 impl State {
-    fn run(mut self, stop: &AtomicBool) -> Collected {
+    fn run(mut self, stop: &dyn Fn() -> bool) -> Collected {
+        wakeups::open(self.bar());
         let cpu0 = crate::sys::time::thread_cpu_ns();
         loop {
-            let stopping = stop.load(Relaxed);
+            let stopping = stop();
             let read_at = crate::sys::time::mono_ns();
             self.read_all();
             wakeups::drain(&mut self.fresh);
@@ -152,8 +214,8 @@ impl State {
         // The pipes close here, before the instance is removed.
         self.cpus.clear();
         Collected {
-            kept: self.kept,
-            decoder: self.decoder,
+            windows: self.kept.into_iter().filter_map(|k| k.window).collect(),
+            irq_names: self.decoder.irq_names,
             events_read: self.events_read,
             bytes_read: self.bytes_read,
             reader_cpu_ns: crate::sys::time::thread_cpu_ns().saturating_sub(cpu0),
@@ -197,17 +259,19 @@ impl State {
         if batch.is_empty() {
             return;
         }
-        let tail_ts = self.held.back().map_or(0, |e| e.ts);
-        if batch.first().is_some_and(|e| e.ts >= tail_ts) {
-            self.held.extend(batch);
-        } else {
-            let mut all: Vec<Event> = self.held.drain(..).collect();
-            let cut = all.partition_point(|e| e.ts < batch[0].ts);
-            let mut tail = all.split_off(cut);
-            tail.extend(batch);
-            tail.sort_by_key(|e| e.ts);
-            all.extend(tail);
-            self.held = all.into();
+        // Each CPU's events come in time order: only the part of `held`
+        // after this batch's first event is merged with it.
+        let cut = self.held.partition_point(|e| e.ts <= batch[0].ts);
+        let tail: Vec<Event> = self.held.drain(cut..).collect();
+        let (mut a, mut b) = (tail.into_iter().peekable(), batch.into_iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.ts <= y.ts => a.next(),
+                (_, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => break,
+            };
+            self.held.extend(next);
         }
         while self.held.len() > MAX_HELD {
             self.held.pop_front();

@@ -141,7 +141,13 @@ pub fn summary(settings: &serde_json::Value, n: usize) -> String {
         settings["lost_events"],
         settings["reader_cpu_percent"].as_f64().unwrap_or(0.0),
         kept,
-        if kept > n { format!(" ({n} shown; kbench runs show ID for all)") } else { String::new() }
+        if kept > n {
+            format!(" ({n} shown; kbench runs show ID for all)")
+        } else if settings["wakeups_sent"] == 0 {
+            " (no probe sent its wake-ups)".into()
+        } else {
+            String::new()
+        }
     ));
     for e in outliers.iter().take(n) {
         s.push_str(&format!("  {}\n", line(e)));

@@ -252,7 +252,16 @@ pub fn remove_left(only: Option<i32>) -> Vec<String> {
             None => std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .map_or(true, |c| c.trim() != "kbench"),
         };
-        if gone && instances.rmdir(&name).is_ok() {
+        // Busy while a reader still has its buffers open (a reader
+        // process dies a moment after kbench): retried for two seconds.
+        let rmdir_done = gone
+            && (0..40).any(|_| {
+                instances.rmdir(&name).is_ok() || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    false
+                }
+            });
+        if rmdir_done {
             removed.push(name);
         }
     }

@@ -29,10 +29,17 @@ pub fn time_line(out: &Outcome) -> String {
     format!("Time: {}.{:03}", ms / 1000, ms % 1000)
 }
 
-pub struct Hackbench(pub Options);
+pub struct Hackbench(pub Options, pub Option<crate::trace::Options>);
 
 impl Benchmark for Hackbench {
     type Outcome = Outcome;
+
+    fn trace(&self) -> crate::lifecycle::Trace {
+        match &self.1 {
+            Some(o) => crate::lifecycle::Trace::On(o.clone()),
+            None => crate::lifecycle::Trace::NotAProbe,
+        }
+    }
 
     fn entry(&self) -> &'static Entry {
         &super::ENTRY

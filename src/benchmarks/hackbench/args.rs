@@ -49,4 +49,8 @@ pub struct HackbenchArgs {
     /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
+    /// hackbench has no probe whose wake-ups --trace explains: with it the
+    /// run is traced all the same (the events read, lost, and what tracing costs)
+    #[command(flatten)]
+    pub trace: crate::benchmarks::trace_args::TraceArgs,
 }

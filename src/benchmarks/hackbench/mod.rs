@@ -71,5 +71,5 @@ pub fn options(a: &HackbenchArgs) -> Result<Options> {
 }
 
 pub fn run(ctx: &Ctx, a: &HackbenchArgs) -> Result<()> {
-    drive(ctx, &mut Hackbench(options(a)?), a.runs)
+    drive(ctx, &mut Hackbench(options(a)?, a.trace.options()), a.runs)
 }

@@ -434,4 +434,35 @@ fn a_run_reads_back_the_same_from_both_stores() {
         "{local}"
     );
     assert_eq!(local, remote, "SQLite and PostgreSQL read back differently");
+    // A traced run's attachment (its trace windows) travels and reads
+    // back the same: the Perfetto export from both stores is identical.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("the attachment half skipped: tracing needs root");
+        return;
+    }
+    a.ok(&[
+        "cyclictest",
+        "-l",
+        "300",
+        "--trace",
+        "--trace-worst",
+        "3",
+        "--label",
+        "traced",
+    ]);
+    a.ok(&["push", "--to", &db.url, "--label", "traced"]);
+    let traced = |args: &[&str]| {
+        let runs = a.json(&[args, &["runs", "list", "--label", "traced"]].concat());
+        runs["runs"][0]["id"].as_i64().unwrap().to_string()
+    };
+    let (lid, rid) = (traced(&[]), traced(&["--db", &db.url]));
+    let local = a.ok(&["runs", "trace", &lid, "-o", "-"]);
+    let remote = a.ok(&["--db", &db.url, "runs", "trace", &rid, "-o", "-"]);
+    assert!(local.contains("traceEvents"), "{local}");
+    assert_eq!(
+        local.replace(&format!("run {lid},"), "run X,"),
+        remote.replace(&format!("run {rid},"), "run X,"),
+        "the trace attachment reads back differently"
+    );
 }

@@ -50,7 +50,8 @@ fn lanes(
     irqs: &HashMap<i32, String>,
     end: u64,
 ) {
-    let mut running: HashMap<u16, (u64, String, i32)> = HashMap::new();
+    // By CPU, so the lanes' last slices come out in the same order every time.
+    let mut running: std::collections::BTreeMap<u16, (u64, String, i32)> = Default::default();
     let mut open: HashMap<u16, Vec<(u64, String, &'static str)>> = HashMap::new();
     let slice = |out: &mut Vec<Value>, cpu: u16, from: u64, to: u64, name: &str, cat: &str| {
         out.push(

@@ -14,7 +14,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 #[derive(Debug)]
 pub struct Dir(OwnedFd);
 
-fn cstr(s: &str) -> io::Result<CString> {
+/// `s` as a C string; a NUL inside is an InvalidInput error.
+pub(super) fn cstr(s: &str) -> io::Result<CString> {
     CString::new(s).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
 }
 

@@ -10,13 +10,11 @@
 //! host's mount table never changes, so no other process can see, use or
 //! race for the mount, and a kbench killed half-way leaves nothing mounted.
 
-use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 
-fn cstr(s: &str) -> io::Result<CString> {
-    CString::new(s).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
-}
+use super::dirfd::cstr;
+use std::ffi::CString;
 
 /// Two native-endian i32s on the stack (no allocation in the child).
 fn pair(a: i32, b: i32) -> [u8; 8] {
@@ -232,7 +230,7 @@ pub fn open_private(fstype: &str, mountpoint: &str) -> io::Result<super::dirfd::
     }
     drop(child_end);
     let got = super::dirfd::recv_fd(parent_end.as_raw_fd());
-    let status = super::proc::reap(pid);
+    super::proc::reap(pid);
     match got? {
         Some(fd) => Ok(super::dirfd::Dir::from_fd(fd)),
         None => {
@@ -243,7 +241,6 @@ pub fn open_private(fstype: &str, mountpoint: &str) -> io::Result<super::dirfd::
             } else {
                 libc::EIO
             };
-            let _ = status;
             Err(io::Error::new(
                 io::Error::from_raw_os_error(errno).kind(),
                 format!(

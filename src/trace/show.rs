@@ -96,14 +96,9 @@ pub fn line(e: &Explanation) -> String {
         // In IRQ or timer context the waker is the interrupt, not the
         // task it interrupted.
         let who = match w.context.as_str() {
-            "task" => task,
+            "task" => format!("{task} on CPU {}", w.cpu),
             _ if w.pid == 0 => format!("{} on CPU {} (idle)", an(&w.context), w.cpu),
             c => format!("{} on CPU {} (interrupting {task})", an(c), w.cpu),
-        };
-        let who = if w.context == "task" {
-            format!("{who} on CPU {}", w.cpu)
-        } else {
-            who
         };
         s.push_str(&format!("; woken by {who} {after}"));
     }

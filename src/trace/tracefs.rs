@@ -218,15 +218,21 @@ impl Instance {
 impl Drop for Instance {
     fn drop(&mut self) {
         self.stop();
-        // Removing an instance fails (EBUSY) while a file of it is open:
-        // the readers' pipes are closed first, by their owner.
-        for _ in 0..20 {
-            if self.instances.rmdir(&self.name).is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        // The readers' pipes are closed first, by their owner.
+        remove_instance(&self.instances, &self.name);
     }
+}
+
+/// Remove the instance `name`: busy (EBUSY) while a file of it is open,
+/// as when a reader process dies a moment after kbench, so retried for
+/// two seconds.  Whether it is gone.
+fn remove_instance(instances: &Dir, name: &str) -> bool {
+    (0..40).any(|_| {
+        instances.rmdir(name).is_ok() || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            false
+        }
+    })
 }
 
 /// Remove the instances left by kbench processes that are gone (`only`:
@@ -252,16 +258,7 @@ pub fn remove_left(only: Option<i32>) -> Vec<String> {
             None => std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .map_or(true, |c| c.trim() != "kbench"),
         };
-        // Busy while a reader still has its buffers open (a reader
-        // process dies a moment after kbench): retried for two seconds.
-        let rmdir_done = gone
-            && (0..40).any(|_| {
-                instances.rmdir(&name).is_ok() || {
-                    std::thread::sleep(std::time::Duration::from_millis(50));
-                    false
-                }
-            });
-        if rmdir_done {
+        if gone && remove_instance(&instances, &name) {
             removed.push(name);
         }
     }

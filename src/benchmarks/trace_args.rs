@@ -1,4 +1,5 @@
-//! The `--trace` flags every latency probe takes (cyclictest, schbench),
+//! The `--trace` flags every latency probe takes (cyclictest, schbench,
+//! interbench, responsiveness; hackbench for what tracing costs),
 //! declared once and flattened into each probe's flags.
 
 use crate::trace::{Cpus, Options, DEFAULT_BUFFER_KB};

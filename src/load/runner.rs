@@ -125,6 +125,8 @@ impl Running {
         for i in 0..n {
             let (load, counters, path) = (&load, &counters, &path);
             group.spawn(i, move || {
+                // Named for what it is, in ps and in --trace's explanations.
+                crate::sys::proc::set_name(&format!("kbench-{}", load.name()));
                 if let Err(e) = place(opts) {
                     eprintln!("kbench: {} load: {e:#}", load.name());
                     return 20;

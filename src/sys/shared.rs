@@ -9,6 +9,26 @@ pub struct Slot {
     pub value: AtomicU64,
 }
 
+/// `len` zeroed bytes mapped `MAP_SHARED | MAP_ANONYMOUS` (zeroed memory
+/// is a valid `AtomicU64`, all this file puts there).
+fn map_zeroed(len: usize) -> std::io::Result<*mut libc::c_void> {
+    // SAFETY: a fresh anonymous mapping, touching no existing memory.
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(ptr)
+}
+
 /// `n` counters mapped `MAP_SHARED | MAP_ANONYMOUS`, inherited by forks.
 pub struct SharedCounters {
     ptr: *mut Slot,
@@ -18,21 +38,7 @@ pub struct SharedCounters {
 impl SharedCounters {
     pub fn new(n: usize) -> std::io::Result<SharedCounters> {
         let n = n.max(1);
-        let len = n * std::mem::size_of::<Slot>();
-        // SAFETY: anonymous shared mapping; zeroed memory is a valid AtomicU64.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error());
-        }
+        let ptr = map_zeroed(n * std::mem::size_of::<Slot>())?;
         Ok(SharedCounters { ptr: ptr.cast(), n })
     }
 
@@ -58,6 +64,32 @@ impl Drop for SharedCounters {
     }
 }
 
+/// `n` atomic words mapped `MAP_SHARED | MAP_ANONYMOUS` and never
+/// unmapped: shared with every process forked after, for as long as
+/// kbench lives (a process-wide ring, set up once).
+pub fn leak_shared_words(n: usize) -> std::io::Result<&'static [AtomicU64]> {
+    let ptr = map_zeroed(n.max(1) * std::mem::size_of::<AtomicU64>())?;
+    // SAFETY: `len` bytes of a page-aligned mapping that is never unmapped.
+    Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU64>(), n.max(1)) })
+}
+
+/// For tests: run `body` in a forked child and wait for it.  The test
+/// harness is multi-threaded, so `body` may only do what is safe after a
+/// fork there: atomic operations on memory, no allocation, no locks.
+#[cfg(test)]
+pub fn in_forked_child(body: impl FnOnce()) {
+    // SAFETY: see above; the child ends with `_exit`.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        body();
+        // SAFETY: _exit never returns and is async-signal-safe.
+        unsafe { libc::_exit(0) };
+    }
+    let mut st = 0;
+    // SAFETY: waiting for our own child.
+    unsafe { libc::waitpid(pid, &mut st, 0) };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,18 +99,9 @@ mod tests {
     fn counters_are_shared_with_a_forked_child() {
         let c = SharedCounters::new(3).unwrap();
         c.get(1).store(5, Relaxed);
-        // The test harness is multi-threaded, so the child only does
-        // async-signal-safe work: an atomic add and _exit.
-        // SAFETY: see above.
-        let pid = unsafe { libc::fork() };
-        if pid == 0 {
+        in_forked_child(|| {
             c.get(2).fetch_add(7, Relaxed);
-            // SAFETY: _exit never returns and is async-signal-safe.
-            unsafe { libc::_exit(0) };
-        }
-        let mut st = 0;
-        // SAFETY: waiting for our own child.
-        unsafe { libc::waitpid(pid, &mut st, 0) };
+        });
         assert_eq!(c.sum(), 12);
     }
 }

@@ -81,7 +81,8 @@ pub fn untraced(why: &str) -> serde_json::Value {
 ///
 /// `in_child`: read from a child process rather than a thread, for a
 /// benchmark that forks its tasks (it must fork from a single-threaded
-/// kbench); its probe's wake-ups, if any, are then not sent.
+/// kbench); the wake-up ring is then shared with every fork, so that
+/// the probe's workers and the reader meet in it.
 pub fn start(
     opts: &Options,
     probe_cpus: Option<&[usize]>,
@@ -120,6 +121,9 @@ pub fn start(
     let mut pipes = Vec::with_capacity(cpus.len());
     for &c in &cpus {
         pipes.push((c, instance.pipe(c)?));
+    }
+    if in_child {
+        wakeups::share().map_err(|e| format!("sharing the wake-up ring with forks: {e}"))?;
     }
     let page_size = instance.page_size();
     instance.start()?;

@@ -2,8 +2,10 @@
 //! measured loop: [`note`] with the task, when it should have run and when
 //! it ran.  Untraced, that is one relaxed load and a compare (the bar is
 //! `u64::MAX`); traced, only a wake-up at or over the bar (the worst kept
-//! so far, or the threshold) goes further, into a fixed ring of slots
-//! allocated at compile time: no allocation, no lock, no system call.
+//! so far, or the threshold) goes further, into a fixed ring of slots:
+//! no allocation, no lock, no system call.  The ring is a static of
+//! kbench's, or (after [`share`], for probes that fork their workers and
+//! a reader in a child process) one mapping shared with every fork.
 //!
 //! The ring is Dmitry Vyukov's bounded MPMC queue, used here with many
 //! producers (the probe's threads) and one consumer (the trace reader):
@@ -13,45 +15,69 @@
 //! A wake-up that finds the ring full is counted as dropped, never waited
 //! for.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicU64, Ordering::*};
+use std::sync::OnceLock;
 
 /// Slots in the ring: the reader drains it every few milliseconds, and
 /// only wake-ups over the bar enter.
 const SLOTS: usize = 1024;
 
-struct Slot {
-    seq: AtomicU64,
-    tid: AtomicI64,
-    expected: AtomicU64,
-    ran: AtomicU64,
-}
+/// The ring is words, all atomic, so that it can live in memory shared
+/// with forked probes as well as in a static: the head, the tail, the bar
+/// (a wake-up this late or later is sent; `u64::MAX` when nothing
+/// traces), the dropped and noted counts, then per slot its sequence
+/// number, task, expected and ran times.
+const HEAD: usize = 0;
+const TAIL: usize = 1;
+const BAR: usize = 2;
+const DROPPED: usize = 3;
+const NOTED: usize = 4;
+const SLOT0: usize = 5;
+const WORDS: usize = SLOT0 + 4 * SLOTS;
 
-impl Slot {
-    const fn new(i: usize) -> Slot {
-        Slot {
-            seq: AtomicU64::new(i as u64),
-            tid: AtomicI64::new(0),
-            expected: AtomicU64::new(0),
-            ran: AtomicU64::new(0),
-        }
-    }
-}
-
-static RING: [Slot; SLOTS] = {
-    let mut r = [const { Slot::new(0) }; SLOTS];
+/// The ring of a process that does not fork its probes.
+static LOCAL: [AtomicU64; WORDS] = {
+    let mut r = [const { AtomicU64::new(0) }; WORDS];
+    r[BAR] = AtomicU64::new(u64::MAX);
     let mut i = 0;
     while i < SLOTS {
-        r[i] = Slot::new(i);
+        r[SLOT0 + 4 * i] = AtomicU64::new(i as u64);
         i += 1;
     }
     r
 };
-static HEAD: AtomicU64 = AtomicU64::new(0);
-static TAIL: AtomicU64 = AtomicU64::new(0);
-/// A wake-up this late or later is sent; `u64::MAX` when nothing traces.
-static BAR_NS: AtomicU64 = AtomicU64::new(u64::MAX);
-static DROPPED: AtomicU64 = AtomicU64::new(0);
-static NOTED: AtomicU64 = AtomicU64::new(0);
+
+/// Once [`share`] has run, the ring in shared anonymous memory that
+/// forked probes and a forked reader also see.
+static SHARED: OnceLock<Result<&'static [AtomicU64], i32>> = OnceLock::new();
+
+fn ring() -> &'static [AtomicU64] {
+    match SHARED.get() {
+        Some(Ok(r)) => r,
+        _ => &LOCAL,
+    }
+}
+
+fn slot(r: &[AtomicU64], pos: u64) -> &[AtomicU64] {
+    let at = SLOT0 + 4 * (pos as usize % SLOTS);
+    &r[at..at + 4]
+}
+
+/// Move the ring into memory shared with every process forked from now
+/// on (a probe whose wake-ups come from forked workers, a reader in a
+/// child process).  Done once; the mapping lives as long as kbench.
+pub fn share() -> std::io::Result<()> {
+    let r = SHARED.get_or_init(|| {
+        let r = crate::sys::shared::leak_shared_words(WORDS)
+            .map_err(|e| e.raw_os_error().unwrap_or(0))?;
+        r[BAR].store(u64::MAX, Relaxed);
+        for i in 0..SLOTS {
+            r[SLOT0 + 4 * i].store(i as u64, Relaxed);
+        }
+        Ok(r)
+    });
+    r.map(|_| ()).map_err(std::io::Error::from_raw_os_error)
+}
 
 /// One wake-up the probe saw: task `tid` should have run at `expected`
 /// and ran at `ran` (CLOCK_MONOTONIC ns, the trace's clock).
@@ -71,75 +97,77 @@ impl Wakeup {
 /// Tell the tracer about a wake-up.  Called from measured loops.
 #[inline(always)]
 pub fn note(tid: i32, expected: u64, ran: u64) {
-    if ran.saturating_sub(expected) >= BAR_NS.load(Relaxed) {
-        push(tid, expected, ran);
+    let r = ring();
+    if ran.saturating_sub(expected) >= r[BAR].load(Relaxed) {
+        push(r, tid, expected, ran);
     }
 }
 
 #[cold]
 #[inline(never)]
-fn push(tid: i32, expected: u64, ran: u64) {
-    NOTED.fetch_add(1, Relaxed);
-    let mut pos = HEAD.load(Relaxed);
+fn push(r: &[AtomicU64], tid: i32, expected: u64, ran: u64) {
+    r[NOTED].fetch_add(1, Relaxed);
+    let mut pos = r[HEAD].load(Relaxed);
     loop {
-        let slot = &RING[pos as usize % SLOTS];
-        let seq = slot.seq.load(Acquire);
+        let s = slot(r, pos);
+        let seq = s[0].load(Acquire);
         if seq == pos {
-            match HEAD.compare_exchange_weak(pos, pos + 1, Relaxed, Relaxed) {
+            match r[HEAD].compare_exchange_weak(pos, pos + 1, Relaxed, Relaxed) {
                 Ok(_) => {
-                    slot.tid.store(tid as i64, Relaxed);
-                    slot.expected.store(expected, Relaxed);
-                    slot.ran.store(ran, Relaxed);
-                    slot.seq.store(pos + 1, Release);
+                    s[1].store(tid as u32 as u64, Relaxed);
+                    s[2].store(expected, Relaxed);
+                    s[3].store(ran, Relaxed);
+                    s[0].store(pos + 1, Release);
                     return;
                 }
                 Err(p) => pos = p,
             }
         } else if seq < pos {
-            DROPPED.fetch_add(1, Relaxed);
+            r[DROPPED].fetch_add(1, Relaxed);
             return;
         } else {
-            pos = HEAD.load(Relaxed);
+            pos = r[HEAD].load(Relaxed);
         }
     }
 }
 
 /// The reader's side: take every wake-up sent so far.
 pub fn drain(out: &mut Vec<Wakeup>) {
+    let r = ring();
     loop {
-        let pos = TAIL.load(Relaxed);
-        let slot = &RING[pos as usize % SLOTS];
-        if slot.seq.load(Acquire) != pos + 1 {
+        let pos = r[TAIL].load(Relaxed);
+        let s = slot(r, pos);
+        if s[0].load(Acquire) != pos + 1 {
             return;
         }
         out.push(Wakeup {
-            tid: slot.tid.load(Relaxed) as i32,
-            expected: slot.expected.load(Relaxed),
-            ran: slot.ran.load(Relaxed),
+            tid: s[1].load(Relaxed) as u32 as i32,
+            expected: s[2].load(Relaxed),
+            ran: s[3].load(Relaxed),
         });
-        TAIL.store(pos + 1, Relaxed);
-        slot.seq.store(pos + SLOTS as u64, Release);
+        r[TAIL].store(pos + 1, Relaxed);
+        s[0].store(pos + SLOTS as u64, Release);
     }
 }
 
 /// Set the bar: wake-ups at least this late are sent (`u64::MAX`: none).
 pub fn set_bar(ns: u64) {
-    BAR_NS.store(ns, Relaxed);
+    ring()[BAR].store(ns, Relaxed);
 }
 
 /// Start listening: the bar at `ns`, the counters at zero, the ring empty.
 pub fn open(ns: u64) {
     let mut sink = Vec::new();
     drain(&mut sink);
-    DROPPED.store(0, Relaxed);
-    NOTED.store(0, Relaxed);
+    ring()[DROPPED].store(0, Relaxed);
+    ring()[NOTED].store(0, Relaxed);
     set_bar(ns);
 }
 
 /// Stop listening; (sent, dropped because the ring was full).
 pub fn close() -> (u64, u64) {
     set_bar(u64::MAX);
-    (NOTED.load(Relaxed), DROPPED.load(Relaxed))
+    (ring()[NOTED].load(Relaxed), ring()[DROPPED].load(Relaxed))
 }
 
 #[cfg(test)]
@@ -189,5 +217,23 @@ mod tests {
         got.clear();
         drain(&mut got);
         assert!(got.is_empty());
+
+        // Shared: a forked child's wake-ups reach the parent.
+        share().unwrap();
+        open(100);
+        crate::sys::shared::in_forked_child(|| {
+            note(77, 5, 500);
+            note(78, 5, 50); // under the bar
+        });
+        drain(&mut got);
+        assert_eq!(
+            got,
+            vec![Wakeup {
+                tid: 77,
+                expected: 5,
+                ran: 500
+            }]
+        );
+        assert_eq!(close(), (1, 0));
     }
 }

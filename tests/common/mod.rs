@@ -185,7 +185,7 @@ pub fn orphans() -> Vec<u32> {
         };
         let comm = head.split_once('(').map(|x| x.1).unwrap_or("");
         let f: Vec<&str> = rest.split_whitespace().collect();
-        if matches!(comm, "kbench" | "tar" | "dbench")
+        if (comm.starts_with("kbench") || matches!(comm, "tar" | "dbench"))
             && f.first() != Some(&"Z")
             && f.get(1) == Some(&"1")
         {

@@ -2,7 +2,8 @@
 //! this machine (root, tracefs): a known culprit found by pid and comm,
 //! CPU hogs of another session found behind schbench's worst wake-ups,
 //! nothing left after SIGKILL, a clear reason and an untraced run when
-//! tracing is impossible, and the Perfetto export's schema.
+//! tracing is impossible, the Perfetto export's schema, and probes that
+//! fork (responsiveness) or fork their loads (interbench) traced too.
 //!
 //! A test binary of its own (cargo runs test binaries one at a time), and
 //! its measuring tests one at a time ([`quiet`]): a culprit or a hog of
@@ -232,6 +233,97 @@ fn schbench_wakeups_wait_behind_hogs_of_another_session_without_autogroup() {
     assert!(
         behind_hogs * 2 > out.len(),
         "most worst wake-ups should wait behind the hogs {hog_pids:?}: {}",
+        serde_json::to_string_pretty(&out).unwrap()
+    );
+}
+
+/// The comm of the task a wake-up waited behind longest, if a task.
+fn top_task(o: &serde_json::Value) -> Option<String> {
+    let top = &o["parts"][0];
+    (top["kind"] == "task").then(|| top["comm"].as_str().unwrap_or("").to_string())
+}
+
+#[test]
+fn forked_probes_are_traced_through_the_shared_ring() {
+    let _quiet = quiet();
+    if !is_root() {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let env = Env::new();
+    // responsiveness: the interactive worker is a forked process; its
+    // wake-ups wait behind the prime workers, two to a CPU.
+    let ncpu = common::online_cpus().to_string();
+    let prime = (2 * common::online_cpus()).to_string();
+    let doc = env.json(&[
+        "responsiveness",
+        "-p",
+        &prime,
+        "-i",
+        "1",
+        "-t",
+        "3",
+        "--sleep-scale",
+        "0.02",
+        "--trace",
+        "--trace-worst",
+        "5",
+    ]);
+    let run = &doc["runs"][0];
+    assert_eq!(run["trace"]["traced"], true, "{}", run["trace"]);
+    let out = outliers(run);
+    assert_eq!(out.len(), 5, "{}", run["trace"]);
+    for o in &out {
+        assert_eq!(o["comm"], "kbench-interact", "{o}");
+        let sum: u64 = o["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| ns(&p["ns"]))
+            .sum();
+        assert_eq!(sum, ns(&o["latency_ns"]), "{o}");
+    }
+    let behind = out
+        .iter()
+        .filter(|o| top_task(o).as_deref() == Some("kbench-prime"))
+        .count();
+    assert!(
+        behind * 2 > out.len(),
+        "most worst wake-ups wait behind the prime workers: {}",
+        serde_json::to_string_pretty(&out).unwrap()
+    );
+    // interbench: the Audio task (a thread) beside the Burn load (forked
+    // hogs), the reader in a child process.
+    let doc = env.json(&[
+        "interbench",
+        "-t",
+        "2",
+        "--exact-duration",
+        "-W",
+        "Audio",
+        "-w",
+        "Burn",
+        "-L",
+        &ncpu,
+        "-l",
+        "300000",
+        "--trace",
+        "--trace-worst",
+        "3",
+    ]);
+    let run = &doc["runs"][0];
+    assert_eq!(run["trace"]["traced"], true, "{}", run["trace"]);
+    let out = outliers(run);
+    assert_eq!(out.len(), 3, "{}", run["trace"]);
+    assert!(
+        out.iter().all(|o| o["comm"] == "kbench-ib-audio"),
+        "{}",
+        serde_json::to_string_pretty(&out).unwrap()
+    );
+    assert!(
+        out.iter()
+            .any(|o| top_task(o).as_deref() == Some("kbench-cpu")),
+        "a worst period waits behind the Burn load: {}",
         serde_json::to_string_pretty(&out).unwrap()
     );
 }

@@ -243,6 +243,9 @@ fn timekeeper(s: &Shared) {
 fn run_task(kind: Kind, o: &Options, s: &Shared, a: &mut Account, h: &mut Histogram<u64>) {
     let now = crate::sys::time::mono_ns;
     let lpms = o.loops_per_ms;
+    // `--trace` hears of each period's lateness: the span from when it
+    // should have ended to when it did.
+    let tid = crate::sys::sched::gettid();
     if kind == Kind::Gaming {
         const GAME_US: u64 = 100_000;
         while !s.stop.load(Relaxed) {
@@ -251,6 +254,7 @@ fn run_task(kind: Kind, o: &Options, s: &Shared, a: &mut Account, h: &mut Histog
             let t = now();
             a.achieved_burns += GAME_US * 1000;
             let lat = t.saturating_sub(deadline);
+            crate::trace::wakeups::note(tid, deadline, t);
             a.missed_burns += lat;
             a.sample(lat);
             let _ = h.record(lat.max(1));
@@ -271,6 +275,8 @@ fn run_task(kind: Kind, o: &Options, s: &Shared, a: &mut Account, h: &mut Histog
                 None => s.overslept_ns.store(0, Relaxed),
             },
         );
+        let t = now();
+        crate::trace::wakeups::note(tid, t.saturating_sub(lat), t);
         let _ = h.record(lat.max(1));
         !s.stop.load(Relaxed)
     });

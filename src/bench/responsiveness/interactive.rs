@@ -86,6 +86,7 @@ pub fn worker(o: &Options, deadline_ns: Option<u64>, out: i32) -> i32 {
     };
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ std::process::id() as u64);
     let mut k = 0usize;
+    let tid = crate::sys::sched::gettid();
     loop {
         if deadline_ns.is_some_and(|d| time::mono_ns() >= d) {
             return 0;
@@ -100,6 +101,7 @@ pub fn worker(o: &Options, deadline_ns: Option<u64>, out: i32) -> i32 {
             time::sleep_until_ns(target);
             woke = time::mono_ns();
         }
+        crate::trace::wakeups::note(tid, target, woke);
         if task(k % 3, o, &mut sink, &mut rng).is_err() {
             return 3;
         }

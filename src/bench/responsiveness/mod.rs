@@ -226,6 +226,7 @@ fn start_workers(
         let (r, w) = fd::pipe()?;
         let np = opts.np;
         group.spawn(i as usize, move || {
+            crate::sys::proc::set_name("kbench-prime");
             prime::worker(np, deadline_ns, w.as_raw_fd())
         })?;
         prime_pipes.push(r);
@@ -235,6 +236,7 @@ fn start_workers(
         let (r, w) = fd::pipe()?;
         let o = opts.clone();
         group.spawn((opts.prime + i) as usize, move || {
+            crate::sys::proc::set_name("kbench-interact");
             interactive::worker(&o, deadline_ns, w.as_raw_fd())
         })?;
         inter_pipes.push(r);

@@ -21,6 +21,8 @@ pub struct Interbench {
     /// Given with `-l`.
     pub given_lpms: Option<u64>,
     pub comment: Option<String>,
+    /// What `--trace` asked for.
+    pub trace: Option<crate::trace::Options>,
     /// Where the calibration came from, for the banner and the record.
     calibration: String,
 }
@@ -32,6 +34,7 @@ impl Interbench {
             recalibrate,
             given_lpms: given,
             comment,
+            trace: None,
             calibration: String::new(),
         }
     }
@@ -297,6 +300,10 @@ impl Benchmark for Interbench {
         serde_json::json!({
             "loops_per_ms": self.o.loops_per_ms, "calibration": self.calibration,
         })
+    }
+
+    fn trace(&self) -> crate::lifecycle::Trace {
+        crate::lifecycle::Trace::of(self.trace.as_ref())
     }
 
     fn measure(&mut self, ctx: &Ctx, rep: Rep) -> Result<Outcome> {

@@ -71,4 +71,6 @@ pub struct InterbenchArgs {
     /// Repetitions, each stored as a run (auto: until clear)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
+    #[command(flatten)]
+    pub trace: crate::benchmarks::trace_args::TraceArgs,
 }

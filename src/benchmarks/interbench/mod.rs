@@ -158,9 +158,7 @@ pub fn options(a: &InterbenchArgs) -> Result<Options> {
 
 pub fn run(ctx: &Ctx, a: &InterbenchArgs) -> Result<()> {
     let o = options(a)?;
-    drive(
-        ctx,
-        &mut Interbench::new(o, a.recalibrate, a.loops_per_ms, a.comment.clone()),
-        a.runs,
-    )
+    let mut b = Interbench::new(o, a.recalibrate, a.loops_per_ms, a.comment.clone());
+    b.trace = a.trace.options();
+    drive(ctx, &mut b, a.runs)
 }

@@ -47,6 +47,8 @@ pub struct Responsiveness {
     pub opts: Options,
     /// The private folder of the tasks' files, removed with this.
     pub _dir: PrivateDir,
+    /// What `--trace` asked for.
+    pub trace: Option<crate::trace::Options>,
 }
 
 impl Benchmark for Responsiveness {
@@ -58,6 +60,10 @@ impl Benchmark for Responsiveness {
 
     fn params(&self) -> Result<serde_json::Value> {
         Ok(serde_json::to_value(&self.opts)?)
+    }
+
+    fn trace(&self) -> crate::lifecycle::Trace {
+        crate::lifecycle::Trace::of(self.trace.as_ref())
     }
 
     fn measure(&mut self, ctx: &Ctx, _rep: Rep) -> Result<Outcome> {

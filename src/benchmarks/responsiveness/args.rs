@@ -30,4 +30,6 @@ pub struct ResponsivenessArgs {
     /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
+    #[command(flatten)]
+    pub trace: crate::benchmarks::trace_args::TraceArgs,
 }

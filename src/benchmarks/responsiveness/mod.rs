@@ -149,5 +149,14 @@ pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
             )));
         }
     }
-    drive(ctx, &mut Responsiveness { opts, _dir: dir }, a.runs)
+    let trace = a.trace.options();
+    drive(
+        ctx,
+        &mut Responsiveness {
+            opts,
+            _dir: dir,
+            trace,
+        },
+        a.runs,
+    )
 }

@@ -436,7 +436,7 @@ fn metric_rows(rows: Vec<(String, String, f64, u8, bool)>) {
         let _ = crate::report::terminal::render(&c, false, true);
         let _ = crate::report::markdown::render(&c, true);
         let _ = crate::report::csv::render(&c);
-        let _ = crate::report::html::render(&c, &[]);
+        let _ = crate::report::html::render(&c, &[], &Vec::new());
         let _ = crate::report::seed2023::render(&c);
     }
 }

@@ -457,71 +457,12 @@ fn fail_on_worse_gates_a_pipeline() {
     assert!(out.contains("runs/side"), "{out}");
 }
 
-/// Chromium's flags for a closed, headless machine.
-const CHROMIUM_FLAGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--enable-logging=stderr",
-    "--v=0",
-    "--virtual-time-budget=3000",
-    "--dump-dom",
-];
-
-/// Load `html` in headless Chromium with a probe appended; return what the
-/// probe found (JSON) and the page's console messages.
-fn in_chromium(dir: &std::path::Path, name: &str, html: &str) -> (serde_json::Value, Vec<String>) {
-    const PROBE: &str = "<script>window.addEventListener('load',()=>{const r={};\
-r.scoreboard=document.querySelectorAll('table.scoreboard tbody tr').length;\
-r.first=document.querySelector('h2')?document.querySelector('h2').textContent:'';\
-const s=[...document.querySelectorAll('svg')];r.svgs=s.length;\
-r.empty=s.filter(e=>{const b=e.getBoundingClientRect();return !(b.width>0&&b.height>0)}).length;\
-const d=document.createElement('pre');d.id='kbench-probe';d.textContent=JSON.stringify(r);\
-document.body.appendChild(d);});</script>";
-    let page = dir.join(name);
-    std::fs::write(&page, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new("chromium")
-        .args(CHROMIUM_FLAGS)
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("run chromium");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let probe = dom
-        .split("<pre id=\"kbench-probe\">")
-        .nth(1)
-        .and_then(|s| s.split("</pre>").next())
-        .unwrap_or("null")
-        .replace("&quot;", "\"");
-    let console = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .map(str::to_string)
-        .collect();
-    (serde_json::from_str(&probe).unwrap_or_default(), console)
-}
-
 /// The HTML report in a real browser: the scoreboard first, every chart
 /// drawn with a size, nothing on the console.  CI installs Chromium; a
 /// machine without it says so and skips.
 #[test]
 fn html_report_renders_in_a_real_browser() {
-    let have = std::process::Command::new("chromium")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have chromium (.ci/run installs it)"
-        );
-        eprintln!("skipped: no chromium here (apt-get install chromium)");
+    if !crate::common::have_chromium() {
         return;
     }
     let env = seeded();
@@ -542,7 +483,7 @@ fn html_report_renders_in_a_real_browser() {
         ]);
     }
     let html = env.ok(&["compare", "--format", "html"]);
-    let (probe, console) = in_chromium(env.dir.path(), "report.html", &html);
+    let (probe, console) = crate::common::in_chromium(env.dir.path(), "report.html", &html);
     assert!(probe["scoreboard"].as_u64().unwrap_or(0) >= 3, "{probe}");
     assert_eq!(probe["first"], "Scoreboard", "{probe}");
     assert!(
@@ -552,7 +493,7 @@ fn html_report_renders_in_a_real_browser() {
     assert_eq!(probe["empty"], 0, "every SVG has a size: {probe}");
     assert!(console.is_empty(), "console: {console:?}");
     // The check itself sees a broken chart and a console error.
-    let (bad, console) = in_chromium(
+    let (bad, console) = crate::common::in_chromium(
         env.dir.path(),
         "bad.html",
         "<html><body><svg width=\"NaN\" height=\"0\"></svg></body></html>",

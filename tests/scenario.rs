@@ -73,6 +73,65 @@ estimated time: about 12 s
 }
 
 #[test]
+fn trace_true_traces_the_probes_that_can_be() {
+    let env = Env::new();
+    let body = "[[phase]]\nname = \"p\"\n[[phase.task]]\nname = \"bg\"\nkind = \"hackbench\"\nrole = \"background\"\n[[phase.task]]\nname = \"lat\"\nkind = \"cyclictest\"\nargs = { duration = \"1s\" }\n[[phase.task]]\nname = \"walk\"\nkind = \"coldwalk\"\nargs = { path = \"/usr\" }\n[[phase.task]]\nname = \"sch\"\nkind = \"schbench\"\ntrace = false\n";
+    let f = write(&env, "t.toml", &format!("{HEAD}trace = true\n{body}"));
+    let out = env.ok(&["run", &f, "--dry-run"]);
+    let line = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("no task {name} in {out}"))
+            .to_string()
+    };
+    assert!(line("lat").contains("--trace"), "{out}");
+    assert!(!line("bg").contains("--trace"), "a background task: {out}");
+    assert!(
+        !line("walk").contains("--trace"),
+        "coldwalk is no latency probe: {out}"
+    );
+    assert!(
+        !line("sch").contains("--trace"),
+        "the task's own trace = false: {out}"
+    );
+    // A task's own trace = true: on a background hackbench it is asked
+    // for; on a kind that cannot be traced it is an error at its place.
+    let f = write(
+        &env,
+        "t2.toml",
+        &format!(
+            "{HEAD}{}",
+            body.replace(
+                "role = \"background\"\n",
+                "role = \"background\"\ntrace = true\n"
+            )
+        ),
+    );
+    let out = env.ok(&["run", &f, "--dry-run"]);
+    assert!(
+        out.lines()
+            .any(|l| l.contains(" bg ") && l.contains("--trace")),
+        "{out}"
+    );
+    let f = write(
+        &env,
+        "t3.toml",
+        &format!(
+            "{HEAD}{}",
+            body.replace("name = \"walk\"\n", "name = \"walk\"\ntrace = true\n")
+        ),
+    );
+    let err = env.fails(&["run", &f, "--dry-run"], 2);
+    assert!(
+        err.contains(&format!(
+            "{f}:15:9: coldwalk cannot be traced (trace = true is for"
+        )) && err.contains("cyclictest"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
 fn background_restarts_and_everything_stops() {
     let env = Env::new();
     let f = write(

@@ -8,6 +8,7 @@
 pub mod config_diff;
 #[cfg(test)]
 mod tests;
+pub mod traced;
 pub mod verdict;
 
 use crate::bench::Better;
@@ -136,6 +137,9 @@ pub struct Group {
     /// Metrics left out because they equal another in every run
     /// (`p9999_us` = `max_us` below 10,000 samples): (left out, kept).
     pub duplicates: Vec<(String, String)>,
+    /// What each label's worst wake-ups waited behind, when traced.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub waited_behind: Vec<traced::LabelTrace>,
     /// Run ids per label, for reports that need the runs (histograms).
     #[serde(skip)]
     pub run_ids: BTreeMap<String, Vec<i64>>,
@@ -477,6 +481,7 @@ fn build_group(
         params: serde_json::from_str(params).unwrap_or_default(),
         metrics,
         duplicates,
+        waited_behind: traced::waited_behind(rs, labels),
         run_ids,
     })
 }

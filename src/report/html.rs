@@ -17,8 +17,62 @@ pub struct Html;
 impl super::Format for Html {
     fn render(&self, i: &super::Input) -> Result<String> {
         let latency = latency_series(i.comparison, i.runs)?;
-        Ok(render(i.comparison, &latency))
+        let timelines = timelines(i.comparison, i.runs);
+        Ok(render(i.comparison, &latency, &timelines))
     }
+}
+
+/// Timelines shown per label: its worst wake-ups over all its runs.
+const TIMELINES: usize = 3;
+
+/// Per group, each label's worst kept wake-ups drawn from its runs'
+/// stored trace windows: (label, [(caption, svg)]).
+type Timelines = Vec<Vec<LabelTimelines>>;
+/// One label's drawn wake-ups: (label, [(caption, svg)]).
+type LabelTimelines = (String, Vec<(String, String)>);
+
+fn timelines(c: &Comparison, runs: &[RunRecord]) -> Timelines {
+    let by_id: std::collections::HashMap<i64, &RunRecord> =
+        runs.iter().map(|r| (r.id, r)).collect();
+    let mut out = Vec::new();
+    for g in &c.groups {
+        let mut per = Vec::new();
+        for t in &g.waited_behind {
+            let mut wins = Vec::new();
+            for id in g.run_ids.get(&t.label).into_iter().flatten() {
+                let Some(run) = by_id.get(id) else { continue };
+                for a in run
+                    .attachments
+                    .iter()
+                    .filter(|a| a.kind == crate::trace::stored::KIND)
+                {
+                    // A window that does not decode is left out here; `runs
+                    // show` says why.
+                    if let Ok(w) = crate::trace::stored::Windows::decode(&a.data) {
+                        for win in &w.windows {
+                            wins.push((*id, win.clone(), w.cpus.clone(), w.irq_names.clone()));
+                        }
+                    }
+                }
+            }
+            wins.sort_by_key(|w| std::cmp::Reverse(w.1.explanation.latency_ns));
+            let drawn = wins
+                .iter()
+                .take(TIMELINES)
+                .map(|(id, win, cpus, irqs)| {
+                    (
+                        format!("run {id}: {}", crate::trace::show::line(&win.explanation)),
+                        super::timeline::svg(win, cpus, irqs),
+                    )
+                })
+                .collect::<Vec<_>>();
+            if !drawn.is_empty() {
+                per.push((t.label.clone(), drawn));
+            }
+        }
+        out.push(per);
+    }
+    out
 }
 
 /// Each label's merged latency histogram, for one group.
@@ -66,7 +120,8 @@ th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left}\
 td.n{text-align:right;font-variant-numeric:tabular-nums}\
 .better{color:#1a7f37;font-weight:600}.worse{color:#cf222e;font-weight:600}\
 .equivalent{color:#0969da}.inconclusive{color:#9a6700}p.tally{font-weight:600}\
-.warn{color:#9a6700}h2{border-bottom:2px solid #ddd;padding-bottom:.2em}";
+.warn{color:#9a6700}h2{border-bottom:2px solid #ddd;padding-bottom:.2em}\
+figure{margin:.5em 0 1em}figcaption{font-size:12px;margin-bottom:2px}p.legend{font-size:12px}";
 
 fn table(s: &Section, class: &str) -> String {
     let mut t = format!("<table class=\"{class}\"><thead><tr>");
@@ -92,9 +147,48 @@ fn table(s: &Section, class: &str) -> String {
     t
 }
 
+/// The group's traced labels: what their worst wake-ups waited behind,
+/// and the worst of them drawn.
+fn traced(out: &mut String, g: &crate::compare::Group, drawn: Option<&Vec<LabelTimelines>>) {
+    if g.waited_behind.is_empty() {
+        return;
+    }
+    out.push_str("<h3>What the worst wake-ups waited behind (--trace)</h3><table class=\"traced\"><thead><tr><th>label</th><th>traced</th><th>the explained wake-ups waited behind (each under what took most of its latency)</th></tr></thead><tbody>");
+    for t in &g.waited_behind {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{}/{}</td><td>{}</td></tr>",
+            escape(&t.label),
+            t.summary.traced_runs,
+            t.runs,
+            escape(&t.summary.line())
+        );
+    }
+    out.push_str("</tbody></table>");
+    let Some(drawn) = drawn.filter(|d| !d.is_empty()) else {
+        return;
+    };
+    out.push_str(&super::timeline::legend());
+    for (label, shown) in drawn {
+        let _ = write!(out, "<h4>{}: the {} worst</h4>", escape(label), shown.len());
+        for (caption, svg) in shown {
+            let _ = write!(
+                out,
+                "<figure><figcaption>{}</figcaption>{svg}</figure>",
+                escape(caption)
+            );
+        }
+    }
+}
+
 /// `latency[g]` holds, for group `g`, each label's merged latency
-/// histogram (empty when the group has none).
-pub fn render(c: &Comparison, latency: &[Vec<(String, Histogram<u64>)>]) -> String {
+/// histogram (empty when the group has none); `timelines[g]` its traced
+/// labels' worst wake-ups, drawn.
+pub fn render(
+    c: &Comparison,
+    latency: &[Vec<(String, Histogram<u64>)>],
+    timelines: &Timelines,
+) -> String {
     let title = format!("kbench: {}", c.labels.join(" vs "));
     let mut out = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body><h1>{}</h1>",
@@ -135,6 +229,7 @@ pub fn render(c: &Comparison, latency: &[Vec<(String, Histogram<u64>)>]) -> Stri
                 latency_cdf(series)
             );
         }
+        traced(&mut out, g, timelines.get(gi));
         for m in &g.metrics {
             let s = &secs[k];
             k += 1;

@@ -1,7 +1,9 @@
 //! The comparison as Markdown, fit to paste into a mailing-list post or an
 //! issue: the scoreboard first, details with `--details`.
 
-use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
+use super::sections::{
+    details, footnotes, scoreboard, systems, tally_line, waited_behind, Section,
+};
 use crate::compare::Comparison;
 
 fn cell(s: &str) -> String {
@@ -42,6 +44,9 @@ pub fn render(c: &Comparison, with_details: bool) -> String {
     section(&mut out, &scoreboard(c));
     out.push_str(&format!("**{}**\n\n", tally_line(c)));
     section(&mut out, &systems(c));
+    if let Some(s) = waited_behind(c) {
+        section(&mut out, &s);
+    }
     if with_details {
         for s in details(c) {
             section(&mut out, &s);

@@ -11,6 +11,7 @@ pub mod sections;
 pub mod seed2023;
 pub mod svg;
 pub mod terminal;
+pub mod timeline;
 
 use crate::compare::Comparison;
 use crate::store::RunRecord;

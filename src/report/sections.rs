@@ -299,6 +299,46 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
     v
 }
 
+/// A group's short name for its trace rows: the benchmark, and the
+/// scenario task when there is one (`schbench probe`).
+fn group_short(g: &Group) -> String {
+    match g.params.get("task").and_then(|t| t.as_str()) {
+        Some(t) => format!("{} {t}", g.benchmark),
+        None => g.benchmark.clone(),
+    }
+}
+
+/// With `--trace` runs: per group and label, what the worst wake-ups
+/// waited behind (`None` when no run of the comparison was traced).
+pub fn waited_behind(c: &Comparison) -> Option<Section> {
+    let rows: Vec<Vec<String>> = c
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.waited_behind.iter().map(move |t| {
+                vec![
+                    group_short(g),
+                    t.label.clone(),
+                    format!("{}/{}", t.summary.traced_runs, t.runs),
+                    t.summary.line(),
+                ]
+            })
+        })
+        .collect();
+    (!rows.is_empty()).then(|| Section {
+        title: "What the worst wake-ups waited behind (--trace; each counted under what took most of its latency)".into(),
+        header: vec![
+            "probe".into(),
+            "label".into(),
+            "traced".into(),
+            "the explained wake-ups waited behind".into(),
+        ],
+        rows,
+        numeric_from: usize::MAX,
+        verdict_col: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     /// A change compare could not express as a percentage (a zero

@@ -2,7 +2,9 @@
 //! TTY): the scoreboard and its verdict counts first, then the systems,
 //! then (with `--details`) a table per metric.
 
-use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
+use super::sections::{
+    details, footnotes, scoreboard, systems, tally_line, waited_behind, Section,
+};
 use crate::compare::Comparison;
 use crate::text::table;
 
@@ -41,6 +43,9 @@ pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
     out.push_str(&tally_line(c));
     out.push_str("\n\n");
     section(&mut out, &systems(c), colour);
+    if let Some(s) = waited_behind(c) {
+        section(&mut out, &s, colour);
+    }
     if with_details {
         for s in details(c) {
             section(&mut out, &s, colour);

@@ -25,6 +25,9 @@ struct FileSpec {
     /// Keep other processes off the CPUs but the first (see `--isolate`).
     #[serde(default)]
     isolate: bool,
+    /// `--trace` on every probe that can be traced.
+    #[serde(default)]
+    trace: bool,
     /// Default values of user variables (`--var NAME=VALUE` overrides).
     #[serde(default)]
     vars: BTreeMap<String, toml::Value>,
@@ -60,6 +63,8 @@ struct TaskSpec {
     row: Option<String>,
     show: Option<Vec<String>>,
     args: Option<Spanned<toml::Table>>,
+    /// `--trace` on this task (overrides the file's `trace`).
+    trace: Option<Spanned<bool>>,
 }
 
 fn one_f() -> f64 {
@@ -245,7 +250,7 @@ pub fn parse(
         };
         let mut tasks = Vec::new();
         for (i, st) in p.tasks.iter().enumerate() {
-            tasks.push(task(&cx, st, i, &vars)?);
+            tasks.push(task(&cx, st, i, &vars, spec.trace)?);
         }
         let mut names: Vec<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
         names.sort_unstable();
@@ -293,7 +298,47 @@ fn known_flags(kind: &str) -> (Vec<String>, Vec<String>) {
     (flags, positional)
 }
 
-fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<Task> {
+/// Add `--trace` to a task's command line where its own `trace` or the
+/// file's asks for it: the file's applies to the probes that can be
+/// traced; a task's own to a kind that cannot is an error.
+fn traced(
+    cx: &Ctx,
+    st: &Spanned<TaskSpec>,
+    file_trace: bool,
+    argv: &mut Vec<String>,
+) -> Result<()> {
+    let t = st.get_ref();
+    let kind = t.kind.get_ref();
+    let can = known_flags(kind).0.iter().any(|f| f == "trace");
+    let want = match &t.trace {
+        Some(v) if *v.get_ref() && !can => {
+            let probes: Vec<&str> = crate::registry::names()
+                .filter(|k| known_flags(k).0.iter().any(|f| f == "trace"))
+                .collect();
+            return Err(cx.err(
+                v.span(),
+                format!(
+                    "{kind} cannot be traced (trace = true is for {})",
+                    probes.join(", ")
+                ),
+            ));
+        }
+        Some(v) => *v.get_ref(),
+        None => file_trace && can && t.role == Role::Probe,
+    };
+    if want && !argv.iter().any(|a| a == "--trace") {
+        argv.push("--trace".into());
+    }
+    Ok(())
+}
+
+fn task(
+    cx: &Ctx,
+    st: &Spanned<TaskSpec>,
+    index: usize,
+    vars: &Vars,
+    file_trace: bool,
+) -> Result<Task> {
     let t = st.get_ref();
     let kind = t.kind.get_ref().clone();
     let Some(entry) = crate::registry::find(&kind) else {
@@ -306,7 +351,8 @@ fn task(cx: &Ctx, st: &Spanned<TaskSpec>, index: usize, vars: &Vars) -> Result<T
         ));
     };
     check_show(cx, st, entry)?;
-    let argv = task_argv(cx, st, vars)?;
+    let mut argv = task_argv(cx, st, vars)?;
+    traced(cx, st, file_trace, &mut argv)?;
     let p = placement(cx, st, vars)?;
     let name = t
         .name

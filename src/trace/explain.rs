@@ -83,6 +83,10 @@ pub struct Explanation {
     pub migrations: Vec<(i32, i32)>,
     /// Events the kernel lost on that CPU during the window.
     pub lost_events: bool,
+    /// The task's own autogroup, while it lived (to say whether what it
+    /// waited behind was of its group or another).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autogroup: Option<String>,
 }
 
 /// A CPU's context stack frame.
@@ -327,6 +331,7 @@ pub fn explain(
         woken_by: None,
         migrations: Vec::new(),
         lost_events: false,
+        autogroup: procs.of(w.tid).0,
     };
     let Some((cpu, switched_in)) = where_it_ran(events, w) else {
         out.parts.push(Part {

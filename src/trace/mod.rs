@@ -24,6 +24,8 @@ pub mod perfetto;
 pub mod reader;
 pub mod show;
 pub mod stored;
+pub mod summary;
+pub mod timeline;
 pub mod tracefs;
 pub mod wakeups;
 

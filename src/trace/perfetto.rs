@@ -6,9 +6,9 @@
 //! ran.  Format: "Trace Event Format" (Google, 2016),
 //! <https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU>.
 
-use super::event::{softirq_name, VECTORS};
 use super::reader::BEFORE_NS;
-use super::stored::{StoredKind, Windows};
+use super::stored::Windows;
+use super::timeline::Cat;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -28,8 +28,7 @@ pub fn document(w: &Windows, run_id: i64) -> Value {
         for &cpu in &w.cpus {
             out.push(json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": cpu, "args": {"name": format!("CPU {cpu}")}}));
         }
-        let end = win.events.last().map_or(0, |x| x.t);
-        lanes(&mut out, pid, win, &w.irq_names, end);
+        lanes(&mut out, pid, win, &w.irq_names);
         if let Some(cpu) = e.cpu {
             out.push(
                 json!({"ph": "X", "pid": pid, "tid": cpu, "name": "late wake-up",
@@ -41,119 +40,22 @@ pub fn document(w: &Windows, run_id: i64) -> Value {
     json!({ "traceEvents": out, "displayTimeUnit": "ns" })
 }
 
-/// One window's lanes: tasks between switches, nested IRQ and softirq
-/// slices, wake-ups as instants.
-fn lanes(
-    out: &mut Vec<Value>,
-    pid: i64,
-    win: &super::reader::Window,
-    irqs: &HashMap<i32, String>,
-    end: u64,
-) {
-    // By CPU, so the lanes' last slices come out in the same order every time.
-    let mut running: std::collections::BTreeMap<u16, (u64, String, i32)> = Default::default();
-    let mut open: HashMap<u16, Vec<(u64, String, &'static str)>> = HashMap::new();
-    let slice = |out: &mut Vec<Value>, cpu: u16, from: u64, to: u64, name: &str, cat: &str| {
+/// One window's lanes, as complete events and instants.
+fn lanes(out: &mut Vec<Value>, pid: i64, win: &super::reader::Window, irqs: &HashMap<i32, String>) {
+    let (slices, instants) = super::timeline::lanes(win, irqs);
+    for s in slices {
+        // The probe is a task like any other to the viewer.
+        let cat = match s.cat {
+            Cat::Probe => "task",
+            c => c.as_str(),
+        };
         out.push(
-            json!({"ph": "X", "pid": pid, "tid": cpu, "name": name, "cat": cat,
-            "ts": us(from), "dur": us(to.saturating_sub(from))}),
+            json!({"ph": "X", "pid": pid, "tid": s.cpu, "name": s.name, "cat": cat,
+            "ts": us(s.from), "dur": us(s.to.saturating_sub(s.from))}),
         );
-    };
-    let comms = comms_of(win);
-    for e in &win.events {
-        // Every event names the task current on its CPU: where a switch
-        // is not in the trace, the lane follows that.
-        let known = running.get(&e.cpu).map(|r| r.2);
-        if known.is_some_and(|p| p != e.pid) {
-            if let Some((from, name, p)) = running.remove(&e.cpu) {
-                let cat = if p == 0 { "idle" } else { "task" };
-                slice(out, e.cpu, from, e.t, &format!("{name}[{p}]"), cat);
-            }
-            let name = comms.get(&e.pid).cloned().unwrap_or_default();
-            running.insert(e.cpu, (e.t, name, e.pid));
-        }
-        match &e.kind {
-            StoredKind::Switch {
-                prev_pid,
-                prev_comm,
-                next_pid,
-                next_comm,
-                ..
-            } => {
-                let (from, name, p) =
-                    running
-                        .remove(&e.cpu)
-                        .unwrap_or((0, prev_comm.clone(), *prev_pid));
-                let cat = if p == 0 { "idle" } else { "task" };
-                slice(out, e.cpu, from, e.t, &format!("{name}[{p}]"), cat);
-                running.insert(e.cpu, (e.t, next_comm.clone(), *next_pid));
-            }
-            StoredKind::IrqEntry { irq } => open.entry(e.cpu).or_default().push((
-                e.t,
-                format!("IRQ {irq} {}", irqs.get(irq).map_or("", String::as_str)),
-                "irq",
-            )),
-            StoredKind::VectorEntry { which } => open.entry(e.cpu).or_default().push((
-                e.t,
-                VECTORS
-                    .get(*which as usize)
-                    .map_or("?", |v| v.1)
-                    .to_string(),
-                "irq",
-            )),
-            StoredKind::SoftirqEntry { vec } => open.entry(e.cpu).or_default().push((
-                e.t,
-                format!("softirq {}", softirq_name(*vec)),
-                "softirq",
-            )),
-            StoredKind::IrqExit { .. }
-            | StoredKind::VectorExit { .. }
-            | StoredKind::SoftirqExit { .. } => {
-                if let Some((from, name, cat)) = open.entry(e.cpu).or_default().pop() {
-                    slice(out, e.cpu, from, e.t, &name, cat);
-                }
-            }
-            StoredKind::Waking { target, comm, .. } => {
-                out.push(json!({"ph": "i", "s": "t", "pid": pid, "tid": e.cpu,
-                    "name": format!("wakes {comm}[{target}]"), "cat": "wakeup", "ts": us(e.t)}));
-            }
-            StoredKind::Migrate {
-                target,
-                orig_cpu,
-                dest_cpu,
-            } => {
-                out.push(json!({"ph": "i", "s": "t", "pid": pid, "tid": e.cpu,
-                    "name": format!("{target} migrates {orig_cpu}->{dest_cpu}"), "cat": "migrate", "ts": us(e.t)}));
-            }
-            _ => {}
-        }
     }
-    for (cpu, (from, name, p)) in running {
-        let cat = if p == 0 { "idle" } else { "task" };
-        slice(out, cpu, from, end, &format!("{name}[{p}]"), cat);
+    for i in instants {
+        out.push(json!({"ph": "i", "s": "t", "pid": pid, "tid": i.cpu,
+            "name": i.name, "cat": i.cat, "ts": us(i.t)}));
     }
-}
-
-/// Every task's comm as the window's events give them.
-fn comms_of(win: &super::reader::Window) -> HashMap<i32, String> {
-    let mut comms: HashMap<i32, String> = HashMap::new();
-    for e in &win.events {
-        match &e.kind {
-            StoredKind::Switch {
-                prev_pid,
-                prev_comm,
-                next_pid,
-                next_comm,
-                ..
-            } => {
-                comms.insert(*prev_pid, prev_comm.clone());
-                comms.insert(*next_pid, next_comm.clone());
-            }
-            StoredKind::Waking { target, comm, .. } => {
-                comms.entry(*target).or_insert_with(|| comm.clone());
-            }
-            _ => {}
-        }
-    }
-    comms
 }

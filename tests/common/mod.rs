@@ -278,3 +278,77 @@ pub fn last_cpu() -> usize {
         .max()
         .unwrap_or(0)
 }
+
+/// Whether headless Chromium is here; a machine without it says so (CI
+/// must have it: `.ci/run` installs it).
+pub fn have_chromium() -> bool {
+    let have = Command::new("chromium")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have chromium (.ci/run installs it)"
+        );
+        eprintln!("skipped: no chromium here (apt-get install chromium)");
+    }
+    have
+}
+
+/// Chromium's flags for a closed, headless machine.
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--virtual-time-budget=3000",
+    "--dump-dom",
+];
+
+/// Load `html` in headless Chromium with a probe appended; return what the
+/// probe found (JSON) and the page's console messages.
+pub fn in_chromium(
+    dir: &std::path::Path,
+    name: &str,
+    html: &str,
+) -> (serde_json::Value, Vec<String>) {
+    const PROBE: &str = "<script>window.addEventListener('load',()=>{const r={};\
+r.scoreboard=document.querySelectorAll('table.scoreboard tbody tr').length;\
+r.first=document.querySelector('h2')?document.querySelector('h2').textContent:'';\
+const s=[...document.querySelectorAll('svg')];r.svgs=s.length;\
+r.empty=s.filter(e=>{const b=e.getBoundingClientRect();return !(b.width>0&&b.height>0)}).length;\
+const t=[...document.querySelectorAll('svg.timeline')];r.timelines=t.length;\
+r.timeline_rects=t.map(e=>e.querySelectorAll('rect').length);\
+r.traced_rows=document.querySelectorAll('table.traced tbody tr').length;\
+const d=document.createElement('pre');d.id='kbench-probe';d.textContent=JSON.stringify(r);\
+document.body.appendChild(d);});</script>";
+    let page = dir.join(name);
+    std::fs::write(&page, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("chromium")
+        .args(CHROMIUM_FLAGS)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let probe = dom
+        .split("<pre id=\"kbench-probe\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap_or("null")
+        .replace("&quot;", "\"");
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    (serde_json::from_str(&probe).unwrap_or_default(), console)
+}

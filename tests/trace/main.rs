@@ -169,6 +169,33 @@ fn a_fifo_culprit_is_found_by_pid_and_comm() {
         serde_json::to_string_pretty(&out).unwrap()
     );
     assert!(ns(&run["trace"]["events_read"]) > 0);
+    // compare says what the label's worst wake-ups waited behind, and the
+    // HTML report draws them, in a real browser.
+    let out = env.ok(&["compare"]);
+    let line = out
+        .lines()
+        .find(|l| l.contains("waited") || l.contains("behind real-time tasks"))
+        .map(str::to_string);
+    assert!(
+        out.contains("What the worst wake-ups waited behind")
+            && out.contains("of 5 behind real-time tasks"),
+        "{line:?} in {out}"
+    );
+    assert!(out.contains("(kb-culprit), median"), "{out}");
+    if common::have_chromium() {
+        let html = env.ok(&["compare", "--format", "html"]);
+        let (probe, console) = common::in_chromium(env.dir.path(), "trace.html", &html);
+        assert_eq!(probe["traced_rows"], 1, "{probe}");
+        assert_eq!(probe["timelines"], 3, "the 3 worst drawn: {probe}");
+        assert!(
+            probe["timeline_rects"]
+                .as_array()
+                .is_some_and(|r| r.iter().all(|n| n.as_u64().unwrap_or(0) > 3)),
+            "each timeline has lanes and slices: {probe}"
+        );
+        assert_eq!(probe["empty"], 0, "every SVG has a size: {probe}");
+        assert!(console.is_empty(), "console: {console:?}");
+    }
 }
 
 #[test]
@@ -326,6 +353,71 @@ fn forked_probes_are_traced_through_the_shared_ring() {
         "a worst period waits behind the Burn load: {}",
         serde_json::to_string_pretty(&out).unwrap()
     );
+}
+
+#[test]
+fn a_scenario_traced_through_matrix_is_summed_up_per_label() {
+    let _quiet = quiet();
+    if !is_root() {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let env = Env::new();
+    let f = env.dir.path().join("hogs.toml");
+    std::fs::write(
+        &f,
+        "name = \"hogs\"\ntrace = true\n[[phase]]\nname = \"p\"\nsettle = \"200ms\"\n\
+[[phase.task]]\nname = \"hogs\"\nkind = \"load\"\nrole = \"background\"\nargs = { name = \"cpu\", procs = 4 }\n\
+[[phase.task]]\nname = \"probe\"\nkind = \"schbench\"\nargs = { message-threads = 1, threads = 1, runtime = 2 }\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let out = env.ok(&[
+        "matrix",
+        "--knob",
+        "autogroup=0,1",
+        "--rounds",
+        "1",
+        "--",
+        "run",
+        f,
+    ]);
+    let list = env.json(&["runs", "list"]);
+    let probes: Vec<i64> = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["benchmark"] == "schbench")
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(probes.len(), 2, "{list}");
+    for id in probes {
+        let show = env.json(&["runs", "show", &id.to_string()]);
+        let trace = &show["settings"]["trace"];
+        assert_eq!(trace["traced"], true, "run {id}: {trace}");
+        assert!(
+            trace["outliers"].as_array().is_some_and(|o| !o.is_empty()),
+            "run {id}: {trace}"
+        );
+    }
+    // The matrix's closing report, and compare after it, say per label
+    // what the worst wake-ups waited behind.
+    for report in [out, env.ok(&["compare"])] {
+        let rows: Vec<&str> = report
+            .lines()
+            .skip_while(|l| !l.starts_with("What the worst wake-ups waited behind"))
+            .skip(2)
+            .take_while(|l| !l.is_empty())
+            .collect();
+        assert_eq!(rows.len(), 2, "{report}");
+        for knob in ["autogroup=0", "autogroup=1"] {
+            assert!(
+                rows.iter()
+                    .any(|r| r.contains(knob) && r.contains(" behind ")),
+                "{knob}: {report}"
+            );
+        }
+    }
 }
 
 /// The trace instances tracefs has, seen from a private mount.

@@ -9,21 +9,26 @@ pub struct AnonMap {
     len: usize,
 }
 
+/// A fresh anonymous read-write mapping of `len` bytes, private or shared
+/// (`MAP_PRIVATE` / `MAP_SHARED`); `MAP_FAILED` when it cannot be had.
+pub(super) fn map_anon(len: usize, kind: libc::c_int) -> *mut libc::c_void {
+    // SAFETY: a fresh anonymous mapping; no existing memory is named.
+    unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            kind | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    }
+}
+
 impl AnonMap {
     /// Map `len` bytes (not yet touched, so not yet resident).
     pub fn new(len: usize) -> Option<AnonMap> {
-        // SAFETY: a fresh private anonymous mapping; no existing memory is
-        // named.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
+        let p = map_anon(len, libc::MAP_PRIVATE);
         (p != libc::MAP_FAILED && len > 0).then_some(AnonMap {
             base: p.cast(),
             len,

@@ -12,17 +12,7 @@ pub struct Slot {
 /// `len` zeroed bytes mapped `MAP_SHARED | MAP_ANONYMOUS` (zeroed memory
 /// is a valid `AtomicU64`, all this file puts there).
 fn map_zeroed(len: usize) -> std::io::Result<*mut libc::c_void> {
-    // SAFETY: a fresh anonymous mapping, touching no existing memory.
-    let ptr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
+    let ptr = super::mem::map_anon(len, libc::MAP_SHARED);
     if ptr == libc::MAP_FAILED {
         return Err(std::io::Error::last_os_error());
     }

@@ -434,7 +434,7 @@ fn metric_rows(rows: Vec<(String, String, f64, u8, bool)>) {
     };
     if let Ok(c) = crate::compare::build(&runs, &o) {
         let _ = crate::report::terminal::render(&c, false, true);
-        let _ = crate::report::markdown::render(&c, true);
+        let _ = crate::report::markdown::render(&c, true, None);
         let _ = crate::report::csv::render(&c);
         let _ = crate::report::html::render(&c, &[], &Vec::new());
         let _ = crate::report::seed2023::render(&c);

@@ -46,8 +46,14 @@ error or Ctrl-C, by a janitor after kill -9, and by `kbench restore` after a cra
 #[command(after_help = matrix_help())]
 pub struct MatrixArgs {
     /// A knob and its values: NAME=V1,V2 (repeat for more knobs; every combination runs)
-    #[arg(long, value_name = "NAME=VALUES", required = true)]
+    #[arg(long, value_name = "NAME=VALUES", required_unless_present = "vary")]
     pub knob: Vec<String>,
+    /// A flag of the command and its values, a dimension of the matrix:
+    /// FLAG=1,2,4, FLAG=1..16:x2 (1, 2, 4, 8, 16), FLAG=1..8, FLAG=0..100:+25,
+    /// ${ncpu*2}; with `run SCENARIO` it sets the scenario variable FLAG
+    /// (repeatable)
+    #[arg(long, value_name = "FLAG=VALUES")]
+    pub vary: Vec<String>,
     /// Rounds; each visits every combination once in a fresh random order.
     /// auto[:MAX] stops when every combination is decided against the first
     #[arg(long, value_name = "N|auto[:MAX]", default_value = "3", value_parser = rounds)]

@@ -301,6 +301,11 @@ pub struct CompareArgs {
     /// Per-metric detail tables after the scoreboard (always in HTML)
     #[arg(long)]
     pub details: bool,
+    /// A curve over this parameter: the runs whose parameters differ only
+    /// in it, a row per value, a verdict per point (e.g. groups, or a
+    /// scenario variable)
+    #[arg(long, value_name = "FLAG")]
+    pub curve: Option<String>,
     /// Exit with status 3 when a verdict is this bad (for CI pipelines)
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<FailOn>,

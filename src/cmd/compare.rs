@@ -78,6 +78,15 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         include_warmup: a.include_warmup,
     };
     let c = compare::build(&runs, &opts)?;
+    let curves = match &a.curve {
+        Some(flag) => Some(curves_over(&c, flag, &a.metric)?),
+        None => None,
+    };
+    if curves.is_some() && (matches!(format, ReportFormat::Csv) || a.layout != Layout::Stats) {
+        return Err(input(
+            "--curve is shown as a table, Markdown, JSON or HTML (not CSV or another --layout)",
+        ));
+    }
     let format: &dyn report::Format = match (format, a.layout) {
         (ReportFormat::Json, _) => &report::Json,
         (ReportFormat::Csv, _) => &report::csv::Csv,
@@ -91,9 +100,34 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         runs: &runs,
         colour: a.output.is_none() && std::io::stdout().is_terminal(),
         details: a.details,
+        curves: curves.as_deref(),
     })?;
     emit(a, &text)?;
     gate(&c, a.fail_on)
+}
+
+/// The curves over `flag`, or why there are none.
+pub fn curves_over(
+    c: &compare::Comparison,
+    flag: &str,
+    metrics: &[String],
+) -> Result<Vec<compare::curve::Curve>> {
+    let cs = compare::curve::curves(c, flag, metrics);
+    if cs.is_empty() {
+        let mut keys: Vec<String> = c
+            .groups
+            .iter()
+            .filter_map(|g| g.params.as_object())
+            .flat_map(|m| m.keys().cloned())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        return Err(input(format!(
+            "--curve {flag}: no runs differ only in {flag} (their parameters: {})",
+            keys.join(", ")
+        )));
+    }
+    Ok(cs)
 }
 
 /// `--fail-on`: exit 3 (after the report is out) when the condition holds.

@@ -16,8 +16,14 @@ pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
         .iter()
         .map(|k| knob::parse(k))
         .collect::<Result<Vec<_>>>()?;
+    let vary = a
+        .vary
+        .iter()
+        .map(|v| crate::experiment::vary::parse(v))
+        .collect::<Result<Vec<_>>>()?;
     matrix::run(&matrix::Options {
         knobs,
+        vary,
         rounds: a.rounds,
         seed: a.seed,
         command: a.command.clone(),

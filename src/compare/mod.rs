@@ -6,6 +6,7 @@
 //! The result is plain data ([`Comparison`]); `report/` renders it.
 
 pub mod config_diff;
+pub mod curve;
 #[cfg(test)]
 mod tests;
 pub mod traced;

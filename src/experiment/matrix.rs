@@ -38,6 +38,8 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub struct Options {
     pub knobs: Vec<Knob>,
+    /// The command's own flags varied (`--vary`).
+    pub vary: Vec<super::vary::Vary>,
     pub rounds: Runs,
     pub seed: Option<u64>,
     /// The kbench command (a benchmark or `run SCENARIO`) and its flags.
@@ -55,11 +57,26 @@ pub struct Options {
     pub json: bool,
 }
 
-/// One combination: a value index per knob.
+/// One combination: a value per knob (in its label) and a point per
+/// varied flag (on its command line, in its runs' parameters).
 #[derive(Clone, Debug)]
 struct Combination {
     values: Vec<String>,
     label: String,
+    /// The varied flags' values, and the words they add to the command.
+    point: Vec<(String, String)>,
+    args: Vec<String>,
+}
+
+impl Combination {
+    /// The label and the point: `…/autogroup=1 groups=4`.
+    fn shown(&self) -> String {
+        let mut s = self.label.clone();
+        for (f, v) in &self.point {
+            s.push_str(&format!(" {f}={v}"));
+        }
+        s
+    }
 }
 
 /// Commands a matrix may run.
@@ -67,8 +84,50 @@ fn runnable(cmd: &str) -> bool {
     cmd == "run" || crate::registry::find(cmd).is_some()
 }
 
-/// Every combination, the first knob varying slowest.
-fn combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
+/// Every combination of knob values and points, the first knob varying
+/// slowest and the points fastest.
+fn combinations(
+    knobs: &[Knob],
+    vary: &[super::vary::Vary],
+    scenario: bool,
+    base: &str,
+) -> Vec<Combination> {
+    let mut points: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for v in vary {
+        points = points
+            .into_iter()
+            .flat_map(|prefix| {
+                v.values.iter().map(move |x| {
+                    let mut p = prefix.clone();
+                    p.push((v.flag.clone(), x.clone()));
+                    p
+                })
+            })
+            .collect();
+    }
+    knob_combinations(knobs, base)
+        .into_iter()
+        .flat_map(|c| {
+            points.iter().map(move |p| {
+                let args = p
+                    .iter()
+                    .flat_map(|(f, x)| {
+                        let v = vary.iter().find(|v| &v.flag == f).expect("a varied flag");
+                        super::vary::words(v, x, scenario)
+                    })
+                    .collect();
+                Combination {
+                    point: p.clone(),
+                    args,
+                    ..c.clone()
+                }
+            })
+        })
+        .collect()
+}
+
+/// Every combination of knob values, the first knob varying slowest.
+fn knob_combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
     let mut out: Vec<Vec<String>> = vec![Vec::new()];
     for k in knobs {
         out = out
@@ -90,8 +149,14 @@ fn combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
                 .map(|(k, v)| format!("{}={v}", k.name))
                 .collect();
             Combination {
-                label: format!("{base}/{}", suffix.join("/")),
+                label: if suffix.is_empty() {
+                    base.to_string()
+                } else {
+                    format!("{base}/{}", suffix.join("/"))
+                },
                 values,
+                point: Vec::new(),
+                args: Vec::new(),
             }
         })
         .collect()
@@ -144,6 +209,11 @@ pub fn check_command(command: &[String], parse: super::ParseCommand) -> Result<(
 /// Run the matrix.
 pub fn run(o: &Options) -> Result<()> {
     let combos = check(o)?;
+    if !o.vary.is_empty() && matches!(o.rounds, Runs::Auto { .. }) {
+        return Err(input(
+            "--rounds auto decides knob combinations against the first; with --vary give a number of rounds",
+        ));
+    }
     let metric = match (&o.rounds, &o.metric) {
         (_, Some(m)) => Some(m.clone()),
         (Runs::Auto { .. }, None) => match crate::registry::find(&o.command[0]) {
@@ -188,12 +258,12 @@ pub fn run(o: &Options) -> Result<()> {
     }
     if o.dry_run {
         for (r, block) in order.iter().enumerate() {
-            let names: Vec<&str> = block.iter().map(|&i| combos[i].label.as_str()).collect();
+            let names: Vec<String> = block.iter().map(|&i| combos[i].shown()).collect();
             println!("round {}: {}", r + 1, names.join(", "));
         }
         return Ok(());
     }
-    if !crate::sys::proc::is_root() {
+    if !o.knobs.is_empty() && !crate::sys::proc::is_root() {
         return Err(crate::error::privilege(
             "kbench matrix writes kernel knobs: run it as root (sudo)",
         ));
@@ -207,7 +277,8 @@ pub fn run(o: &Options) -> Result<()> {
         "id": id, "seed": seed, "command": o.command,
         "knobs": o.knobs.iter().map(|k| serde_json::json!({"name": k.name, "where": k.location.shown(), "values": k.values})).collect::<Vec<_>>(),
         "originals": saved.iter().map(|s| (s.name.clone(), s.original.clone())).collect::<BTreeMap<_, _>>(),
-        "order": order.iter().map(|b| b.iter().map(|&i| combos[i].label.clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "vary": o.vary.iter().map(|v| serde_json::json!({"flag": v.flag, "values": v.values})).collect::<Vec<_>>(),
+        "order": order.iter().map(|b| b.iter().map(|&i| combos[i].shown()).collect::<Vec<_>>()).collect::<Vec<_>>(),
     });
     {
         let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
@@ -215,17 +286,21 @@ pub fn run(o: &Options) -> Result<()> {
     }
     let outcome = rounds(o, &combos, &order, &id, seed, metric.as_deref(), started);
     let restored = guard.restore();
-    say(&match &restored {
-        Ok(()) => format!(
-            "knobs restored: {}",
-            saved
-                .iter()
-                .map(|s| format!("{}={}", s.name, s.original))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Err(e) => format!("kbench: {e:#}"),
-    });
+    if saved.is_empty() {
+        // No knob was changed.
+    } else {
+        say(&match &restored {
+            Ok(()) => format!(
+                "knobs restored: {}",
+                saved
+                    .iter()
+                    .map(|s| format!("{}={}", s.name, s.original))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Err(e) => format!("kbench: {e:#}"),
+        });
+    }
     let (done, stop) = outcome?;
     restored?;
     report(o, &combos, &id, seed, started, done, &stop, &plan)
@@ -233,8 +308,15 @@ pub fn run(o: &Options) -> Result<()> {
 
 /// The matrix's knobs, command and combinations checked; its combinations.
 fn check(o: &Options) -> Result<Vec<Combination>> {
-    if o.knobs.is_empty() {
-        return Err(input("give at least one --knob NAME=VALUE,VALUE"));
+    if o.knobs.is_empty() && o.vary.is_empty() {
+        return Err(input(
+            "give at least one --knob NAME=VALUE,VALUE or --vary FLAG=VALUES",
+        ));
+    }
+    for (i, v) in o.vary.iter().enumerate() {
+        if o.vary[..i].iter().any(|w| w.flag == v.flag) {
+            return Err(input(format!("--vary {} is given twice", v.flag)));
+        }
     }
     for (i, k) in o.knobs.iter().enumerate() {
         if let Some(other) = o.knobs[..i].iter().find(|j| j.location == k.location) {
@@ -245,7 +327,11 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
         }
     }
     check_command(&o.command, o.parse)?;
-    let combos = combinations(&o.knobs, &o.base_label);
+    let scenario = o.command[0] == "run";
+    let combos = combinations(&o.knobs, &o.vary, scenario, &o.base_label);
+    if !o.vary.is_empty() {
+        check_points(o, &combos, scenario)?;
+    }
     if combos.len() < 2 {
         return Err(input(
             "a matrix needs at least two combinations: give some knob two values",
@@ -259,6 +345,50 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
         )));
     }
     Ok(combos)
+}
+
+/// The command with each point's flags checked as kbench would parse it
+/// (a flag the benchmark lacks, or one the command gives already, is
+/// refused at once); with a scenario, a dry run of the first and the last
+/// point checks that the scenario has the variables.
+fn check_points(o: &Options, combos: &[Combination], scenario: bool) -> Result<()> {
+    if !scenario {
+        for c in combos {
+            let mut cmd = o.command.clone();
+            cmd.extend(c.args.iter().cloned());
+            check_command(&cmd, o.parse).map_err(|e| {
+                input(format!(
+                    "--vary {}: {}",
+                    c.point
+                        .iter()
+                        .map(|(f, v)| format!("{f}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    e
+                ))
+            })?;
+        }
+        return Ok(());
+    }
+    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    for c in [combos.first(), combos.last()].into_iter().flatten() {
+        let out = Command::new(&exe)
+            .args(&o.command)
+            .args(&c.args)
+            .arg("--dry-run")
+            .stdin(Stdio::null())
+            .output()?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let first = err
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("kbench: ");
+            return Err(input(format!("--vary: {first}")));
+        }
+    }
+    Ok(())
 }
 
 /// Every knob read (its value kept for the restore record) and its values
@@ -355,12 +485,14 @@ fn rounds(
                     r + 1,
                     order.len(),
                     r * combos.len() + p + 1,
-                    c.label
+                    c.shown()
                 );
             }
             let tag = serde_json::json!({
                 "kind": "matrix", "id": id, "seed": seed,
                 "round": r + 1, "position": p + 1, "knobs": knobs,
+                "combination": ci,
+                "point": c.point.iter().cloned().collect::<BTreeMap<_, _>>(),
             });
             let mut cmd = Command::new(&exe);
             if let Some(db) = &o.db {
@@ -371,6 +503,7 @@ fn rounds(
                 cmd.arg("-q");
             }
             cmd.args(&o.command)
+                .args(&c.args)
                 .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
                 .env(
                     crate::session::inherited::ENV_ROOT,
@@ -395,7 +528,7 @@ fn rounds(
                 anyhow::bail!(
                     "round {}, {}: `kbench {}` failed ({}); the runs before it are stored",
                     r + 1,
-                    c.label,
+                    c.shown(),
                     o.command.join(" "),
                     status.map_or("killed by a signal".into(), |s| format!("exit {s}"))
                 );
@@ -474,12 +607,17 @@ fn decided(
     let mut better = None;
     let per_combo: Vec<Vec<f64>> = combos
         .iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(ci, c)| {
             (1..=round)
                 .filter_map(|r| {
                     let v: Vec<f64> = runs
                         .iter()
-                        .filter(|x| x.label == c.label && x.settings["experiment"]["round"] == r)
+                        .filter(|x| {
+                            x.label == c.label
+                                && x.settings["experiment"]["round"] == r
+                                && x.settings["experiment"]["combination"] == ci
+                        })
                         .filter_map(|x| x.metrics.iter().find(|m| m.name == metric))
                         .map(|m| {
                             better = Some(m.better);
@@ -535,8 +673,14 @@ fn report(
     plan: &serde_json::Value,
 ) -> Result<()> {
     let runs = runs_of(o, combos, id, started)?;
+    let mut labels: Vec<String> = Vec::new();
+    for c in combos {
+        if !labels.contains(&c.label) {
+            labels.push(c.label.clone());
+        }
+    }
     let opts = compare::Options {
-        labels: combos.iter().map(|c| c.label.clone()).collect(),
+        labels,
         baseline: None,
         metrics: o.metric.iter().cloned().collect(),
         alpha: o.alpha,
@@ -548,9 +692,16 @@ fn report(
         include_warmup: false,
     };
     let c = compare::build(&runs, &opts)?;
+    // A sweep reads as its curves: over the first varied flag (a second
+    // one makes a curve per value).
+    let curves = o
+        .vary
+        .first()
+        .map(|v| compare::curve::curves(&c, &v.flag, &opts.metrics));
     if o.json {
         let doc = serde_json::json!({
             "experiment": plan, "rounds_done": done, "stopped": stop, "comparison": c,
+            "curves": curves,
         });
         return crate::session::print_json("matrix", doc);
     }
@@ -563,7 +714,12 @@ fn report(
     );
     print!(
         "{}",
-        crate::report::terminal::render(&c, std::io::stdout().is_terminal(), false)
+        crate::report::terminal::render_with(
+            &c,
+            std::io::stdout().is_terminal(),
+            false,
+            curves.as_deref().filter(|cs| !cs.is_empty())
+        )
     );
     Ok(())
 }
@@ -581,6 +737,8 @@ mod tests {
         };
         let c = combinations(
             &[k("autogroup", &["0", "1"]), k("thp", &["always", "never"])],
+            &[],
+            false,
             "b",
         );
         let labels: Vec<&str> = c.iter().map(|c| c.label.as_str()).collect();
@@ -593,5 +751,29 @@ mod tests {
                 "b/autogroup=1/thp=never"
             ]
         );
+        // A varied flag: points within each knob value, on the command
+        // line and not in the label.
+        let v = super::super::vary::parse("groups=1,4").unwrap();
+        let c = combinations(
+            &[k("autogroup", &["0", "1"])],
+            std::slice::from_ref(&v),
+            false,
+            "b",
+        );
+        let shown: Vec<(String, Vec<String>)> =
+            c.iter().map(|c| (c.shown(), c.args.clone())).collect();
+        let a = |x: &str| vec!["--groups".to_string(), x.to_string()];
+        assert_eq!(
+            shown,
+            vec![
+                ("b/autogroup=0 groups=1".into(), a("1")),
+                ("b/autogroup=0 groups=4".into(), a("4")),
+                ("b/autogroup=1 groups=1".into(), a("1")),
+                ("b/autogroup=1 groups=4".into(), a("4")),
+            ]
+        );
+        let c = combinations(&[], &[v], true, "b");
+        assert_eq!(c[1].label, "b");
+        assert_eq!(c[1].args, ["--var", "groups=4"]);
     }
 }

@@ -19,6 +19,7 @@ pub mod knob;
 pub mod matrix;
 pub mod order;
 pub mod restore;
+pub mod vary;
 
 use crate::store::RunRecord;
 

@@ -18,7 +18,30 @@ impl super::Format for Html {
     fn render(&self, i: &super::Input) -> Result<String> {
         let latency = latency_series(i.comparison, i.runs)?;
         let timelines = timelines(i.comparison, i.runs);
-        Ok(render(i.comparison, &latency, &timelines))
+        let mut out = render(i.comparison, &latency, &timelines);
+        if let Some(cs) = i.curves {
+            // The curves first: a sweep is read by its curves.
+            let mut block = String::from("<h2>Curves</h2>");
+            for cv in cs {
+                let s = super::curves::section(i.comparison, cv);
+                let _ = write!(
+                    block,
+                    "<h3>{}</h3>{}",
+                    escape(&s.title),
+                    super::curves::svg(i.comparison, cv)
+                );
+                block.push_str(&table(&s, "curve"));
+                for l in super::curves::parting_lines(i.comparison, cv) {
+                    let _ = write!(block, "<p>{}</p>", escape(&l));
+                }
+            }
+            out = out.replacen(
+                "<h2>Scoreboard</h2>",
+                &format!("{block}<h2>Scoreboard</h2>"),
+                1,
+            );
+        }
+        Ok(out)
     }
 }
 

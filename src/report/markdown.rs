@@ -39,9 +39,24 @@ fn section(out: &mut String, s: &Section) {
     out.push('\n');
 }
 
-pub fn render(c: &Comparison, with_details: bool) -> String {
+pub fn render(
+    c: &Comparison,
+    with_details: bool,
+    curves: Option<&[crate::compare::curve::Curve]>,
+) -> String {
     let mut out = format!("## kbench comparison: {}\n\n", cell(&c.labels.join(" vs ")));
-    section(&mut out, &scoreboard(c));
+    match curves {
+        Some(cs) => {
+            for cv in cs {
+                section(&mut out, &super::curves::section(c, cv));
+                for l in super::curves::parting_lines(c, cv) {
+                    out.push_str(&format!("- {}\n", cell(&l)));
+                }
+                out.push('\n');
+            }
+        }
+        None => section(&mut out, &scoreboard(c)),
+    }
     out.push_str(&format!("**{}**\n\n", tally_line(c)));
     section(&mut out, &systems(c));
     if let Some(s) = waited_behind(c) {
@@ -63,6 +78,6 @@ pub struct Markdown;
 
 impl super::Format for Markdown {
     fn render(&self, i: &super::Input) -> anyhow::Result<String> {
-        Ok(render(i.comparison, i.details))
+        Ok(render(i.comparison, i.details, i.curves))
     }
 }

@@ -5,6 +5,7 @@
 //! format-neutral [`sections`].
 
 pub mod csv;
+pub mod curves;
 pub mod html;
 pub mod markdown;
 pub mod sections;
@@ -26,6 +27,9 @@ pub struct Input<'a> {
     pub colour: bool,
     /// Every metric's detail, not only the scoreboard.
     pub details: bool,
+    /// With `--curve`: the curves over that parameter, shown instead of the
+    /// scoreboard.
+    pub curves: Option<&'a [crate::compare::curve::Curve]>,
 }
 
 /// One way to read a comparison: every report format is one of these,
@@ -40,6 +44,9 @@ pub struct Json;
 impl Format for Json {
     fn render(&self, i: &Input) -> anyhow::Result<String> {
         let mut body = serde_json::to_value(i.comparison)?;
+        if let (Some(o), Some(c)) = (body.as_object_mut(), i.curves) {
+            o.insert("curves".into(), serde_json::to_value(c)?);
+        }
         if let Some(o) = body.as_object_mut() {
             o.insert(
                 "schema_version".into(),

@@ -37,25 +37,53 @@ fn section(out: &mut String, s: &Section, colour: bool) {
     out.push_str("\n\n");
 }
 
+/// `curves` (with `--curve`, or a sweep) in place of the scoreboard.
+pub fn render_with(
+    c: &Comparison,
+    colour: bool,
+    with_details: bool,
+    curves: Option<&[crate::compare::curve::Curve]>,
+) -> String {
+    let Some(curves) = curves else {
+        return render(c, colour, with_details);
+    };
+    let mut out = String::new();
+    for cv in curves {
+        section(&mut out, &super::curves::section(c, cv), colour);
+        for l in super::curves::parting_lines(c, cv) {
+            out.push_str(&crate::text::clean(&l));
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    rest(&mut out, c, colour, with_details);
+    out
+}
+
 pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
     let mut out = String::new();
     section(&mut out, &scoreboard(c), colour);
+    rest(&mut out, c, colour, with_details);
+    out
+}
+
+/// What follows the scoreboard (or the curves).
+fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
     out.push_str(&tally_line(c));
     out.push_str("\n\n");
-    section(&mut out, &systems(c), colour);
+    section(out, &systems(c), colour);
     if let Some(s) = waited_behind(c) {
-        section(&mut out, &s, colour);
+        section(out, &s, colour);
     }
     if with_details {
         for s in details(c) {
-            section(&mut out, &s, colour);
+            section(out, &s, colour);
         }
     }
     for f in footnotes(c).iter().skip(1) {
         out.push_str(&crate::text::clean(f));
         out.push('\n');
     }
-    out
 }
 
 /// The comparison as aligned text for a terminal.
@@ -63,6 +91,6 @@ pub struct Terminal;
 
 impl super::Format for Terminal {
     fn render(&self, i: &super::Input) -> anyhow::Result<String> {
-        Ok(render(i.comparison, i.colour, i.details))
+        Ok(render_with(i.comparison, i.colour, i.details, i.curves))
     }
 }

@@ -582,3 +582,208 @@ fn bad_experiments_are_one_line_and_exit_2() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// The medians of a curve's points for one label, by point.
+fn curve_medians(curve: &serde_json::Value, label_end: &str) -> Vec<(String, f64)> {
+    curve["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let l = p["labels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|l| l["label"].as_str().unwrap().ends_with(label_end))
+                .unwrap_or_else(|| panic!("no label {label_end} in {p}"));
+            (
+                p["x"].as_str().unwrap().to_string(),
+                l["summary"]["median"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_sweep_interleaves_its_points_and_reads_as_a_curve() {
+    let env = Env::new();
+    let cmd = ["hackbench", "-P", "-f", "2", "-l", "300"];
+    let sweep = |extra: &[&str]| {
+        let mut a = vec![
+            "--label",
+            "s",
+            "matrix",
+            "--vary",
+            "groups=1,2,4",
+            "--rounds",
+            "3",
+            "--seed",
+            "5",
+        ];
+        a.extend_from_slice(extra);
+        a.push("--");
+        a.extend_from_slice(&cmd);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let plan = env.ok(&sweep(&["--dry-run"])
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    let order: Vec<String> = plan
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .filter(|(r, _)| r.starts_with("round "))
+        .flat_map(|(_, rest)| {
+            rest.split(", ")
+                .map(|c| c.rsplit('=').next().unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(order.len(), 9, "{plan}");
+    let doc: serde_json::Value = serde_json::from_str(
+        &env.ok(&[
+            &["--json"][..],
+            &sweep(&["-q"])
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        ]
+        .concat()),
+    )
+    .unwrap();
+    // Nine runs, in the planned order, each with its point in its
+    // parameters (not in its label).
+    let list = env.json(&["runs", "list"]);
+    let runs = list["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 9, "{list}");
+    let mut stored: Vec<(i64, String)> = runs
+        .iter()
+        .map(|r| {
+            let id = r["id"].as_i64().unwrap();
+            let show = env.json(&["runs", "show", &id.to_string()]);
+            assert_eq!(show["label"], "s");
+            (id, show["params"]["groups"].to_string())
+        })
+        .collect();
+    stored.sort();
+    let ran: Vec<String> = stored.into_iter().map(|x| x.1).collect();
+    assert_eq!(ran, order, "the runs follow the seeded plan");
+    let curve = &doc["curves"][0];
+    assert_eq!(curve["key"], "groups", "{doc}");
+    let m = curve_medians(curve, "s");
+    assert_eq!(
+        m.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
+        ["1", "2", "4"]
+    );
+    assert!(m[2].1 > m[0].1, "four groups take longer than one: {m:?}");
+    // The same table from the stored runs.
+    let text = env.ok(&["compare", "--curve", "groups"]);
+    assert!(
+        text.starts_with("hackbench time by groups (s, lower is better)"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().nth(1).map(|l| l.split_whitespace().next()),
+        Some(Some("groups"))
+    );
+    let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    // A bad sweep is refused at once, in one line.
+    for (vary, why) in [
+        ("groups=4..1", "runs backwards"),
+        ("groups=1..8:x1", "must be 2 or more"),
+        ("grups=1,2", "--vary grups=1"),
+        ("groups=1", "at least two points"),
+    ] {
+        let e = env.fails(&["matrix", "--vary", vary, "--", "hackbench"], 2);
+        assert!(e.contains(why), "{vary}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{vary}: {e}");
+    }
+    let e = env.fails(&["compare", "--curve", "fds"], 2);
+    assert!(e.contains("no runs differ only in fds"), "{e}");
+    // The HTML curve in a real browser.
+    if common::have_chromium() {
+        let html = env.ok(&["compare", "--curve", "groups", "--format", "html"]);
+        let probe_html = html.replace(
+            "</body>",
+            "<script>window.addEventListener('load',()=>{const c=document.querySelector('svg.curve');\
+const d=document.createElement('pre');d.id='kbench-curve';d.textContent=c?c.querySelectorAll('circle').length:0;\
+document.body.appendChild(d);});</script></body>",
+        );
+        let (probe, console) = common::in_chromium(env.dir.path(), "curve.html", &probe_html);
+        assert_eq!(probe["empty"], 0, "{probe}");
+        assert!(probe["svgs"].as_u64().unwrap_or(0) >= 1, "{probe}");
+        assert!(console.is_empty(), "{console:?}");
+        assert!(html.contains("<svg class=\"curve\""), "a curve is drawn");
+    }
+}
+
+#[test]
+fn a_sweep_beside_a_knob_has_a_verdict_per_point_in_one_family() {
+    if !possible() {
+        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+        return;
+    }
+    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
+    let before = knobs_now();
+    let env = Env::new();
+    let out = env.ok(&[
+        "--json",
+        "--label",
+        "k",
+        "-q",
+        "matrix",
+        "--knob",
+        "autogroup=0,1",
+        "--vary",
+        "groups=1,2",
+        "--rounds",
+        "3",
+        "--metric",
+        "time",
+        "--",
+        "hackbench",
+        "-P",
+        "-f",
+        "2",
+        "-l",
+        "200",
+    ]);
+    assert_eq!(knobs_now(), before);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let curve = &doc["curves"][0];
+    let points = curve["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{curve}");
+    let mut family = 0;
+    for p in points {
+        let other = p["labels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["label"] == "k/autogroup=1")
+            .unwrap_or_else(|| panic!("{p}"));
+        let v = &other["versus"];
+        assert!(v["verdict"].is_string(), "{v}");
+        let (p, adj) = (
+            v["p_value"].as_f64().unwrap(),
+            v["p_adjusted"].as_f64().unwrap(),
+        );
+        assert!(adj >= p, "adjusted over the curve: {v}");
+        family += 1;
+    }
+    // One metric, two points: the family is the curve.
+    assert_eq!(family, 2);
+    let text = env.ok(&[
+        "compare",
+        "--curve",
+        "groups",
+        "--metric",
+        "time",
+        "--baseline",
+        "k/autogroup=0",
+    ]);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("autogroup=1 against autogroup=0: ")),
+        "{text}"
+    );
+}

@@ -248,6 +248,9 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         .collect::<Option<_>>()
         .ok_or_else(|| input("--var takes NAME=VALUE"))?;
     let mut sc = schema::parse(&name, &text, a.scale, &vars)?;
+    if !sc.sweep.is_empty() {
+        return sweep(ctx, a, &sc);
+    }
     if let Some(r) = a.runs {
         sc.runs = r;
         sc.auto_precision = None;
@@ -277,6 +280,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         label: ctx.label(),
         id: id.clone(),
         root_pid: ctx.inherited.root_pid,
+        vars: vars.clone(),
     };
     let bar = phase_bar(ctx, sc.runs as u64 * sc.phases.len() as u64);
     ctx.info(&format!(
@@ -316,4 +320,51 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
             f.join("\n  ")
         )),
     }
+}
+
+/// A scenario with a `[sweep]`: a matrix over its variables, each point a
+/// run of the scenario with `--var NAME=VALUE`, `runs` rounds.
+fn sweep(ctx: &Ctx, a: &RunArgs, sc: &crate::scenario::Scenario) -> Result<()> {
+    let vary = sc
+        .sweep
+        .iter()
+        .map(|(k, v)| crate::experiment::vary::parse(&format!("{k}={v}")))
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| input(format!("{}: sweep: {e}", a.scenario)))?;
+    let mut command = vec![
+        "run".to_string(),
+        a.scenario.clone(),
+        "--runs".into(),
+        "1".into(),
+    ];
+    if let Some(s) = a.scale {
+        command.extend(["--scale".into(), s.to_string()]);
+    }
+    for v in &a.vars {
+        command.extend(["--var".into(), v.clone()]);
+    }
+    if a.fail_fast {
+        command.push("--fail-fast".into());
+    }
+    if ctx.global.no_store {
+        return Err(input(
+            "a sweep compares its stored runs: --no-store does not fit",
+        ));
+    }
+    crate::experiment::matrix::run(&crate::experiment::matrix::Options {
+        knobs: Vec::new(),
+        vary,
+        rounds: crate::values::Runs::Fixed(a.runs.unwrap_or(sc.runs)),
+        seed: None,
+        command,
+        parse: crate::cli::check,
+        metric: None,
+        alpha: 0.05,
+        threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
+        dry_run: a.dry_run,
+        base_label: ctx.label(),
+        db: ctx.global.db.clone(),
+        quiet: ctx.global.quiet,
+        json: ctx.global.json,
+    })
 }

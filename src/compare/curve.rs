@@ -80,15 +80,21 @@ pub fn curves(c: &Comparison, flag: &str, metrics: &[String]) -> Vec<Curve> {
         let Some(key) = key_of(c, b, flag) else {
             continue;
         };
-        // Groups by their parameters less the varied one.
+        let gs: Vec<&super::Group> = c.groups.iter().filter(|g| g.benchmark == b).collect();
+        let follows = follows_key(&gs, &key);
+        // Groups by their parameters less the varied one (and those that
+        // follow it: a scenario variable that sets hackbench's groups).
         let mut by_rest: BTreeMap<String, Vec<&super::Group>> = BTreeMap::new();
-        for g in c.groups.iter().filter(|g| g.benchmark == b) {
+        for g in gs {
             let Some(_) = g.params.get(&key) else {
                 continue;
             };
             let mut rest = g.params.clone();
             if let serde_json::Value::Object(m) = &mut rest {
                 m.remove(&key);
+                for f in &follows {
+                    m.remove(f);
+                }
             }
             by_rest.entry(rest.to_string()).or_default().push(g);
         }
@@ -150,6 +156,35 @@ pub fn curves(c: &Comparison, flag: &str, metrics: &[String]) -> Vec<Curve> {
         }
     }
     out
+}
+
+/// The parameters other than `key` whose value is one per value of `key`
+/// and not one for all (they follow the varied value).
+fn follows_key(gs: &[&super::Group], key: &str) -> Vec<String> {
+    let mut names: Vec<String> = gs
+        .iter()
+        .filter_map(|g| g.params.as_object())
+        .flat_map(|m| m.keys().cloned())
+        .filter(|k| k != key)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|p| {
+            let mut by_x: BTreeMap<String, Option<&serde_json::Value>> = BTreeMap::new();
+            let mut values = std::collections::BTreeSet::new();
+            for g in gs {
+                let Some(x) = g.params.get(key) else { continue };
+                let v = g.params.get(p);
+                values.insert(v.map(|v| v.to_string()));
+                if *by_x.entry(text(x)).or_insert(v) != v {
+                    return false;
+                }
+            }
+            values.len() >= 2
+        })
+        .collect()
 }
 
 /// Where the curves part: per label against the baseline, the points by

@@ -195,6 +195,15 @@ fn group_key(r: &RunRecord) -> (String, String) {
         for k in VOLATILE_PARAMS {
             m.remove(*k);
         }
+        // What a scenario adds (its task, the variables set with --var)
+        // stays, whatever the benchmark's own reading keeps.
+        if let Some(raw) = r.params.as_object() {
+            for (k, v) in raw {
+                if k == "task" || k.starts_with("var.") {
+                    m.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
     }
     (r.benchmark.clone(), p.to_string())
 }

@@ -239,8 +239,18 @@ pub fn run(o: &Options) -> Result<()> {
             eprintln!("{m}");
         }
     };
+    let took = {
+        let (s, exact) = estimate_s(o, &combos);
+        let all = s * rounds_planned as f64;
+        let how = if exact { "about" } else { "at least" };
+        match all {
+            a if a <= 0.0 && !exact => ", its length unknown (no estimate for this command)".into(),
+            a if a >= 120.0 => format!(", {how} {:.0} min in all", a / 60.0),
+            a => format!(", {how} {a:.0} s in all"),
+        }
+    };
     say(&format!(
-        "kbench matrix {id}: {} combinations x {} rounds{} of `kbench {}`, seed {seed}",
+        "kbench matrix {id}: {} combinations x {} rounds{} of `kbench {}`, seed {seed}{took}",
         combos.len(),
         rounds_planned,
         if matches!(o.rounds, Runs::Auto { .. }) {
@@ -389,6 +399,53 @@ fn check_points(o: &Options, combos: &[Combination], scenario: bool) -> Result<(
         }
     }
     Ok(())
+}
+
+/// About how long one pass over every combination takes (s), from the
+/// registry's estimate of a benchmark's command line, or a scenario's own
+/// dry-run estimate; and whether that is all (false: some combination
+/// has no fixed length, so it is a lower bound).
+fn estimate_s(o: &Options, combos: &[Combination]) -> (f64, bool) {
+    let (mut total, mut exact) = (0.0, true);
+    let exe = std::env::current_exe().ok();
+    for c in combos {
+        let one = if o.command[0] == "run" {
+            exe.as_ref().and_then(|exe| {
+                let out = Command::new(exe)
+                    .args(&o.command)
+                    .args(&c.args)
+                    .arg("--dry-run")
+                    .stdin(Stdio::null())
+                    .stderr(Stdio::null())
+                    .output()
+                    .ok()?;
+                let text = String::from_utf8_lossy(&out.stdout);
+                let line = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("estimated time: "))?;
+                let (bound, rest) = match line.strip_prefix("about ") {
+                    Some(r) => (true, r),
+                    None => (false, line.strip_prefix("at least ")?),
+                };
+                let s: f64 = rest.split_whitespace().next()?.parse().ok()?;
+                Some((s, bound))
+            })
+        } else {
+            crate::registry::find(&o.command[0]).and_then(|e| {
+                let mut argv: Vec<String> = o.command[1..].to_vec();
+                argv.extend(c.args.iter().cloned());
+                (e.estimate)(&argv).map(|s| (s, true))
+            })
+        };
+        match one {
+            Some((s, all)) => {
+                total += s;
+                exact &= all;
+            }
+            None => exact = false,
+        }
+    }
+    (total, exact)
 }
 
 /// Every knob read (its value kept for the restore record) and its values

@@ -135,6 +135,7 @@ mod tests {
             scale: 1.0,
             isolate: false,
             phases: Vec::new(),
+            sweep: Vec::new(),
         }
     }
 

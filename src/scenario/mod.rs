@@ -88,4 +88,7 @@ pub struct Scenario {
     /// (`isolate = true`; the first CPU is the house's).
     pub isolate: bool,
     pub phases: Vec<Phase>,
+    /// Variables the file sweeps (`[sweep]`), not set with `--var`:
+    /// `kbench run` runs them as a matrix.
+    pub sweep: Vec<(String, String)>,
 }

@@ -10,6 +10,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("contest", include_str!("presets/contest.toml")),
     ("fair-latency", include_str!("presets/fair-latency.toml")),
     ("interbench", include_str!("presets/interbench.toml")),
+    ("scaling", include_str!("presets/scaling.toml")),
 ];
 
 /// The TOML of preset `name`.

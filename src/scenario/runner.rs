@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::session::inherited::{
-    ENV_ISOLATION, ENV_PHASE, ENV_PLACEMENT, ENV_REP, ENV_ROOT, ENV_SCENARIO, ENV_TASK,
+    ENV_ISOLATION, ENV_PHASE, ENV_PLACEMENT, ENV_REP, ENV_ROOT, ENV_SCENARIO, ENV_TASK, ENV_VARS,
 };
 
 /// Where the runs go and under which label.
@@ -27,6 +27,10 @@ pub struct Target {
     /// The kbench process whose descendants are kbench's own (this one, or
     /// the experiment's that started it).
     pub root_pid: i32,
+    /// The variables the user set (`--var`), stored in every task's
+    /// parameters as `var.NAME`, so that runs at different values of a
+    /// variable (a sweep's points) are compared apart.
+    pub vars: Vec<(String, String)>,
 }
 
 /// What the runner reports as it goes.
@@ -76,6 +80,14 @@ fn spawn<'a>(
         .env(ENV_REP, rep.to_string())
         .env(ENV_TASK, &task.name)
         .env(ENV_PLACEMENT, placement.to_string());
+    if !t.vars.is_empty() {
+        let vars: serde_json::Map<String, serde_json::Value> = t
+            .vars
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().into()))
+            .collect();
+        c.env(ENV_VARS, serde_json::Value::Object(vars).to_string());
+    }
     crate::sys::proc::on_exec(
         &mut c,
         crate::sys::proc::OnExec {

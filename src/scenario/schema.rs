@@ -31,6 +31,10 @@ struct FileSpec {
     /// Default values of user variables (`--var NAME=VALUE` overrides).
     #[serde(default)]
     vars: BTreeMap<String, toml::Value>,
+    /// Variables to sweep: `NAME = "VALUES"` (as `matrix --vary`); `kbench
+    /// run` of such a file runs a matrix over them.
+    #[serde(default)]
+    sweep: BTreeMap<String, String>,
     #[serde(rename = "phase")]
     phases: Vec<Spanned<PhaseSpec>>,
 }
@@ -221,6 +225,19 @@ pub fn parse(
         )));
     }
     let vars = vars_of(file, &spec, scale, user_vars)?;
+    let mut sweep = Vec::new();
+    for (k, v) in &spec.sweep {
+        if !spec.vars.contains_key(k) {
+            return Err(input(format!(
+                "{file}: sweep.{k}: not a variable of the file (give it a default in [vars])"
+            )));
+        }
+        // A variable set from the command line (a sweep's own point) is
+        // not swept again.
+        if !user_vars.iter().any(|(u, _)| u == k) {
+            sweep.push((k.clone(), v.clone()));
+        }
+    }
     if spec.phases.is_empty() {
         return Err(input(format!(
             "{file}: a scenario needs at least one [[phase]]"
@@ -275,6 +292,7 @@ pub fn parse(
         scale,
         isolate: spec.isolate,
         phases,
+        sweep,
     })
 }
 

@@ -21,6 +21,8 @@ pub const ENV_PLACEMENT: &str = "KBENCH_SCENARIO_PLACEMENT";
 /// The experiment (matrix or campaign) a command runs in, as JSON: its
 /// kind, id, round, position and the knob values read back.
 pub const ENV_EXPERIMENT: &str = "KBENCH_EXPERIMENT";
+/// The scenario variables the user set (`--var`), as a JSON object.
+pub const ENV_VARS: &str = "KBENCH_SCENARIO_VARS";
 /// The kbench process whose descendants are kbench's own (a scenario's
 /// runner, a matrix, a campaign), for the health monitor and isolation.
 pub const ENV_ROOT: &str = "KBENCH_ROOT_PID";
@@ -36,6 +38,8 @@ pub struct Inherited {
     /// The scenario's isolation, as its runner recorded it.
     pub isolation: Option<serde_json::Value>,
     pub experiment: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The scenario variables set with `--var`, for the task's parameters.
+    pub vars: Option<serde_json::Map<String, serde_json::Value>>,
     /// The kbench process whose descendants are kbench's own: the
     /// parent's when it said, else this one.
     pub root_pid: i32,
@@ -60,6 +64,10 @@ impl Inherited {
                 Some(serde_json::Value::Object(o)) => Some(o),
                 _ => None,
             },
+            vars: match json(ENV_VARS) {
+                Some(serde_json::Value::Object(o)) => Some(o),
+                _ => None,
+            },
             root_pid: get(ENV_ROOT)
                 .and_then(|v| v.parse::<i32>().ok())
                 .unwrap_or(std::process::id() as i32),
@@ -80,6 +88,9 @@ impl Inherited {
             if let Some(placement) = &self.placement {
                 if let serde_json::Value::Object(m) = &mut r.params {
                     m.insert("task".into(), self.task.clone().unwrap_or_default().into());
+                    for (k, v) in self.vars.iter().flatten() {
+                        m.insert(format!("var.{k}"), v.clone());
+                    }
                 }
                 r.settings["placement"] = placement.clone();
             }

@@ -22,6 +22,7 @@
 //! per combination (the mean of its runs), so the rule sees independent
 //! blocks.
 
+use super::combos::{check_points, combinations, headline, Combination};
 use super::knob::{self, Knob};
 use super::restore::{Guard, Record, Saved};
 use crate::compare;
@@ -57,109 +58,9 @@ pub struct Options {
     pub json: bool,
 }
 
-/// One combination: a value per knob (in its label) and a point per
-/// varied flag (on its command line, in its runs' parameters).
-#[derive(Clone, Debug)]
-struct Combination {
-    values: Vec<String>,
-    label: String,
-    /// The varied flags' values, and the words they add to the command.
-    point: Vec<(String, String)>,
-    args: Vec<String>,
-}
-
-impl Combination {
-    /// The label and the point: `…/autogroup=1 groups=4`.
-    fn shown(&self) -> String {
-        let mut s = self.label.clone();
-        for (f, v) in &self.point {
-            s.push_str(&format!(" {f}={v}"));
-        }
-        s
-    }
-}
-
 /// Commands a matrix may run.
 fn runnable(cmd: &str) -> bool {
     cmd == "run" || crate::registry::find(cmd).is_some()
-}
-
-/// Every combination of knob values and points, the first knob varying
-/// slowest and the points fastest.
-fn combinations(
-    knobs: &[Knob],
-    vary: &[super::vary::Vary],
-    scenario: bool,
-    base: &str,
-) -> Vec<Combination> {
-    let mut points: Vec<Vec<(String, String)>> = vec![Vec::new()];
-    for v in vary {
-        points = points
-            .into_iter()
-            .flat_map(|prefix| {
-                v.values.iter().map(move |x| {
-                    let mut p = prefix.clone();
-                    p.push((v.flag.clone(), x.clone()));
-                    p
-                })
-            })
-            .collect();
-    }
-    knob_combinations(knobs, base)
-        .into_iter()
-        .flat_map(|c| {
-            points.iter().map(move |p| {
-                let args = p
-                    .iter()
-                    .flat_map(|(f, x)| {
-                        let v = vary.iter().find(|v| &v.flag == f).expect("a varied flag");
-                        super::vary::words(v, x, scenario)
-                    })
-                    .collect();
-                Combination {
-                    point: p.clone(),
-                    args,
-                    ..c.clone()
-                }
-            })
-        })
-        .collect()
-}
-
-/// Every combination of knob values, the first knob varying slowest.
-fn knob_combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
-    let mut out: Vec<Vec<String>> = vec![Vec::new()];
-    for k in knobs {
-        out = out
-            .into_iter()
-            .flat_map(|prefix| {
-                k.values.iter().map(move |v| {
-                    let mut p = prefix.clone();
-                    p.push(v.clone());
-                    p
-                })
-            })
-            .collect();
-    }
-    out.into_iter()
-        .map(|values| {
-            let suffix: Vec<String> = knobs
-                .iter()
-                .zip(&values)
-                .map(|(k, v)| format!("{}={v}", k.name))
-                .collect();
-            Combination {
-                label: if suffix.is_empty() {
-                    base.to_string()
-                } else {
-                    format!("{base}/{}", suffix.join("/"))
-                },
-                values,
-                point: Vec::new(),
-                args: Vec::new(),
-            }
-        })
-        .collect()
 }
 
 /// Check the command line given after `--` as kbench would parse it
@@ -239,27 +140,7 @@ pub fn run(o: &Options) -> Result<()> {
             eprintln!("{m}");
         }
     };
-    let took = {
-        let (s, exact) = estimate_s(o, &combos);
-        let all = s * rounds_planned as f64;
-        let how = if exact { "about" } else { "at least" };
-        match all {
-            a if a <= 0.0 && !exact => ", its length unknown (no estimate for this command)".into(),
-            a if a >= 120.0 => format!(", {how} {:.0} min in all", a / 60.0),
-            a => format!(", {how} {a:.0} s in all"),
-        }
-    };
-    say(&format!(
-        "kbench matrix {id}: {} combinations x {} rounds{} of `kbench {}`, seed {seed}{took}",
-        combos.len(),
-        rounds_planned,
-        if matches!(o.rounds, Runs::Auto { .. }) {
-            " at most (stops when decided)"
-        } else {
-            ""
-        },
-        o.command.join(" ")
-    ));
+    say(&headline(o, &combos, &id, seed, rounds_planned));
     for s in &saved {
         say(&format!(
             "  {} is {} now (restored at the end)",
@@ -355,97 +236,6 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
         )));
     }
     Ok(combos)
-}
-
-/// The command with each point's flags checked as kbench would parse it
-/// (a flag the benchmark lacks, or one the command gives already, is
-/// refused at once); with a scenario, a dry run of the first and the last
-/// point checks that the scenario has the variables.
-fn check_points(o: &Options, combos: &[Combination], scenario: bool) -> Result<()> {
-    if !scenario {
-        for c in combos {
-            let mut cmd = o.command.clone();
-            cmd.extend(c.args.iter().cloned());
-            check_command(&cmd, o.parse).map_err(|e| {
-                input(format!(
-                    "--vary {}: {}",
-                    c.point
-                        .iter()
-                        .map(|(f, v)| format!("{f}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    e
-                ))
-            })?;
-        }
-        return Ok(());
-    }
-    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
-    for c in [combos.first(), combos.last()].into_iter().flatten() {
-        let out = Command::new(&exe)
-            .args(&o.command)
-            .args(&c.args)
-            .arg("--dry-run")
-            .stdin(Stdio::null())
-            .output()?;
-        if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let first = err
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim_start_matches("kbench: ");
-            return Err(input(format!("--vary: {first}")));
-        }
-    }
-    Ok(())
-}
-
-/// About how long one pass over every combination takes (s), from the
-/// registry's estimate of a benchmark's command line, or a scenario's own
-/// dry-run estimate; and whether that is all (false: some combination
-/// has no fixed length, so it is a lower bound).
-fn estimate_s(o: &Options, combos: &[Combination]) -> (f64, bool) {
-    let (mut total, mut exact) = (0.0, true);
-    let exe = std::env::current_exe().ok();
-    for c in combos {
-        let one = if o.command[0] == "run" {
-            exe.as_ref().and_then(|exe| {
-                let out = Command::new(exe)
-                    .args(&o.command)
-                    .args(&c.args)
-                    .arg("--dry-run")
-                    .stdin(Stdio::null())
-                    .stderr(Stdio::null())
-                    .output()
-                    .ok()?;
-                let text = String::from_utf8_lossy(&out.stdout);
-                let line = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("estimated time: "))?;
-                let (bound, rest) = match line.strip_prefix("about ") {
-                    Some(r) => (true, r),
-                    None => (false, line.strip_prefix("at least ")?),
-                };
-                let s: f64 = rest.split_whitespace().next()?.parse().ok()?;
-                Some((s, bound))
-            })
-        } else {
-            crate::registry::find(&o.command[0]).and_then(|e| {
-                let mut argv: Vec<String> = o.command[1..].to_vec();
-                argv.extend(c.args.iter().cloned());
-                (e.estimate)(&argv).map(|s| (s, true))
-            })
-        };
-        match one {
-            Some((s, all)) => {
-                total += s;
-                exact &= all;
-            }
-            None => exact = false,
-        }
-    }
-    (total, exact)
 }
 
 /// Every knob read (its value kept for the restore record) and its values
@@ -551,33 +341,7 @@ fn rounds(
                 "combination": ci,
                 "point": c.point.iter().cloned().collect::<BTreeMap<_, _>>(),
             });
-            let mut cmd = Command::new(&exe);
-            if let Some(db) = &o.db {
-                cmd.arg("--db").arg(db);
-            }
-            cmd.arg("--label").arg(&c.label);
-            if o.quiet {
-                cmd.arg("-q");
-            }
-            cmd.args(&o.command)
-                .args(&c.args)
-                .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
-                .env(
-                    crate::session::inherited::ENV_ROOT,
-                    std::process::id().to_string(),
-                )
-                .stdin(Stdio::null());
-            if o.json {
-                cmd.stdout(Stdio::null());
-            }
-            crate::sys::proc::on_exec(
-                &mut cmd,
-                crate::sys::proc::OnExec {
-                    die_with_parent: true,
-                    ..Default::default()
-                },
-            );
-            let status = wait(cmd.spawn()?)?;
+            let status = wait(child(o, &exe, c, &tag).spawn()?)?;
             if crate::sys::signals::stop_requested() || status == Some(130) {
                 return Err(crate::error::Interrupted.into());
             }
@@ -609,6 +373,37 @@ fn rounds(
             )
         },
     ))
+}
+
+/// The child kbench that runs combination `c`'s command, tagged.
+fn child(o: &Options, exe: &std::path::Path, c: &Combination, tag: &serde_json::Value) -> Command {
+    let mut cmd = Command::new(exe);
+    if let Some(db) = &o.db {
+        cmd.arg("--db").arg(db);
+    }
+    cmd.arg("--label").arg(&c.label);
+    if o.quiet {
+        cmd.arg("-q");
+    }
+    cmd.args(&o.command)
+        .args(&c.args)
+        .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
+        .env(
+            crate::session::inherited::ENV_ROOT,
+            std::process::id().to_string(),
+        )
+        .stdin(Stdio::null());
+    if o.json {
+        cmd.stdout(Stdio::null());
+    }
+    crate::sys::proc::on_exec(
+        &mut cmd,
+        crate::sys::proc::OnExec {
+            die_with_parent: true,
+            ..Default::default()
+        },
+    );
+    cmd
 }
 
 /// Wait for the child, passing a stop request on while it is still ours

@@ -15,6 +15,7 @@
 //! fingerprint.
 
 pub mod campaign;
+mod combos;
 pub mod knob;
 pub mod matrix;
 pub mod order;

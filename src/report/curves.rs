@@ -206,71 +206,98 @@ pub fn svg(c: &Comparison, curve: &Curve) -> String {
         if log { " (log scale)" } else { "" }
     );
     for (li, label) in c.labels.iter().enumerate() {
-        let col = super::svg::colour(li);
-        let at: Vec<(usize, &crate::compare::LabelStats)> = curve
-            .points
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.labels.iter().find(|l| &l.label == label).map(|l| (i, l)))
-            .collect();
-        if at.is_empty() {
-            continue;
-        }
-        let finite = |v: f64| if v.is_finite() { v } else { lo };
-        let mut band: Vec<String> = at
-            .iter()
-            .map(|(i, l)| format!("{:.1},{:.1}", px(*i), py(finite(l.summary.ci_high))))
-            .collect();
-        band.extend(
-            at.iter()
-                .rev()
-                .map(|(i, l)| format!("{:.1},{:.1}", px(*i), py(finite(l.summary.ci_low)))),
-        );
-        let line: Vec<String> = at
-            .iter()
-            .map(|(i, l)| format!("{:.1},{:.1}", px(*i), py(l.summary.median)))
-            .collect();
-        let _ = write!(
-            s,
-            "<polygon points=\"{}\" fill=\"{col}\" opacity=\".15\"/><polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"2\"/>",
-            band.join(" "),
-            line.join(" ")
-        );
-        for (i, l) in &at {
-            let decided = l
-                .versus
-                .as_ref()
-                .map(|v| v.verdict.as_str())
-                .filter(|v| matches!(*v, "better" | "worse" | "equivalent"));
-            let _ = write!(
-                s,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{col}\"><title>{} {}={}: median {}</title></circle>",
-                px(*i),
-                py(l.summary.median),
-                super::svg::escape(&short(label)),
-                super::svg::escape(&curve.key),
-                super::svg::escape(&curve.points[*i].x),
-                super::svg::escape(&with_unit(l.summary.median, &curve.unit))
-            );
-            if let Some(v) = decided {
-                let _ = write!(
-                    s,
-                    "<circle class=\"decided\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"7\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"><title>{v}</title></circle>",
-                    px(*i),
-                    py(l.summary.median)
-                );
-            }
-        }
-        let _ = write!(
-            s,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{col}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-            w - right + 10.0,
-            top + 16.0 * li as f64,
-            w - right + 24.0,
-            top + 16.0 * li as f64 + 9.0,
-            super::svg::escape(&short(label))
+        series(
+            &mut s,
+            curve,
+            li,
+            label,
+            &short,
+            &px,
+            &py,
+            lo,
+            (w - right, top),
         );
     }
     s.push_str("</svg>");
     s
+}
+
+/// One label's band, line, points and key entry on a curve's chart.
+#[allow(clippy::too_many_arguments)]
+fn series(
+    s: &mut String,
+    curve: &Curve,
+    li: usize,
+    label: &str,
+    short: &dyn Fn(&str) -> String,
+    px: &dyn Fn(usize) -> f64,
+    py: &dyn Fn(f64) -> f64,
+    lo: f64,
+    (kx, ky): (f64, f64),
+) {
+    use std::fmt::Write;
+    let col = super::svg::colour(li);
+    let at: Vec<(usize, &crate::compare::LabelStats)> = curve
+        .points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.labels.iter().find(|l| l.label == label).map(|l| (i, l)))
+        .collect();
+    if at.is_empty() {
+        return;
+    }
+    let finite = |v: f64| if v.is_finite() { v } else { lo };
+    let mut band: Vec<String> = at
+        .iter()
+        .map(|(i, l)| format!("{:.1},{:.1}", px(*i), py(finite(l.summary.ci_high))))
+        .collect();
+    band.extend(
+        at.iter()
+            .rev()
+            .map(|(i, l)| format!("{:.1},{:.1}", px(*i), py(finite(l.summary.ci_low)))),
+    );
+    let line: Vec<String> = at
+        .iter()
+        .map(|(i, l)| format!("{:.1},{:.1}", px(*i), py(l.summary.median)))
+        .collect();
+    let _ = write!(
+        s,
+        "<polygon points=\"{}\" fill=\"{col}\" opacity=\".15\"/><polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"2\"/>",
+        band.join(" "),
+        line.join(" ")
+    );
+    for (i, l) in &at {
+        let decided = l
+            .versus
+            .as_ref()
+            .map(|v| v.verdict.as_str())
+            .filter(|v| matches!(*v, "better" | "worse" | "equivalent"));
+        let _ = write!(
+            s,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{col}\"><title>{} {}={}: median {}</title></circle>",
+            px(*i),
+            py(l.summary.median),
+            super::svg::escape(&short(label)),
+            super::svg::escape(&curve.key),
+            super::svg::escape(&curve.points[*i].x),
+            super::svg::escape(&with_unit(l.summary.median, &curve.unit))
+        );
+        if let Some(v) = decided {
+            let _ = write!(
+                s,
+                "<circle class=\"decided\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"7\" fill=\"none\" stroke=\"{col}\" stroke-width=\"1.5\"><title>{v}</title></circle>",
+                px(*i),
+                py(l.summary.median)
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{col}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+        kx + 10.0,
+        ky + 16.0 * li as f64,
+        kx + 24.0,
+        ky + 16.0 * li as f64 + 9.0,
+        super::svg::escape(&short(label))
+    );
 }

@@ -12,6 +12,7 @@
 
 pub mod auto;
 pub mod expr;
+mod file_values;
 pub mod presets;
 pub mod report;
 pub mod runner;

@@ -2,6 +2,7 @@
 //! error naming the file, line and column and what was expected.
 
 use super::expr::{self, Value, Vars};
+use super::file_values::{runs_of, sweep_of, vars_of};
 use super::{Phase, Role, Scenario, Task};
 use crate::error::input;
 use crate::sys::sched::{self, Policy};
@@ -12,29 +13,29 @@ use toml::Spanned;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileSpec {
-    name: String,
+pub(super) struct FileSpec {
+    pub(super) name: String,
     #[serde(default)]
-    description: String,
+    pub(super) description: String,
     /// A count, or "auto[:MAX]" (repeat until every probe is precise).
-    runs: Option<Spanned<toml::Value>>,
+    pub(super) runs: Option<Spanned<toml::Value>>,
     /// With runs = "auto": the precision to reach, % of the mean.
-    precision: Option<f64>,
+    pub(super) precision: Option<f64>,
     #[serde(default = "one_f")]
-    scale: f64,
+    pub(super) scale: f64,
     /// Keep other processes off the CPUs but the first (see `--isolate`).
     #[serde(default)]
-    isolate: bool,
+    pub(super) isolate: bool,
     /// `--trace` on every probe that can be traced.
     #[serde(default)]
-    trace: bool,
+    pub(super) trace: bool,
     /// Default values of user variables (`--var NAME=VALUE` overrides).
     #[serde(default)]
-    vars: BTreeMap<String, toml::Value>,
+    pub(super) vars: BTreeMap<String, toml::Value>,
     /// Variables to sweep: `NAME = "VALUES"` (as `matrix --vary`); `kbench
     /// run` of such a file runs a matrix over them.
     #[serde(default)]
-    sweep: BTreeMap<String, String>,
+    pub(super) sweep: BTreeMap<String, String>,
     #[serde(rename = "phase")]
     phases: Vec<Spanned<PhaseSpec>>,
 }
@@ -87,13 +88,17 @@ pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
 }
 
 /// Where things are, for messages.
-struct Ctx<'a> {
-    file: &'a str,
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a str,
     src: &'a str,
 }
 
 impl Ctx<'_> {
-    fn err(&self, span: std::ops::Range<usize>, msg: impl std::fmt::Display) -> anyhow::Error {
+    pub(super) fn err(
+        &self,
+        span: std::ops::Range<usize>,
+        msg: impl std::fmt::Display,
+    ) -> anyhow::Error {
         let (l, c) = line_col(self.src, span.start);
         input(format!("{}:{l}:{c}: {msg}", self.file))
     }
@@ -116,81 +121,6 @@ pub fn machine_vars(scale: f64) -> Vars {
         }),
     );
     v
-}
-
-/// The variables a scenario's expressions see: the machine's (`ncpu`,
-/// `scale`, `root`), the file's `vars`, and `--var` overrides of those.
-fn vars_of(
-    file: &str,
-    spec: &FileSpec,
-    scale: f64,
-    user_vars: &[(String, String)],
-) -> Result<Vars> {
-    let mut vars = machine_vars(scale);
-    for (k, v) in &spec.vars {
-        let val = match v {
-            toml::Value::String(s) => Value::Str(s.clone()),
-            toml::Value::Integer(i) => Value::Num(*i as f64),
-            toml::Value::Float(f) => Value::Num(*f),
-            toml::Value::Boolean(b) => Value::Num(if *b { 1.0 } else { 0.0 }),
-            _ => {
-                return Err(input(format!(
-                    "{file}: vars.{k} must be a string, number or boolean"
-                )))
-            }
-        };
-        vars.insert(k.clone(), val);
-    }
-    for (k, v) in user_vars {
-        if !vars.contains_key(k) || ["ncpu", "scale", "root"].contains(&k.as_str()) {
-            return Err(input(format!(
-                "--var {k}: {file} has no variable '{k}' (it has: {})",
-                spec.vars.keys().cloned().collect::<Vec<_>>().join(", ")
-            )));
-        }
-        let val = v
-            .parse::<f64>()
-            .map(Value::Num)
-            .unwrap_or_else(|_| Value::Str(v.clone()));
-        vars.insert(k.clone(), val);
-    }
-    Ok(vars)
-}
-
-/// `runs`: a number, or `"auto"` / `"auto:MAX"` with its precision.
-fn runs_of(cx: &Ctx, spec: &FileSpec) -> Result<(u32, Option<f64>)> {
-    let file = cx.file;
-    Ok(match &spec.runs {
-        None => (1, None),
-        Some(v) => {
-            let bad = |why: &str| cx.err(v.span(), why);
-            match v.get_ref() {
-                toml::Value::Integer(n) if (1..=crate::values::MAX_RUNS as i64).contains(n) => {
-                    (*n as u32, None)
-                }
-                toml::Value::Integer(_) => {
-                    return Err(bad(&format!(
-                        "runs must be from 1 to {}, or \"auto\" / \"auto:MAX\"",
-                        crate::values::MAX_RUNS
-                    )))
-                }
-                toml::Value::String(s) => match crate::values::runs(s) {
-                    Ok(crate::values::Runs::Fixed(n)) => (n, None),
-                    Ok(crate::values::Runs::Auto { max }) => {
-                        let p = spec.precision.unwrap_or(2.0);
-                        if !(p.is_finite() && p > 0.0) {
-                            return Err(input(format!(
-                                "{file}: precision {p} must be a percentage above 0"
-                            )));
-                        }
-                        (max, Some(p))
-                    }
-                    Err(e) => return Err(bad(&e)),
-                },
-                _ => return Err(bad("runs is a number or \"auto\" / \"auto:MAX\"")),
-            }
-        }
-    })
 }
 
 /// Parse and resolve a scenario.  `scale` and `vars` override the file's.
@@ -225,19 +155,7 @@ pub fn parse(
         )));
     }
     let vars = vars_of(file, &spec, scale, user_vars)?;
-    let mut sweep = Vec::new();
-    for (k, v) in &spec.sweep {
-        if !spec.vars.contains_key(k) {
-            return Err(input(format!(
-                "{file}: sweep.{k}: not a variable of the file (give it a default in [vars])"
-            )));
-        }
-        // A variable set from the command line (a sweep's own point) is
-        // not swept again.
-        if !user_vars.iter().any(|(u, _)| u == k) {
-            sweep.push((k.clone(), v.clone()));
-        }
-    }
+    let sweep = sweep_of(file, &spec, user_vars)?;
     if spec.phases.is_empty() {
         return Err(input(format!(
             "{file}: a scenario needs at least one [[phase]]"

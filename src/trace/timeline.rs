@@ -103,21 +103,10 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
                 task(&mut slices, e.cpu, from, e.t, &name, p);
                 running.insert(e.cpu, (e.t, next_comm.clone(), *next_pid));
             }
-            StoredKind::IrqEntry { irq } => enter(
-                format!("IRQ {irq} {}", irqs.get(irq).map_or("", String::as_str))
-                    .trim_end()
-                    .to_string(),
-                Cat::Irq,
-            ),
-            StoredKind::VectorEntry { which } => enter(
-                VECTORS
-                    .get(*which as usize)
-                    .map_or("?", |v| v.1)
-                    .to_string(),
-                Cat::Irq,
-            ),
-            StoredKind::SoftirqEntry { vec } => {
-                enter(format!("softirq {}", softirq_name(*vec)), Cat::Softirq)
+            k if entered(k, irqs).is_some() => {
+                if let Some((name, cat)) = entered(k, irqs) {
+                    enter(name, cat);
+                }
             }
             StoredKind::IrqExit { .. }
             | StoredKind::VectorExit { .. }
@@ -158,6 +147,30 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
         task(&mut slices, cpu, from, end, &name, p);
     }
     (slices, instants)
+}
+
+/// An IRQ handler, system vector or softirq that `k` enters: its name
+/// and category.
+fn entered(k: &StoredKind, irqs: &HashMap<i32, String>) -> Option<(String, Cat)> {
+    Some(match k {
+        StoredKind::IrqEntry { irq } => (
+            format!("IRQ {irq} {}", irqs.get(irq).map_or("", String::as_str))
+                .trim_end()
+                .to_string(),
+            Cat::Irq,
+        ),
+        StoredKind::VectorEntry { which } => (
+            VECTORS
+                .get(*which as usize)
+                .map_or("?", |v| v.1)
+                .to_string(),
+            Cat::Irq,
+        ),
+        StoredKind::SoftirqEntry { vec } => {
+            (format!("softirq {}", softirq_name(*vec)), Cat::Softirq)
+        }
+        _ => return None,
+    })
 }
 
 /// Every task's comm as the window's events give them.

@@ -1,0 +1,231 @@
+//! A matrix's combinations (knob values and the points of varied flags)
+//! and what is checked and estimated of them before anything runs.
+
+use super::knob::Knob;
+use super::matrix::{check_command, Options};
+use crate::error::input;
+use crate::values::Runs;
+use anyhow::{anyhow, Result};
+use std::process::{Command, Stdio};
+
+/// One combination: a value per knob (in its label) and a point per
+/// varied flag (on its command line, in its runs' parameters).
+#[derive(Clone, Debug)]
+pub(super) struct Combination {
+    pub(super) values: Vec<String>,
+    pub(super) label: String,
+    /// The varied flags' values, and the words they add to the command.
+    pub(super) point: Vec<(String, String)>,
+    pub(super) args: Vec<String>,
+}
+
+impl Combination {
+    /// The label and the point: `…/autogroup=1 groups=4`.
+    pub(super) fn shown(&self) -> String {
+        let mut s = self.label.clone();
+        for (f, v) in &self.point {
+            s.push_str(&format!(" {f}={v}"));
+        }
+        s
+    }
+}
+
+/// Every combination of knob values and points, the first knob varying
+/// slowest and the points fastest.
+pub(super) fn combinations(
+    knobs: &[Knob],
+    vary: &[super::vary::Vary],
+    scenario: bool,
+    base: &str,
+) -> Vec<Combination> {
+    let mut points: Vec<Vec<(String, String)>> = vec![Vec::new()];
+    for v in vary {
+        points = points
+            .into_iter()
+            .flat_map(|prefix| {
+                v.values.iter().map(move |x| {
+                    let mut p = prefix.clone();
+                    p.push((v.flag.clone(), x.clone()));
+                    p
+                })
+            })
+            .collect();
+    }
+    knob_combinations(knobs, base)
+        .into_iter()
+        .flat_map(|c| {
+            points.iter().map(move |p| {
+                let args = p
+                    .iter()
+                    .flat_map(|(f, x)| {
+                        let v = vary.iter().find(|v| &v.flag == f).expect("a varied flag");
+                        super::vary::words(v, x, scenario)
+                    })
+                    .collect();
+                Combination {
+                    point: p.clone(),
+                    args,
+                    ..c.clone()
+                }
+            })
+        })
+        .collect()
+}
+
+/// Every combination of knob values, the first knob varying slowest.
+fn knob_combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    for k in knobs {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                k.values.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push(v.clone());
+                    p
+                })
+            })
+            .collect();
+    }
+    out.into_iter()
+        .map(|values| {
+            let suffix: Vec<String> = knobs
+                .iter()
+                .zip(&values)
+                .map(|(k, v)| format!("{}={v}", k.name))
+                .collect();
+            Combination {
+                label: if suffix.is_empty() {
+                    base.to_string()
+                } else {
+                    format!("{base}/{}", suffix.join("/"))
+                },
+                values,
+                point: Vec::new(),
+                args: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// The command with each point's flags checked as kbench would parse it
+/// (a flag the benchmark lacks, or one the command gives already, is
+/// refused at once); with a scenario, a dry run of the first and the last
+/// point checks that the scenario has the variables.
+pub(super) fn check_points(o: &Options, combos: &[Combination], scenario: bool) -> Result<()> {
+    if !scenario {
+        for c in combos {
+            let mut cmd = o.command.clone();
+            cmd.extend(c.args.iter().cloned());
+            check_command(&cmd, o.parse).map_err(|e| {
+                input(format!(
+                    "--vary {}: {}",
+                    c.point
+                        .iter()
+                        .map(|(f, v)| format!("{f}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    e
+                ))
+            })?;
+        }
+        return Ok(());
+    }
+    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
+    for c in [combos.first(), combos.last()].into_iter().flatten() {
+        let out = Command::new(&exe)
+            .args(&o.command)
+            .args(&c.args)
+            .arg("--dry-run")
+            .stdin(Stdio::null())
+            .output()?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let first = err
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("kbench: ");
+            return Err(input(format!("--vary: {first}")));
+        }
+    }
+    Ok(())
+}
+
+/// About how long one pass over every combination takes (s), from the
+/// registry's estimate of a benchmark's command line, or a scenario's own
+/// dry-run estimate; and whether that is all (false: some combination
+/// has no fixed length, so it is a lower bound).
+pub(super) fn estimate_s(o: &Options, combos: &[Combination]) -> (f64, bool) {
+    let (mut total, mut exact) = (0.0, true);
+    let exe = std::env::current_exe().ok();
+    for c in combos {
+        let one = if o.command[0] == "run" {
+            exe.as_ref().and_then(|exe| {
+                let out = Command::new(exe)
+                    .args(&o.command)
+                    .args(&c.args)
+                    .arg("--dry-run")
+                    .stdin(Stdio::null())
+                    .stderr(Stdio::null())
+                    .output()
+                    .ok()?;
+                let text = String::from_utf8_lossy(&out.stdout);
+                let line = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("estimated time: "))?;
+                let (bound, rest) = match line.strip_prefix("about ") {
+                    Some(r) => (true, r),
+                    None => (false, line.strip_prefix("at least ")?),
+                };
+                let s: f64 = rest.split_whitespace().next()?.parse().ok()?;
+                Some((s, bound))
+            })
+        } else {
+            crate::registry::find(&o.command[0]).and_then(|e| {
+                let mut argv: Vec<String> = o.command[1..].to_vec();
+                argv.extend(c.args.iter().cloned());
+                (e.estimate)(&argv).map(|s| (s, true))
+            })
+        };
+        match one {
+            Some((s, all)) => {
+                total += s;
+                exact &= all;
+            }
+            None => exact = false,
+        }
+    }
+    (total, exact)
+}
+
+/// The line a matrix starts with: what runs, how often, about how long.
+pub(super) fn headline(
+    o: &Options,
+    combos: &[Combination],
+    id: &str,
+    seed: u64,
+    rounds_planned: usize,
+) -> String {
+    let took = {
+        let (s, exact) = estimate_s(o, combos);
+        let all = s * rounds_planned as f64;
+        let how = if exact { "about" } else { "at least" };
+        match all {
+            a if a <= 0.0 && !exact => ", its length unknown (no estimate for this command)".into(),
+            a if a >= 120.0 => format!(", {how} {:.0} min in all", a / 60.0),
+            a => format!(", {how} {a:.0} s in all"),
+        }
+    };
+    format!(
+        "kbench matrix {id}: {} combinations x {} rounds{} of `kbench {}`, seed {seed}{took}",
+        combos.len(),
+        rounds_planned,
+        if matches!(o.rounds, Runs::Auto { .. }) {
+            " at most (stops when decided)"
+        } else {
+            ""
+        },
+        o.command.join(" ")
+    )
+}

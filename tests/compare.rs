@@ -530,3 +530,75 @@ fn control_characters_in_labels_are_escaped_everywhere() {
     let seed = env.ok(&["compare", "--layout", "seed2023"]);
     assert!(!seed.contains('\x1b') && !seed.contains('\r'), "{seed:?}");
 }
+
+/// The scheduling section: the `sched.*` counters that differ between
+/// labels, decided as a family of their own, largest change first; the
+/// rest counted; per-CPU counters and the scoreboard kept apart.
+#[test]
+fn how_the_kernel_scheduled_the_run_is_a_section_of_its_own() {
+    let env = Env::new();
+    let mut rows = String::new();
+    for k in 0..5 {
+        let j = k as f64 * 0.7;
+        for (l, invol) in [("a", 100.0 + j), ("b", 320.0 + 2.0 * j)] {
+            rows += &format!("{l},schbench,wakeup_p99_us,us,{},{k},lower\n", 100.0 + j);
+            rows += &format!(
+                "{l},schbench,sched.probe.involuntary_switches_per_s,1/s,{invol},{k},lower\n"
+            );
+            rows += &format!(
+                "{l},schbench,sched.probe.voluntary_switches_per_s,1/s,{},{k},lower\n",
+                900.0 + 3.0 * j
+            );
+            rows += &format!(
+                "{l},schbench,sched.cpu0.irqs_per_s,1/s,{},{k},lower\n",
+                50.0 + invol
+            );
+        }
+    }
+    let o = import_csv(&env, "sched.csv", &rows, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = env.ok(&["compare"]);
+    let section: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("How the kernel scheduled the run"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(
+        section.first().is_some_and(|t| t.contains("(2 tests of sched.* counters, Holm over this section alone; 1 did not differ; against a)")),
+        "{out}"
+    );
+    assert_eq!(section.len(), 3, "a title, a header and one row: {out}");
+    let row = section[2];
+    assert!(
+        row.contains("probe.involuntary_switches_per_s (1/s)")
+            && row.contains("+22")
+            && row.ends_with("worse"),
+        "{row}"
+    );
+    assert!(!out.contains("cpu0"), "per-CPU counters stay out: {out}");
+    let scoreboard: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert!(
+        scoreboard.iter().all(|l| !l.contains("sched.")),
+        "the scoreboard leaves them out: {scoreboard:?}"
+    );
+    let html = env.ok(&["compare", "--format", "html"]);
+    assert!(
+        html.contains("<h2>How the kernel scheduled the run</h2>")
+            && html.contains("<svg class=\"bars\"")
+    );
+    if crate::common::have_chromium() {
+        let (probe, console) = crate::common::in_chromium(env.dir.path(), "sched.html", &html);
+        assert_eq!(probe["empty"], 0, "{probe}");
+        assert!(console.is_empty(), "{console:?}");
+    }
+    // Named, a counter is on the scoreboard like any metric.
+    let named = env.ok(&[
+        "compare",
+        "--metric",
+        "sched.probe.involuntary_switches_per_s",
+    ]);
+    assert!(
+        named.contains("sched.probe.involuntary_switches_per_s"),
+        "{named}"
+    );
+}

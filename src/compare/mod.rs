@@ -7,6 +7,7 @@
 
 pub mod config_diff;
 pub mod curve;
+pub mod scheduling;
 #[cfg(test)]
 mod tests;
 pub mod traced;
@@ -163,6 +164,10 @@ pub struct Comparison {
     /// footnotes of every report.
     pub left_out: Vec<String>,
     pub groups: Vec<Group>,
+    /// How the kernel scheduled the runs: the `sched.*` counters that
+    /// differ, a family of their own (default reports only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling: Option<scheduling::Scheduling>,
 }
 
 /// Parameters that differ between runs of the same experiment and must
@@ -215,6 +220,7 @@ fn default_metric(name: &str, better: Better) -> bool {
 
 /// Compare `runs` (complete runs only are used).
 pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
+    let all = runs;
     let runs: Vec<&RunRecord> = runs
         .iter()
         .filter(|r| r.status == crate::store::RunStatus::Complete)
@@ -330,6 +336,11 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         warnings,
         left_out,
         groups,
+        scheduling: if o.metrics.is_empty() {
+            scheduling::scheduling(all, o)
+        } else {
+            None
+        },
     })
 }
 

@@ -19,6 +19,7 @@ use entry::Entry;
 
 mod auto;
 pub mod entry;
+mod scheduling;
 mod stages;
 mod tracing;
 

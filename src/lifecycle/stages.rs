@@ -90,9 +90,11 @@ pub fn repetition<B: Benchmark>(
     let monitor = crate::health::Monitor::start(ctx.inherited.root_pid, b.threads_only());
     let forks = !b.threads_only();
     let tracing = super::tracing::begin(ctx, b.trace(), b.probe_cpus().as_deref(), forks, rep);
+    let sched = super::scheduling::begin();
     let result = b
         .measure(ctx, rep)
         .and_then(|out| injected_failure(rep).map(|()| out));
+    let sched = super::scheduling::take(sched);
     let trace_text = super::tracing::end(tracing, &mut rec);
     rec.ended = crate::sys::time::unix_now();
     let health = monitor.and_then(crate::health::Monitor::finish);
@@ -117,10 +119,17 @@ pub fn repetition<B: Benchmark>(
     };
     let stop = b.stopped(&mut out);
     b.record(&out, &mut rec)?;
+    super::scheduling::record(&sched, &role_of(ctx), &mut rec)?;
     let suspect = record_health(health, &mut rec)?;
     if let Some(e) = &stop {
         rec.status = status_of(e);
         rec.notes.push(match rec.status {
+            // A scenario's background task stopped because its phase
+            // ended: that was the plan, and its work up to then counts.
+            RunStatus::Interrupted if crate::sys::signals::stop_was_planned() => {
+                rec.status = RunStatus::Complete;
+                "stopped as planned when its scenario phase ended: the figures cover the time until then".into()
+            }
             RunStatus::Interrupted => "interrupted: the figures cover the time until then".into(),
             _ => format!("{e:#}"),
         });
@@ -247,4 +256,18 @@ fn injected_failure(rep: Rep) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The role this run's own tasks are stored under: a scenario's
+/// background task's, or the probe's.
+fn role_of(ctx: &Ctx) -> String {
+    match ctx
+        .inherited
+        .placement
+        .as_ref()
+        .and_then(|p| p["role"].as_str())
+    {
+        Some("background") => "background".into(),
+        _ => "probe".into(),
+    }
 }

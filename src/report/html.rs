@@ -2,7 +2,7 @@
 //! scripts, nothing fetched from the network.  The scoreboard comes
 //! first; every metric's chart and detail table follow.
 
-use super::sections::{details, footnotes, scoreboard, systems, tally_line, Section};
+use super::sections::{details, footnotes, scheduling, scoreboard, systems, tally_line, Section};
 use super::svg::{escape, latency_cdf, strip_plot};
 use crate::compare::{params_text, Comparison};
 use crate::store::RunRecord;
@@ -230,6 +230,15 @@ pub fn render(
         "<h2>Systems compared</h2>{}",
         table(&systems(c), "systems")
     );
+    if let Some(s) = scheduling(c) {
+        let _ = write!(
+            out,
+            "<h2>How the kernel scheduled the run</h2><p>{}</p>{}{}",
+            escape(&s.title),
+            super::svg::change_bars(&s),
+            table(&s, "scheduling")
+        );
+    }
     if !c.warnings.is_empty() {
         out.push_str("<ul class=\"warn\">");
         for w in &c.warnings {

@@ -2,7 +2,7 @@
 //! issue: the scoreboard first, details with `--details`.
 
 use super::sections::{
-    details, footnotes, scoreboard, systems, tally_line, waited_behind, Section,
+    details, footnotes, scheduling, scoreboard, systems, tally_line, waited_behind, Section,
 };
 use crate::compare::Comparison;
 
@@ -60,6 +60,9 @@ pub fn render(
     out.push_str(&format!("**{}**\n\n", tally_line(c)));
     section(&mut out, &systems(c));
     if let Some(s) = waited_behind(c) {
+        section(&mut out, &s);
+    }
+    if let Some(s) = scheduling(c) {
         section(&mut out, &s);
     }
     if with_details {

@@ -339,6 +339,54 @@ pub fn waited_behind(c: &Comparison) -> Option<Section> {
     })
 }
 
+/// "How the kernel scheduled the run": the `sched.*` counters that
+/// differ between labels, largest change first (`None` when no run has
+/// them under two labels).
+pub fn scheduling(c: &Comparison) -> Option<Section> {
+    let s = c.scheduling.as_ref()?;
+    let short = super::curves::shortener(&c.labels);
+    let rows = s
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                match &r.task {
+                    Some(t) => format!("{} {t}", r.benchmark),
+                    None => r.benchmark.clone(),
+                },
+                short(&r.label),
+                format!("{} ({})", r.metric.trim_start_matches("sched."), r.unit),
+                change_text(r.change_pct, r.change_ci_pct),
+                r.verdict.as_str().to_string(),
+            ]
+        })
+        .collect();
+    Some(Section {
+        title: format!(
+            "How the kernel scheduled the run ({} tests of sched.* counters, {} over this section alone; {} did not differ{}; against {})",
+            s.tests,
+            c.correction.as_str(),
+            s.not_different,
+            if s.too_few_runs > 0 {
+                format!(", {} too few runs", s.too_few_runs)
+            } else {
+                String::new()
+            },
+            short(&c.baseline)
+        ),
+        header: vec![
+            "runs of".into(),
+            "label".into(),
+            "counter".into(),
+            "change [95% CI]".into(),
+            "verdict".into(),
+        ],
+        rows,
+        numeric_from: usize::MAX,
+        verdict_col: Some(4),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     /// A change compare could not express as a percentage (a zero

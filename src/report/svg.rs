@@ -218,3 +218,75 @@ pub fn latency_cdf(series: &[(String, Histogram<u64>)]) -> String {
     s.push_str("</svg>");
     s
 }
+
+/// A bar per row of a section whose column 3 is a change (`+220.0% [+180.0,
+/// +260.0]`): the change as a bar from zero, its interval as a whisker, on
+/// a symmetric scale clipped at ±400 % (a longer bar is drawn to the edge
+/// and its figure says the rest).  The names in column 2, the verdict's
+/// colour (better green, worse red, different blue).
+pub fn change_bars(s: &crate::report::sections::Section) -> String {
+    let parse = |t: &str| -> Option<(f64, f64, f64)> {
+        let (c, rest) = t.split_once("% [")?;
+        let (lo, hi) = rest.trim_end_matches(']').split_once(", ")?;
+        Some((c.parse().ok()?, lo.parse().ok()?, hi.parse().ok()?))
+    };
+    let rows: Vec<(String, String, (f64, f64, f64))> = s
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let name = format!("{} {}", r.get(1)?, r.get(2)?);
+            Some((name, r.get(4)?.clone(), parse(r.get(3)?)?))
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let (w, left, row_h) = (900.0_f64, 420.0_f64, 18.0_f64);
+    let h = row_h * rows.len() as f64 + 24.0;
+    let max = rows
+        .iter()
+        .map(|r| r.2 .0.abs().max(r.2 .1.abs()).max(r.2 .2.abs()))
+        .fold(1.0_f64, f64::max)
+        .min(400.0);
+    let mid = left + (w - left - 20.0) / 2.0;
+    let x = |v: f64| mid + v.clamp(-max, max) / max * (w - left - 20.0) / 2.0;
+    let mut out = format!(
+        "<svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-size=\"11\">\
+<line x1=\"{mid:.1}\" x2=\"{mid:.1}\" y1=\"0\" y2=\"{:.1}\" stroke=\"#888\"/>",
+        h - 20.0
+    );
+    for (i, (name, verdict, (c, lo, hi))) in rows.iter().enumerate() {
+        let y = row_h * i as f64 + 4.0;
+        let col = match verdict.as_str() {
+            "better" => "#1a7f37",
+            "worse" => "#cf222e",
+            _ => "#0969da",
+        };
+        let _ = write!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\
+<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{col}\"><title>{c:+.1}% [{lo:+.1}, {hi:+.1}]</title></rect>\
+<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#222\"/>",
+            left - 6.0,
+            y + 11.0,
+            escape(name),
+            x(*c).min(mid),
+            (x(*c) - mid).abs().max(1.0),
+            row_h - 6.0,
+            x(*lo),
+            x(*hi),
+            y + (row_h - 6.0) / 2.0,
+            y + (row_h - 6.0) / 2.0
+        );
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">-{max:.0}%</text><text x=\"{mid:.1}\" y=\"{:.1}\" text-anchor=\"middle\">0</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">+{max:.0}%</text></svg>",
+        x(-max),
+        h - 6.0,
+        h - 6.0,
+        x(max),
+        h - 6.0
+    );
+    out
+}

@@ -3,7 +3,7 @@
 //! then (with `--details`) a table per metric.
 
 use super::sections::{
-    details, footnotes, scoreboard, systems, tally_line, waited_behind, Section,
+    details, footnotes, scheduling, scoreboard, systems, tally_line, waited_behind, Section,
 };
 use crate::compare::Comparison;
 use crate::text::table;
@@ -73,6 +73,9 @@ fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
     out.push_str("\n\n");
     section(out, &systems(c), colour);
     if let Some(s) = waited_behind(c) {
+        section(out, &s, colour);
+    }
+    if let Some(s) = scheduling(c) {
         section(out, &s, colour);
     }
     if with_details {

@@ -124,15 +124,25 @@ fn spawn<'a>(
 /// process by now.  An unreaped child (running or a zombie) still holds
 /// its PID, so signalling it reaches only it.
 fn stop_all(children: &mut [Running]) {
-    stop_children(children.iter_mut().map(|r| &mut r.child));
+    stop_children(children.iter_mut().map(|r| &mut r.child), libc::SIGINT);
 }
 
-/// [`stop_all`] on the processes themselves.
-fn stop_children<'a>(children: impl Iterator<Item = &'a mut std::process::Child>) {
+/// Background tasks whose phase ended as planned: stopped with the
+/// planned-stop signal, so each stores its run as complete (its work
+/// counted up to then) rather than interrupted.
+fn stop_as_planned(children: &mut [Running]) {
+    stop_children(
+        children.iter_mut().map(|r| &mut r.child),
+        crate::sys::signals::PLANNED_STOP,
+    );
+}
+
+/// [`stop_all`] on the processes themselves, with `sig` first.
+fn stop_children<'a>(children: impl Iterator<Item = &'a mut std::process::Child>, sig: i32) {
     let mut children: Vec<&mut std::process::Child> = children.collect();
     for c in children.iter_mut() {
         if matches!(c.try_wait(), Ok(None)) {
-            proc::kill(c.id() as i32, libc::SIGINT);
+            proc::kill(c.id() as i32, sig);
         }
     }
     let end = Instant::now() + Duration::from_secs(10);
@@ -239,7 +249,11 @@ fn phase(
         std::thread::sleep(Duration::from_millis(50));
     }
     stop_all(&mut probes);
-    stop_all(&mut background);
+    if failure.is_none() {
+        stop_as_planned(&mut background);
+    } else {
+        stop_all(&mut background);
+    }
     Ok(failure)
 }
 
@@ -352,7 +366,7 @@ mod tests {
                 let _ = stranger.wait();
                 continue;
             }
-            super::stop_children(std::iter::once(&mut probe));
+            super::stop_children(std::iter::once(&mut probe), libc::SIGINT);
             std::thread::sleep(std::time::Duration::from_millis(100));
             let alive = matches!(stranger.try_wait(), Ok(None));
             let _ = stranger.kill();

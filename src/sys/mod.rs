@@ -14,6 +14,7 @@ pub mod private;
 pub mod proc;
 pub mod requests;
 pub mod sched;
+pub mod sched_account;
 pub mod shared;
 pub mod signals;
 pub mod size;

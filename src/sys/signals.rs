@@ -9,14 +9,28 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static STOP: AtomicBool = AtomicBool::new(false);
+/// The stop was the plan, not an interruption: SIGUSR1, which a
+/// scenario sends its background tasks when their phase ends.
+static PLANNED: AtomicBool = AtomicBool::new(false);
 
-extern "C" fn on_signal(_sig: libc::c_int) {
+/// The signal that stops a background task as planned.
+pub const PLANNED_STOP: libc::c_int = libc::SIGUSR1;
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    if sig == PLANNED_STOP {
+        PLANNED.store(true, Ordering::SeqCst);
+    }
     STOP.store(true, Ordering::SeqCst);
 }
 
-/// Install the handler for SIGINT, SIGTERM and SIGHUP.
+/// Was the stop asked for the plan's sake ([`PLANNED_STOP`])?
+pub fn stop_was_planned() -> bool {
+    PLANNED.load(Ordering::SeqCst)
+}
+
+/// Install the handler for SIGINT, SIGTERM, SIGHUP and the planned stop.
 pub fn install() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, PLANNED_STOP] {
         // SAFETY: a zeroed sigaction with a valid handler and empty mask.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
@@ -31,7 +45,7 @@ pub fn install() {
 /// Restore the default disposition (used in forked workers so Ctrl-C
 /// kills them outright, as in rt-tests).
 pub fn reset_default() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, PLANNED_STOP] {
         // SAFETY: setting a default disposition is always valid.
         unsafe { libc::signal(sig, libc::SIG_DFL) };
     }

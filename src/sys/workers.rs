@@ -71,7 +71,10 @@ impl WorkerGroup {
             }
             // SAFETY: joining (or, for the first, creating) the group.
             unsafe { libc::setpgid(0, self.pgid) };
-            proc::child_exit(body());
+            let code = body();
+            // Its scheduling counters outlive it (see sched_account).
+            super::sched_account::process_exiting();
+            proc::child_exit(code);
         }
         if self.pgid == 0 {
             self.pgid = pid;

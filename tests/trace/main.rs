@@ -420,6 +420,156 @@ fn a_scenario_traced_through_matrix_is_summed_up_per_label() {
     }
 }
 
+/// A stored run's `sched.*` metric as a count over the run (rate × wall).
+fn sched_count(show: &serde_json::Value, metric: &str) -> Option<f64> {
+    let wall = show["settings"]["sched"]["wall_s"].as_f64()?;
+    let rate = show["metrics"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"] == metric)?["value"]
+        .as_f64()?;
+    Some(rate * wall)
+}
+
+fn last_run(env: &Env) -> serde_json::Value {
+    let list = env.json(&["runs", "list"]);
+    let id = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    env.json(&["runs", "show", &id.to_string()])
+}
+
+#[test]
+fn scheduler_counters_count_sleeps_preemptions_and_short_lived_children() {
+    let _quiet = quiet();
+    if !is_root() {
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let env = Env::new();
+    let cpu = common::last_cpu();
+    // Voluntary: cyclictest's thread sleeps 300 times, one voluntary
+    // switch each; the rest of kbench's process adds a few (its main
+    // thread waiting for the thread, the progress line's thread waking
+    // some tens of times a second at most), so 300 to 400.
+    env.ok(&[
+        "cyclictest",
+        "-t",
+        "1",
+        "-a",
+        &cpu.to_string(),
+        "-i",
+        "1000",
+        "-l",
+        "300",
+        "-q",
+    ]);
+    let run = last_run(&env);
+    let vol =
+        sched_count(&run, "sched.probe.voluntary_switches_per_s").expect("voluntary switches");
+    assert!(
+        (299.5..=400.0).contains(&vol),
+        "voluntary {vol}: {}",
+        run["settings"]["sched"]
+    );
+    let slices = sched_count(&run, "sched.probe.slices_per_s").unwrap();
+    assert!(slices >= 300.0, "every wake-up is a time slice: {slices}");
+    assert!(run["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["name"] == "sched.probe.runqueue_wait_per_slice_us"));
+    // Involuntary: a CPU hog (a forked worker) on one CPU, preempted by a
+    // FIFO 99 culprit spinning 3 ms every 50.37 ms there: once per burst,
+    // about 40 in 2 s; at least three quarters of them (a host stall may
+    // merge two), at most twice as many and a margin (the hog's other
+    // preemptions on that CPU: kernel workers, the tick's rebalancing).
+    let pid = culprit(cpu, 3, 50_370);
+    env.ok(&[
+        "load",
+        "cpu",
+        "--procs",
+        "1",
+        "--load-cpus",
+        &cpu.to_string(),
+        "--duration",
+        "2",
+        "-q",
+    ]);
+    kill(pid);
+    let run = last_run(&env);
+    let wall = run["settings"]["sched"]["wall_s"].as_f64().unwrap();
+    let bursts = wall / 0.05037;
+    let invol = sched_count(&run, "sched.probe.involuntary_switches_per_s").unwrap();
+    eprintln!("involuntary {invol:.1} over {bursts:.1} bursts, voluntary {vol:.1}");
+    assert!(
+        invol >= 0.75 * bursts && invol <= 2.0 * bursts + 50.0,
+        "involuntary {invol} for {bursts:.0} bursts: {}",
+        run["settings"]["sched"]
+    );
+    // A short-lived child: a command that runs about 100 ms and ends is
+    // counted (its CPU time is in the run's, as the shell itself says).
+    let times = env.dir.path().join("times");
+    let script = format!(
+        "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done; times > {}",
+        times.display()
+    );
+    env.ok(&["job", "--job-cmd", &format!("sh -c '{script}'"), "-q"]);
+    let run = last_run(&env);
+    let cpu_s = run["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "sched.probe.cpu_pct")
+        .and_then(|m| m["value"].as_f64())
+        .unwrap()
+        / 100.0
+        * run["settings"]["sched"]["wall_s"].as_f64().unwrap();
+    // `times`: the shell's own user and system time on its first line
+    // ("0m0.104s 0m0.000s").
+    let t = std::fs::read_to_string(&times).unwrap();
+    let secs = |w: &str| -> f64 {
+        let (m, s) = w.trim_end_matches('s').split_once('m').unwrap();
+        m.parse::<f64>().unwrap() * 60.0 + s.parse::<f64>().unwrap()
+    };
+    let shell: f64 = t.lines().next().unwrap().split_whitespace().map(secs).sum();
+    assert!(shell > 0.01, "the child ran: {t}");
+    assert!(
+        cpu_s + 0.01 >= shell,
+        "the run's CPU {cpu_s} s holds the child's {shell} s"
+    );
+    // A counter the kernel lacks is not available, never zero.
+    let out = env
+        .cmd()
+        .args(["cyclictest", "-t", "1", "-i", "1000", "-l", "50", "-q"])
+        .env("KBENCH_SIMULATE_NO_SCHEDSTAT", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = last_run(&env);
+    let na = run["settings"]["sched"]["not_available"].to_string();
+    assert!(na.contains("run-queue wait"), "{na}");
+    let names: Vec<&str> = run["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("runqueue")), "{names:?}");
+    assert!(
+        names.contains(&"sched.probe.voluntary_switches_per_s"),
+        "{names:?}"
+    );
+}
+
 /// The trace instances tracefs has, seen from a private mount.
 fn instances() -> Vec<String> {
     let out = std::process::Command::new("unshare")

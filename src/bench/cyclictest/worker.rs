@@ -37,7 +37,10 @@ pub fn run(opts: &Options, live: &Arc<Live>) -> Result<Outcome> {
         let (plan, opts) = (plan.clone(), ThreadOpts::of(opts));
         let h = std::thread::Builder::new()
             .name(format!("kbench-ct{}", plan.index))
-            .spawn(move || thread_main(plan, opts, start))
+            .spawn(move || {
+                crate::sys::sched_account::thread_started();
+                thread_main(plan, opts, start)
+            })
             .map_err(|e| anyhow!("creating a cyclictest thread: {e}"))?;
         handles.push(h);
     }

@@ -109,7 +109,10 @@ fn spawn_group(
     let spawn = |f: Box<dyn FnOnce() + Send>| {
         std::thread::Builder::new()
             .stack_size(STACK)
-            .spawn(f)
+            .spawn(move || {
+                crate::sys::sched_account::thread_started();
+                f()
+            })
             .map_err(|e| anyhow!("creating a hackbench thread: {e}"))
     };
     let Shared {

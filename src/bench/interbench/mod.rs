@@ -430,6 +430,7 @@ fn measure(task: Kind, load: Kind, o: &Options) -> Result<Pair> {
         std::thread::Builder::new()
             .name("kbench-ib-tk".into())
             .spawn(move || {
+                crate::sys::sched_account::thread_started();
                 let tid = crate::sys::sched::gettid();
                 if uni {
                     let _ = crate::sys::sched::set_affinity(tid, &[0]);
@@ -446,6 +447,7 @@ fn measure(task: Kind, load: Kind, o: &Options) -> Result<Pair> {
         std::thread::Builder::new()
             .name(format!("kbench-ib-{}", task.label().to_lowercase()))
             .spawn(move || -> Result<(Account, Histogram<u64>, u64)> {
+                crate::sys::sched_account::thread_started();
                 let tid = crate::sys::sched::gettid();
                 if o.uniprocessor {
                     let _ = crate::sys::sched::set_affinity(tid, &[0]);

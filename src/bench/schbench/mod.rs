@@ -403,7 +403,10 @@ pub(crate) fn spawn_named<T: Send + 'static>(
     std::thread::Builder::new()
         .name(name.into())
         .stack_size(256 * 1024)
-        .spawn(f)
+        .spawn(move || {
+            crate::sys::sched_account::thread_started();
+            f()
+        })
         .map_err(|e| anyhow!("starting a schbench thread: {e}"))
 }
 

@@ -295,6 +295,7 @@ fn spawn_display(
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let s2 = stop.clone();
     let h = std::thread::spawn(move || {
+        crate::sys::sched_account::thread_started();
         let n = opts.threads.len();
         let mut drawn = false;
         let mut err = std::io::stderr();

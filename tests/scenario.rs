@@ -166,6 +166,29 @@ fn background_restarts_and_everything_stops() {
     assert_eq!(show["repetition"], 0);
     assert!(show["scenario"].as_str().unwrap().starts_with("t/"));
     assert_eq!(show["settings"]["placement"]["role"], "background");
+    // Every background run is complete: the last one, stopped when the
+    // phase ended, as planned (its figures up to then), not interrupted.
+    for r in runs["runs"].as_array().unwrap() {
+        assert_eq!(r["status"], "complete", "{runs}");
+    }
+    let last = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    let show = env.json(&["runs", "show", &last.to_string()]);
+    let notes = show["notes"].to_string();
+    assert!(
+        !notes.contains("interrupted"),
+        "the last background run either finished or was stopped as planned: {notes}"
+    );
+    assert!(
+        show["settings"]["sched"]["role"] == "background",
+        "{}",
+        show["settings"]["sched"]
+    );
     assert!(
         wait_for(10, || orphans().is_empty()),
         "left a process: {:?}",

@@ -400,3 +400,40 @@ fn ctrl_c_is_heard_while_a_large_scenario_is_checked() {
     assert!(ended, "still checking the scenario 5 s after Ctrl-C");
     assert_eq!(status.code(), Some(130));
 }
+
+#[test]
+fn a_background_load_stopped_as_planned_is_complete_with_its_work() {
+    let env = Env::new();
+    let f = write(
+        &env,
+        "load.toml",
+        &format!(
+            "{HEAD}[[phase]]\nname = \"p\"\n[[phase.task]]\nname = \"hog\"\nkind = \"load\"\nrole = \"background\"\nargs = {{ name = \"cpu\", procs = 1 }}\n[[phase.task]]\nname = \"lat\"\nkind = \"cyclictest\"\nargs = {{ duration = \"1s\", threads = 1 }}\n"
+        ),
+    );
+    env.ok(&["run", &f, "--label", "sc"]);
+    let runs = env.json(&["runs", "list", "--benchmark", "load"]);
+    let r = &runs["runs"][0];
+    assert_eq!(r["status"], "complete", "{runs}");
+    let show = env.json(&["runs", "show", &r["id"].as_i64().unwrap().to_string()]);
+    assert!(
+        show["notes"].to_string().contains("stopped as planned"),
+        "{}",
+        show["notes"]
+    );
+    let work = show["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "work")
+        .unwrap();
+    assert!(
+        work["value"].as_f64().unwrap() > 0.0,
+        "its work up to then: {work}"
+    );
+    assert!(
+        wait_for(10, || orphans().is_empty()),
+        "left a process: {:?}",
+        orphans()
+    );
+}

@@ -55,6 +55,7 @@ impl TraceArgs {
             threshold_ns: self
                 .trace_threshold
                 .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
+            root_pid: 0,
         })
     }
 }

@@ -95,7 +95,7 @@ pub fn repetition<B: Benchmark>(
         .measure(ctx, rep)
         .and_then(|out| injected_failure(rep).map(|()| out));
     let sched = super::scheduling::take(sched);
-    let trace_text = super::tracing::end(tracing, &mut rec);
+    let (trace_text, waits) = super::tracing::end(tracing, &mut rec);
     rec.ended = crate::sys::time::unix_now();
     let health = monitor.and_then(crate::health::Monitor::finish);
     let mut out = match result {
@@ -120,6 +120,7 @@ pub fn repetition<B: Benchmark>(
     let stop = b.stopped(&mut out);
     b.record(&out, &mut rec)?;
     super::scheduling::record(&sched, &role_of(ctx), &mut rec)?;
+    rec.absorb(&waits)?;
     let suspect = record_health(health, &mut rec)?;
     if let Some(e) = &stop {
         rec.status = status_of(e);

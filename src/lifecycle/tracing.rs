@@ -35,7 +35,10 @@ pub fn begin(ctx: &Ctx, trace: Trace, probe: Option<&[usize]>, forks: bool, rep:
                 untraced: Some(crate::trace::untraced("not asked (--trace)")),
             }
         }
-        Trace::On(o) => o,
+        Trace::On(mut o) => {
+            o.root_pid = ctx.inherited.root_pid;
+            o
+        }
     };
     // The janitor first, so no moment leaves an instance behind.
     let janitor = crate::isolate::spawn_janitor().ok();
@@ -69,8 +72,9 @@ fn stop_janitor(j: Option<std::process::Child>) {
 }
 
 /// Finish tracing, store what it found in `rec`, and return the lines to
-/// print after the figures (empty when there is nothing to say).
-pub fn end(t: Tracing, rec: &mut RunRecord) -> String {
+/// print after the figures (empty when there is nothing to say) and every
+/// task's wait to run, for the record after the benchmark's own figures.
+pub fn end(t: Tracing, rec: &mut RunRecord) -> (String, crate::bench::Measurement) {
     let Tracing {
         session,
         janitor,
@@ -80,11 +84,17 @@ pub fn end(t: Tracing, rec: &mut RunRecord) -> String {
         if let Some(u) = untraced {
             rec.set_settings(serde_json::json!({ "trace": u }));
         }
-        return String::new();
+        return (String::new(), crate::bench::Measurement::default());
     };
     let report = s.finish();
     stop_janitor(janitor);
     rec.set_settings(serde_json::json!({ "trace": report.settings }));
+    let waits = waits(&report.waits).unwrap_or_else(|e| {
+        rec.notes.push(format!(
+            "every task's wait to run could not be stored: {e:#}"
+        ));
+        crate::bench::Measurement::default()
+    });
     match report.windows.encode() {
         Ok(data) => rec.attachments.push(Attachment {
             kind: crate::trace::stored::KIND.into(),
@@ -94,5 +104,50 @@ pub fn end(t: Tracing, rec: &mut RunRecord) -> String {
             .notes
             .push(format!("the trace windows could not be stored: {e:#}")),
     }
-    crate::trace::show::summary(&report.settings, 3)
+    (crate::trace::show::summary(&report.settings, 3), waits)
+}
+
+/// Every task's wait to run, as the trace saw it on the traced CPUs: a
+/// histogram per role (`sched_wait.probe`, ns) and its p50, p99 and max
+/// as `sched.<role>.wakeup_wait_*_us` metrics (the `runqlat` view).
+fn waits(w: &[(String, Vec<u8>)]) -> anyhow::Result<crate::bench::Measurement> {
+    let mut m = crate::bench::Measurement::default();
+    for (role, data) in w {
+        let mut d = hdrhistogram::serialization::Deserializer::new();
+        let h: hdrhistogram::Histogram<u64> = d
+            .deserialize(&mut data.as_slice())
+            .map_err(|e| anyhow::anyhow!("{role}: {e:?}"))?;
+        let us = |v: u64| v as f64 / 1e3;
+        let lower = crate::bench::Better::Lower;
+        m.push(
+            &format!("sched.{role}.wakeup_wait_p50_us"),
+            "us",
+            us(h.value_at_quantile(0.5)),
+            lower,
+        );
+        m.push(
+            &format!("sched.{role}.wakeup_wait_p99_us"),
+            "us",
+            us(h.value_at_quantile(0.99)),
+            lower,
+        );
+        m.push(
+            &format!("sched.{role}.wakeup_wait_max_us"),
+            "us",
+            us(h.max()),
+            lower,
+        );
+        m.push(
+            &format!("sched.{role}.wakeups_traced"),
+            "count",
+            h.len() as f64,
+            crate::bench::Better::Neither,
+        );
+        m.histograms.push(crate::bench::NamedHistogram {
+            name: format!("sched_wait.{role}"),
+            unit: "ns".into(),
+            hist: h,
+        });
+    }
+    Ok(m)
 }

@@ -27,6 +27,7 @@ pub mod stored;
 pub mod summary;
 pub mod timeline;
 pub mod tracefs;
+pub mod waits;
 pub mod wakeups;
 
 use serde_json::json;
@@ -50,6 +51,10 @@ pub struct Options {
     pub worst: usize,
     /// And every one at least this late.
     pub threshold_ns: Option<u64>,
+    /// The kbench process whose descendants run beside this one (a
+    /// scenario's runner), for whose every task's wait is ([`waits`]); 0:
+    /// none but this one.
+    pub root_pid: i32,
 }
 
 /// The default per-CPU buffer: 4 MiB holds about 100 ms of events at
@@ -71,6 +76,8 @@ pub struct Session {
 pub struct Report {
     pub settings: serde_json::Value,
     pub windows: stored::Windows,
+    /// Every task's wait to run on the traced CPUs, per role (V2 histograms, ns).
+    pub waits: Vec<(String, Vec<u8>)>,
 }
 
 /// The settings of a run that was not traced, and why.
@@ -150,6 +157,7 @@ impl Session {
             return Report {
                 settings: untraced("the trace reader failed"),
                 windows: stored::Windows::default(),
+                waits: Vec::new(),
             };
         };
         let lost: u64 = self.cpus.iter().map(|&cpu| self.instance.lost(cpu)).sum();
@@ -179,6 +187,7 @@ impl Session {
                 cpus: self.cpus.clone(),
                 windows,
             },
+            waits: c.waits,
         }
     }
 }

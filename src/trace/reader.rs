@@ -64,6 +64,9 @@ pub struct Collected {
     /// Events let go by the memory bound before a window needed them.
     pub windows_cut_short: u64,
     pub candidates: u64,
+    /// Every task's wait to run, per role: (role, V2-serialised histogram).
+    #[serde(default)]
+    pub waits: Vec<(String, Vec<u8>)>,
 }
 
 /// The reader: a thread of kbench, or (beside a benchmark that forks its
@@ -98,6 +101,8 @@ struct State {
     oldest_needed: u64,
     /// The longest span a window has needed, for how long to hold events.
     longest: u64,
+    /// Every task's wait to run, from the events leaving `held`.
+    waits: super::waits::Waits,
 }
 
 /// Start the reader over `pipes` (cpu, fd).
@@ -132,6 +137,7 @@ pub fn start(
         candidates: 0,
         oldest_needed: 0,
         longest: 0,
+        waits: super::waits::Waits::new(std::process::id() as i32, opts.root_pid),
         opts,
     };
     if in_child {
@@ -213,6 +219,9 @@ impl State {
         let lost_pages = self.cpus.iter().map(|c| c.lost_pages).sum();
         // The pipes close here, before the instance is removed.
         self.cpus.clear();
+        for e in self.held.drain(..) {
+            self.waits.see(&e);
+        }
         Collected {
             windows: self.kept.into_iter().filter_map(|k| k.window).collect(),
             irq_names: self.decoder.irq_names,
@@ -222,6 +231,7 @@ impl State {
             lost_pages,
             windows_cut_short: self.windows_cut_short,
             candidates: self.candidates,
+            waits: self.waits.finish(),
         }
     }
 
@@ -238,8 +248,10 @@ impl State {
                 self.bytes_read += n as u64;
                 let cpu = self.cpus[i].cpu;
                 let dec = &mut self.decoder;
+                let waits = &mut self.waits;
                 let info = super::page::decode(&self.page[..n], &self.layout, |ts, rec| {
                     if let Some(e) = dec.decode(ts, cpu, rec) {
+                        waits.place(&e);
                         batch.push(e);
                     }
                 });
@@ -274,7 +286,9 @@ impl State {
             self.held.extend(next);
         }
         while self.held.len() > MAX_HELD {
-            self.held.pop_front();
+            if let Some(e) = self.held.pop_front() {
+                self.waits.see(&e);
+            }
             self.windows_cut_short += 1;
         }
     }
@@ -365,7 +379,9 @@ impl State {
         let retain = RETAIN_NS.max(self.longest.saturating_mul(2));
         let keep_from = read_at.saturating_sub(retain).min(self.oldest_needed);
         while self.held.front().is_some_and(|e| e.ts < keep_from) {
-            self.held.pop_front();
+            if let Some(e) = self.held.pop_front() {
+                self.waits.see(&e);
+            }
         }
     }
 }

@@ -399,6 +399,22 @@ fn a_scenario_traced_through_matrix_is_summed_up_per_label() {
             trace["outliers"].as_array().is_some_and(|o| !o.is_empty()),
             "run {id}: {trace}"
         );
+        // Every task's wait to run, per role: the probe's own and the
+        // hogs' beside it (the runqlat view), as metrics and histograms.
+        let names: Vec<&str> = show["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|m| m["name"].as_str())
+            .collect();
+        for want in [
+            "sched.probe.wakeup_wait_p99_us",
+            "sched.background.wakeup_wait_p99_us",
+        ] {
+            assert!(names.contains(&want), "run {id}: {want} in {names:?}");
+        }
+        let hists = show["histograms"].to_string();
+        assert!(hists.contains("sched_wait.background"), "run {id}: {hists}");
     }
     // The matrix's closing report, and compare after it, say per label
     // what the worst wake-ups waited behind.

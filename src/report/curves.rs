@@ -111,6 +111,7 @@ pub fn section(c: &Comparison, curve: &Curve) -> Section {
         rows,
         numeric_from: 1,
         verdict_col: if labels.len() == 2 { Some(4) } else { None },
+        groups: Vec::new(),
     }
 }
 

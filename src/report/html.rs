@@ -144,7 +144,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}\
 .better{color:#1a7f37;font-weight:600}.worse{color:#cf222e;font-weight:600}\
 .equivalent{color:#0969da}.inconclusive{color:#9a6700}p.tally{font-weight:600}\
 .warn{color:#9a6700}h2{border-bottom:2px solid #ddd;padding-bottom:.2em}\
-figure{margin:.5em 0 1em}figcaption{font-size:12px;margin-bottom:2px}p.legend{font-size:12px}";
+tr.group th{background:#f6f8fa;font-weight:600;white-space:normal}td{white-space:nowrap}figure{margin:.5em 0 1em}figcaption{font-size:12px;margin-bottom:2px}p.legend{font-size:12px}";
 
 fn table(s: &Section, class: &str) -> String {
     let mut t = format!("<table class=\"{class}\"><thead><tr>");
@@ -152,7 +152,15 @@ fn table(s: &Section, class: &str) -> String {
         let _ = write!(t, "<th>{}</th>", escape(h));
     }
     t.push_str("</tr></thead><tbody>");
-    for r in &s.rows {
+    for (i, r) in s.rows.iter().enumerate() {
+        if let Some((_, g)) = s.groups.iter().find(|(at, _)| *at == i) {
+            let _ = write!(
+                t,
+                "<tr class=\"group\"><th colspan=\"{}\">{}</th></tr>",
+                s.header.len(),
+                escape(g)
+            );
+        }
         t.push_str("<tr>");
         for (i, c) in r.iter().enumerate() {
             let class = match c.as_str() {

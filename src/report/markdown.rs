@@ -30,7 +30,11 @@ fn section(out: &mut String, s: &Section) {
         })
         .collect();
     out.push_str(&format!("| {} |\n", align.join(" | ")));
-    for r in &s.rows {
+    for (i, r) in s.rows.iter().enumerate() {
+        if let Some((_, g)) = s.groups.iter().find(|(at, _)| *at == i) {
+            let blank = vec![""; s.header.len().saturating_sub(1)].join(" | ");
+            out.push_str(&format!("| **{}** | {blank} |\n", cell(g)));
+        }
         out.push_str(&format!(
             "| {} |\n",
             r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")

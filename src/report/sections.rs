@@ -16,6 +16,9 @@ pub struct Section {
     pub numeric_from: usize,
     /// The column holding verdicts (coloured by renderers that can).
     pub verdict_col: Option<usize>,
+    /// Lines that head groups of rows: (index of the group's first row,
+    /// what the rows share: a benchmark and its parameters, once).
+    pub groups: Vec<(usize, String)>,
 }
 
 /// A p-value for people: four decimals, or "<0.0001".
@@ -41,8 +44,22 @@ pub fn change_text(change: Option<f64>, ci: Option<(f64, f64)>) -> String {
     let Some(c) = change else {
         return "n/a".into();
     };
+    // Past +1000 % a percentage is a factor said badly: ×11 rather than
+    // +1000.0 %, the interval too.
+    let factor = |p: f64| {
+        let r = 1.0 + p / 100.0;
+        if r >= 100.0 {
+            format!("×{r:.0}")
+        } else {
+            format!("×{r:.1}")
+        }
+    };
     match ci {
+        Some((lo, hi)) if c >= 1000.0 && lo > 0.0 => {
+            format!("{} [{}, {}]", factor(c), factor(lo), factor(hi))
+        }
         Some((lo, hi)) => format!("{c:+.1}% [{lo:+.1}, {hi:+.1}]"),
+        None if c >= 1000.0 => format!("{} [-]", factor(c)),
         None => format!("{c:+.1}% [-]"),
     }
 }
@@ -82,10 +99,56 @@ fn needs(l: &LabelStats) -> String {
     s
 }
 
-/// The scoreboard: a row per metric and compared label.
+/// What a group's runs share, said once above its rows: the benchmark
+/// and the parameters that say something (not the format's version, not
+/// what is off, zero or unset), a scenario task last
+/// (`schbench footprint_kb=256 message_threads=1 … · task probe`).
+pub fn group_title(g: &Group) -> String {
+    let mut parts = vec![g.benchmark.clone()];
+    let mut task = None;
+    if let serde_json::Value::Object(m) = &g.params {
+        for (k, v) in m {
+            let quiet = match v {
+                serde_json::Value::Null => true,
+                serde_json::Value::Bool(b) => !b,
+                serde_json::Value::Number(n) => n.as_f64() == Some(0.0),
+                serde_json::Value::String(s) => s.is_empty(),
+                serde_json::Value::Array(a) => a.is_empty(),
+                _ => false,
+            };
+            if k == "v" || quiet {
+                continue;
+            }
+            let text = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Bool(_) => String::new(),
+                v => v.to_string(),
+            };
+            if k == "task" {
+                task = Some(text);
+            } else if text.is_empty() {
+                parts.push(k.clone());
+            } else {
+                parts.push(format!("{k}={text}"));
+            }
+        }
+    }
+    let mut s = parts.join(" ");
+    if let Some(t) = task {
+        s.push_str(&format!(" · task {t}"));
+    }
+    s
+}
+
+/// The scoreboard: a row per metric and compared label, under a line per
+/// group that says its benchmark and parameters once; labels without the
+/// part they all share.
 pub fn scoreboard(c: &Comparison) -> Section {
+    let short = super::curves::shortener(&c.labels);
     let mut rows = Vec::new();
+    let mut groups = Vec::new();
     for g in &c.groups {
+        groups.push((rows.len(), group_title(g)));
         for m in &g.metrics {
             let Some(base) = m.labels.iter().find(|l| l.versus.is_none()) else {
                 continue;
@@ -93,9 +156,9 @@ pub fn scoreboard(c: &Comparison) -> Section {
             for l in m.labels.iter().filter(|l| l.versus.is_some()) {
                 let v = l.versus.as_ref().expect("filtered");
                 rows.push(vec![
-                    metric_name(g, m),
+                    m.metric.clone(),
                     with_unit(base.summary.median, &m.unit),
-                    l.label.clone(),
+                    short(&l.label),
                     with_unit(l.summary.median, &m.unit),
                     change_text(v.change_pct, v.change_ci_pct),
                     p_text(v.p_adjusted),
@@ -108,7 +171,7 @@ pub fn scoreboard(c: &Comparison) -> Section {
     let any_needs = rows.iter().any(|r| !r[7].is_empty());
     let mut header: Vec<String> = [
         "metric",
-        &format!("{} (median)", c.baseline),
+        &format!("{} (median)", short(&c.baseline)),
         "label",
         "median",
         "change [95% CI]",
@@ -131,6 +194,7 @@ pub fn scoreboard(c: &Comparison) -> Section {
         rows,
         numeric_from: usize::MAX,
         verdict_col: Some(6),
+        groups,
     }
 }
 
@@ -173,6 +237,7 @@ pub fn systems(c: &Comparison) -> Section {
             .collect(),
         numeric_from: usize::MAX,
         verdict_col: None,
+        groups: Vec::new(),
     }
 }
 
@@ -254,6 +319,7 @@ pub fn details(c: &Comparison) -> Vec<Section> {
                 rows: m.labels.iter().map(row).collect(),
                 numeric_from: 1,
                 verdict_col: Some(13),
+                groups: Vec::new(),
             });
         }
     }
@@ -336,6 +402,7 @@ pub fn waited_behind(c: &Comparison) -> Option<Section> {
         rows,
         numeric_from: usize::MAX,
         verdict_col: None,
+        groups: Vec::new(),
     })
 }
 
@@ -384,6 +451,7 @@ pub fn scheduling(c: &Comparison) -> Option<Section> {
         rows,
         numeric_from: usize::MAX,
         verdict_col: Some(4),
+        groups: Vec::new(),
     })
 }
 

@@ -31,9 +31,23 @@ fn section(out: &mut String, s: &Section, colour: bool) {
         }
         t.add_row(r);
     }
-    out.push_str(&crate::text::clean(&s.title));
+    out.push_str(&wrap(&crate::text::clean(&s.title), WIDTH));
     out.push('\n');
-    out.push_str(&t.to_string());
+    let text = t.to_string();
+    if s.groups.is_empty() {
+        out.push_str(&text);
+    } else {
+        // A group's line above its first row (line 0 is the header).
+        let lines: Vec<&str> = text.lines().collect();
+        let mut with: Vec<String> = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if let Some((_, g)) = s.groups.iter().find(|(at, _)| i > 0 && *at == i - 1) {
+                with.push(crate::text::clean(g).into_owned());
+            }
+            with.push(format!("{}{l}", if i > 0 { "  " } else { "" }));
+        }
+        out.push_str(&with.join("\n"));
+    }
     out.push_str("\n\n");
 }
 
@@ -84,9 +98,32 @@ fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
         }
     }
     for f in footnotes(c).iter().skip(1) {
-        out.push_str(&crate::text::clean(f));
+        out.push_str(&wrap(&crate::text::clean(f), WIDTH));
         out.push('\n');
     }
+}
+
+/// The width prose is wrapped to (tables are as wide as their columns).
+const WIDTH: usize = 118;
+
+/// `text` wrapped at spaces to `width` columns, later lines indented by
+/// two; a word longer than the width stays whole.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0usize;
+    for w in text.split(' ') {
+        let n = w.chars().count();
+        if line > 0 && line + 1 + n > width {
+            out.push_str("\n  ");
+            line = 2;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(w);
+        line += n;
+    }
+    out
 }
 
 /// The comparison as aligned text for a terminal.

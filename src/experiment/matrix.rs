@@ -558,11 +558,15 @@ fn report(
         return crate::session::print_json("matrix", doc);
     }
     use std::io::IsTerminal;
-    println!(
+    let head = format!(
         "matrix {id} (seed {seed}): {done} round{} of {} combinations, {stop}; runs {} (`kbench runs list --label …`)",
         if done == 1 { "" } else { "s" },
         combos.len(),
         crate::text::id_list(&runs.iter().map(|r| r.id).collect::<Vec<_>>())
+    );
+    println!(
+        "{}",
+        crate::text::wrap(&head, crate::report::terminal::WIDTH)
     );
     print!(
         "{}",

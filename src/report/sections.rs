@@ -377,6 +377,8 @@ fn group_short(g: &Group) -> String {
 /// With `--trace` runs: per group and label, what the worst wake-ups
 /// waited behind (`None` when no run of the comparison was traced).
 pub fn waited_behind(c: &Comparison) -> Option<Section> {
+    let short = super::curves::shortener(&c.labels);
+    let short = &short;
     let rows: Vec<Vec<String>> = c
         .groups
         .iter()
@@ -384,8 +386,8 @@ pub fn waited_behind(c: &Comparison) -> Option<Section> {
             g.waited_behind.iter().map(move |t| {
                 vec![
                     group_short(g),
-                    t.label.clone(),
-                    format!("{}/{}", t.summary.traced_runs, t.runs),
+                    short(&t.label),
+                    format!("{} of {} runs traced", t.summary.traced_runs, t.runs),
                     t.summary.line(),
                 ]
             })
@@ -396,7 +398,7 @@ pub fn waited_behind(c: &Comparison) -> Option<Section> {
         header: vec![
             "probe".into(),
             "label".into(),
-            "traced".into(),
+            "runs".into(),
             "the explained wake-ups waited behind".into(),
         ],
         rows,

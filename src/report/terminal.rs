@@ -31,7 +31,7 @@ fn section(out: &mut String, s: &Section, colour: bool) {
         }
         t.add_row(r);
     }
-    out.push_str(&wrap(&crate::text::clean(&s.title), WIDTH));
+    out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), WIDTH));
     out.push('\n');
     let text = t.to_string();
     if s.groups.is_empty() {
@@ -87,7 +87,7 @@ fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
     out.push_str("\n\n");
     section(out, &systems(c), colour);
     if let Some(s) = waited_behind(c) {
-        section(out, &s, colour);
+        prose(out, &s);
     }
     if let Some(s) = scheduling(c) {
         section(out, &s, colour);
@@ -98,33 +98,33 @@ fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
         }
     }
     for f in footnotes(c).iter().skip(1) {
-        out.push_str(&wrap(&crate::text::clean(f), WIDTH));
+        out.push_str(&crate::text::wrap(&crate::text::clean(f), WIDTH));
         out.push('\n');
     }
 }
 
-/// The width prose is wrapped to (tables are as wide as their columns).
-const WIDTH: usize = 118;
-
-/// `text` wrapped at spaces to `width` columns, later lines indented by
-/// two; a word longer than the width stays whole.
-fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = 0usize;
-    for w in text.split(' ') {
-        let n = w.chars().count();
-        if line > 0 && line + 1 + n > width {
-            out.push_str("\n  ");
-            line = 2;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
-        }
-        out.push_str(w);
-        line += n;
+/// A section whose last column is a sentence: each row's other columns on
+/// a line, the sentence wrapped below it.
+fn prose(out: &mut String, s: &Section) {
+    out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), WIDTH));
+    out.push('\n');
+    for r in &s.rows {
+        let Some((last, head)) = r.split_last() else {
+            continue;
+        };
+        out.push_str(&crate::text::clean(&head.join("  ")));
+        out.push('\n');
+        out.push_str("  ");
+        out.push_str(
+            &crate::text::wrap(&crate::text::clean(last), WIDTH - 2).replace("\n  ", "\n    "),
+        );
+        out.push('\n');
     }
-    out
+    out.push('\n');
 }
+
+/// The width prose is wrapped to (tables are as wide as their columns).
+pub const WIDTH: usize = 118;
 
 /// The comparison as aligned text for a terminal.
 pub struct Terminal;

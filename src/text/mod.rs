@@ -78,3 +78,33 @@ mod tests {
         assert_eq!(id_list(&[7, 1, 2, 6, 9, 2]), "1-2,6-7,9");
     }
 }
+
+/// `text` wrapped at spaces to `width` columns, later lines indented by
+/// two; a word longer than the width stays whole.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0usize;
+    for w in text.split(' ') {
+        let n = w.chars().count();
+        if line > 0 && line + 1 + n > width {
+            out.push_str("\n  ");
+            line = 2;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(w);
+        line += n;
+    }
+    out
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    #[test]
+    fn prose_wraps_at_spaces_and_keeps_long_words() {
+        assert_eq!(super::wrap("aa bb cc", 5), "aa bb\n  cc");
+        assert_eq!(super::wrap("a verylongword b", 4), "a\n  verylongword\n  b");
+        assert_eq!(super::wrap("short", 80), "short");
+    }
+}

@@ -419,20 +419,29 @@ fn a_scenario_traced_through_matrix_is_summed_up_per_label() {
     // The matrix's closing report, and compare after it, say per label
     // what the worst wake-ups waited behind.
     for report in [out, env.ok(&["compare"])] {
-        let rows: Vec<&str> = report
+        // A line per probe and label, its summary wrapped below it.
+        let block: Vec<&str> = report
             .lines()
             .skip_while(|l| !l.starts_with("What the worst wake-ups waited behind"))
-            .skip(2)
+            .skip(1)
             .take_while(|l| !l.is_empty())
             .collect();
-        assert_eq!(rows.len(), 2, "{report}");
+        assert_eq!(
+            block.iter().filter(|l| !l.starts_with(' ')).count(),
+            2,
+            "{report}"
+        );
         for knob in ["autogroup=0", "autogroup=1"] {
-            assert!(
-                rows.iter()
-                    .any(|r| r.contains(knob) && r.contains(" behind ")),
-                "{knob}: {report}"
-            );
+            let i = block
+                .iter()
+                .position(|l| !l.starts_with(' ') && l.contains(knob))
+                .unwrap_or_else(|| panic!("{knob}: {report}"));
+            assert!(block[i + 1].contains(" behind "), "{knob}: {report}");
         }
+        assert!(
+            report.lines().all(|l| l.chars().count() <= 120),
+            "the report fits 120 columns: {report}"
+        );
     }
 }
 

@@ -453,8 +453,16 @@ fn fail_on_worse_gates_a_pipeline() {
     env.fails(&["compare", "--threshold", "-1"], 2);
     env.fails(&["compare", "--threshold", "abc"], 2);
     env.fails(&["compare", "--detect", "0"], 2);
-    let out = env.ok(&["compare", "--benchmark", "os-latency", "--detect", "10"]);
-    assert!(out.contains("runs/side"), "{out}");
+    let out = env.ok(&["compare", "--benchmark", "os-latency", "--detect", "20"]);
+    assert!(out.contains("--detect 20 needs about "), "{out}");
+    // Without --detect, what 10 % would need; in the user's terms, never
+    // a change below -100 % nor a percentage where a factor reads better.
+    let out = env.ok(&["compare", "--benchmark", "os-latency"]);
+    assert!(
+        out.contains("n = 3, CV ") && out.contains("only beyond ×") && out.contains("--detect 10 needs about "),
+        "{out}"
+    );
+    assert!(!out.contains("<= -"), "{out}");
 }
 
 /// The HTML report in a real browser: the scoreboard first, every chart

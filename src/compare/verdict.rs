@@ -92,6 +92,14 @@ pub struct Versus {
     pub detectable_change_pct: Option<f64>,
     /// Runs per side needed to detect `--detect` % (when asked).
     pub runs_needed: Option<usize>,
+    /// What would decide it, for people: (a change in %, the runs per
+    /// side it needs): `--detect`'s, else 10 %.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_decide: Option<(f64, usize)>,
+    /// The runs' coefficient of variation (%, the two sides' mean), and
+    /// the runs a side, for "to decide".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cv_pct: Option<f64>,
     /// Why no change could be detected at all, when that is so.
     pub note: Option<String>,
     pub verdict: Verdict,
@@ -137,6 +145,8 @@ pub fn versus(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus {
         significant: None,
         detectable_change_pct: None,
         runs_needed: None,
+        to_decide: None,
+        cv_pct: None,
         note: None,
         verdict: Verdict::TooFewRuns,
     }
@@ -277,10 +287,29 @@ pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], o: &Options) {
                 ));
                 continue;
             }
-            v.detectable_change_pct = power::detectable_change_pct(base, x, alpha_each);
+            // Under Mann-Whitney, Welch's power scaled by the rank test's
+            // asymptotic relative efficiency against the t-test at the
+            // normal, 3/pi (Hodges & Lehmann 1956, Ann. Math. Statist.
+            // 27:324): about pi/3 as many runs, sqrt(pi/3) the change.
+            let are = if o.decider == Decider::MannWhitney {
+                std::f64::consts::PI / 3.0
+            } else {
+                1.0
+            };
+            v.detectable_change_pct = power::detectable_change_pct(base, x, alpha_each)
+                .map(|d| ((1.0 + d / 100.0).ln() * are.sqrt()).exp_m1() * 100.0);
+            let scale = |n: usize| (n as f64 * are).ceil() as usize;
             v.runs_needed = o
                 .detect_pct
-                .and_then(|d| power::runs_needed(base, x, d, alpha_each));
+                .and_then(|d| power::runs_needed(base, x, d, alpha_each))
+                .map(scale);
+            let want = o.detect_pct.unwrap_or(10.0);
+            v.to_decide = power::runs_needed(base, x, want, alpha_each).map(|n| (want, scale(n)));
+            let cv = |s: &[f64]| {
+                let m = crate::stats::describe::mean(s);
+                crate::stats::describe::variance(s).sqrt() / m * 100.0
+            };
+            v.cv_pct = Some((cv(base) + cv(x)) / 2.0).filter(|c| c.is_finite());
         }
     }
 }

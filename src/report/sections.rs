@@ -89,12 +89,23 @@ fn needs(l: &LabelStats) -> String {
     };
     let mut s = v.note.clone().unwrap_or_default();
     if let Some(d) = v.detectable_change_pct {
-        // The same distance on the log scale, both ways: ×r or ÷r.
-        let down = (1.0 - 1.0 / (1.0 + d / 100.0)) * 100.0;
-        s = format!("detects >= +{d:.1}% or <= -{down:.1}%");
-    }
-    if let Some(n) = v.runs_needed {
-        s = format!("{s}; {n} runs/side for the --detect change");
+        // The same distance on the log scale, both ways: ×r or ÷r, so never
+        // below -100 %; a factor where a percentage would be absurd.
+        let r = 1.0 + d / 100.0;
+        let down = (1.0 - 1.0 / r) * 100.0;
+        let beyond = if d >= 100.0 {
+            format!("×{r:.1} either way")
+        } else {
+            format!("+{d:.0} % or -{down:.0} %")
+        };
+        let n = l.summary.n;
+        s = match v.cv_pct {
+            Some(cv) => format!("n = {n}, CV {cv:.0} %: only beyond {beyond}"),
+            None => format!("n = {n}: only beyond {beyond}"),
+        };
+        if let Some((want, runs)) = v.to_decide {
+            s = format!("{s}; --detect {want} needs about {runs} runs a side");
+        }
     }
     s
 }

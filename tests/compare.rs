@@ -459,7 +459,9 @@ fn fail_on_worse_gates_a_pipeline() {
     // a change below -100 % nor a percentage where a factor reads better.
     let out = env.ok(&["compare", "--benchmark", "os-latency"]);
     assert!(
-        out.contains("n = 3, CV ") && out.contains("only beyond ×") && out.contains("--detect 10 needs about "),
+        out.contains("n = 3, CV ")
+            && out.contains("only beyond ×")
+            && out.contains("--detect 10 needs about "),
         "{out}"
     );
     assert!(!out.contains("<= -"), "{out}");
@@ -628,5 +630,83 @@ fn how_the_kernel_scheduled_the_run_is_a_section_of_its_own() {
     assert!(
         named.contains("sched.probe.involuntary_switches_per_s"),
         "{named}"
+    );
+}
+
+/// What one label has and another lacks is said in every format and fails
+/// a gate; units that differ are not compared and said so; labels from a
+/// boot each are warned of.
+#[test]
+fn missing_metrics_and_single_boots_are_said() {
+    let env = Env::new();
+    let (mut base, mut cand) = (String::new(), String::new());
+    for k in 0..3 {
+        let j = k as f64 * 0.1;
+        base += &format!("base,hb,time,s,{},{k}\n", 10.0 + j);
+        base += &format!("base,hb,p99,us,{},{k},lower\n", 50.0 + j);
+        base += &format!("base,hb,wait,ms,{},{k},lower\n", 5.0 + j);
+        cand += &format!("cand,hb,time,s,{},{k}\n", 10.0 + j);
+        cand += &format!("cand,hb,wait,us,{},{k},lower\n", 5000.0 + j);
+    }
+    for (f, rows) in [("base.csv", base), ("cand.csv", cand)] {
+        let o = import_csv(&env, f, &rows, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let out = env.ok(&["compare"]).replace("\n  ", " ");
+    assert!(
+        out.contains("missing: hb [imported_from=csv] p99 (us): missing under cand"),
+        "{out}"
+    );
+    assert!(
+        out.contains("missing: hb [imported_from=csv] wait: given in different units (ms under base; us under cand): not compared"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("no benchmark has runs under more than one"),
+        "{out}"
+    );
+    for fmt in ["markdown", "csv", "html"] {
+        let t = env.ok(&["compare", "--format", fmt]);
+        assert!(t.contains("missing under cand"), "{fmt}: {t}");
+    }
+    let json = env.json(&["compare"]);
+    assert_eq!(json["missing"].as_array().map(Vec::len), Some(2), "{json}");
+    for gate in ["missing", "inconclusive"] {
+        let o = env.run(&["compare", "--fail-on", gate]);
+        assert_eq!(o.status.code(), Some(3), "--fail-on {gate}: {}", stderr(&o));
+        assert!(stderr(&o).contains("2 missing"), "{}", stderr(&o));
+    }
+    // Each label's runs from a boot of its own (the A/B workflow).
+    let env = Env::new();
+    for (label, boot) in [("a", "boot-a"), ("b", "boot-b")] {
+        let o = env
+            .cmd()
+            .args([
+                "hackbench",
+                "-g",
+                "1",
+                "-f",
+                "2",
+                "-l",
+                "50",
+                "--runs",
+                "3",
+                "--label",
+                label,
+                "-q",
+            ])
+            .env(
+                "KBENCH_TEST_IDENTITY",
+                format!(r#"{{"release":"6.99-{label}","cmdline":"ro","boot_id":"{boot}"}}"#),
+            )
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let out = env.ok(&["compare"]).replace("\n  ", " ");
+    assert!(
+        out.contains("warning: a, b: each of these labels' runs come from one boot, and the labels' boots differ")
+            && out.contains("kbench campaign"),
+        "{out}"
     );
 }

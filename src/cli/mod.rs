@@ -259,8 +259,12 @@ pub enum CorrectionKind {
 pub enum FailOn {
     /// Exit 3 when any label is worse than the baseline
     Worse,
-    /// Exit 3 when any verdict is worse, inconclusive or too few runs
+    /// Exit 3 when any verdict is worse, inconclusive or too few runs, or a
+    /// metric one label has is missing under another
     Inconclusive,
+    /// Exit 3 when a metric (or benchmark) one label has is missing under
+    /// another, or given in another unit
+    Missing,
 }
 
 #[derive(Args, Debug, Clone)]

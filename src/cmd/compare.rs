@@ -137,13 +137,17 @@ fn gate(c: &compare::Comparison, fail_on: Option<FailOn>) -> Result<()> {
         None => return Ok(()),
         Some(FailOn::Worse) => &[V::Worse],
         Some(FailOn::Inconclusive) => &[V::Worse, V::Inconclusive, V::TooFewRuns],
+        Some(FailOn::Missing) => &[],
     };
-    let hits: Vec<String> = c
+    let mut hits: Vec<String> = c
         .tally
         .iter()
         .filter(|(v, n)| bad.contains(v) && *n > 0)
         .map(|(v, n)| format!("{n} {}", v.as_str()))
         .collect();
+    if matches!(fail_on, Some(FailOn::Inconclusive | FailOn::Missing)) && !c.missing.is_empty() {
+        hits.push(format!("{} missing", c.missing.len()));
+    }
     if hits.is_empty() {
         return Ok(());
     }

@@ -7,6 +7,7 @@
 
 pub mod config_diff;
 pub mod curve;
+mod missing;
 pub mod scheduling;
 #[cfg(test)]
 mod tests;
@@ -163,6 +164,9 @@ pub struct Comparison {
     /// Runs left out by rule, not by trouble (warm-up runs), said in the
     /// footnotes of every report.
     pub left_out: Vec<String>,
+    /// Metrics or benchmarks some compared label has and another lacks
+    /// (or has in another unit): not compared, and said.
+    pub missing: Vec<String>,
     pub groups: Vec<Group>,
     /// How the kernel scheduled the runs: the `sched.*` counters that
     /// differ, a family of their own (default reports only).
@@ -300,6 +304,10 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
             by_group.entry(group_key(r)).or_default().push(r);
         }
     }
+    let missing = missing::missing(&by_group, &labels, o);
+    if let Some(w) = single_boot(&runs, &labels) {
+        warnings.push(w);
+    }
     let mut groups = Vec::new();
     for ((benchmark, params), rs) in by_group {
         let g = build_group(
@@ -315,7 +323,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
             groups.push(g);
         }
     }
-    if groups.is_empty() {
+    if groups.is_empty() && missing.is_empty() {
         warnings.push(
             "no benchmark has runs under more than one of the labels: nothing to set side by side"
                 .into(),
@@ -335,6 +343,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         config_diff: diff,
         warnings,
         left_out,
+        missing,
         groups,
         scheduling: if o.metrics.is_empty() {
             scheduling::scheduling(all, o)
@@ -504,6 +513,45 @@ fn build_group(
         duplicates,
         waited_behind: traced::waited_behind(rs, labels),
         run_ids,
+    })
+}
+
+/// The README's A/B workflow (run on kernel A, reboot, run on B) gives
+/// each label's runs from one boot: the boot-to-boot difference (a few %
+/// on many machines) is then inside every change and no interval sees it.
+/// Said whenever some label's runs all come from one boot while the
+/// labels' boots differ.
+fn single_boot(runs: &[&RunRecord], labels: &[String]) -> Option<String> {
+    if labels.len() < 2 {
+        return None;
+    }
+    let boots = |l: &String| {
+        let mut b: Vec<&str> = runs
+            .iter()
+            .filter(|r| &r.label == l)
+            .filter_map(|r| boot_of(r))
+            .collect();
+        b.sort_unstable();
+        b.dedup();
+        b
+    };
+    let per: Vec<(&String, Vec<&str>)> = labels.iter().map(|l| (l, boots(l))).collect();
+    let mut all: Vec<&str> = per.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+    all.sort_unstable();
+    all.dedup();
+    if all.len() < 2 {
+        return None;
+    }
+    let one: Vec<&str> = per
+        .iter()
+        .filter(|(_, b)| b.len() == 1)
+        .map(|(l, _)| l.as_str())
+        .collect();
+    (!one.is_empty()).then(|| {
+        format!(
+            "{}: each of these labels' runs come from one boot, and the labels' boots differ: what differs between boots (memory layout, caches, interrupt placement; often a few %) is then part of every change shown and of no interval; for a verdict on the kernel rather than the boot, give each label several boots (kbench campaign), or compare settings within one boot (kbench matrix)",
+            one.join(", ")
+        )
     })
 }
 

@@ -58,6 +58,15 @@ pub fn render(c: &Comparison) -> String {
             }
         }
     }
+    // What one label has and another lacks: a row each, verdict
+    // "missing", what is missing in the metric column.
+    let n = HEADER.split(',').count();
+    for m in &c.missing {
+        let mut cols = vec![String::new(); n];
+        cols[2] = field(m);
+        cols[25] = "missing".into();
+        let _ = w.write_record(&cols);
+    }
     // Writing to memory cannot fail.
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }

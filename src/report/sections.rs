@@ -351,13 +351,15 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
         format!("verdicts: {}", tally_line(c)),
         format!(
             "baseline {}; decided by {test}; p adj = adjusted over all {} tests of this report ({}); \
-             better/worse = p adj < {} and the change at least {} %; equivalent = the change's interval within ±{} % (TOST, adjusted the same way); \
-             inconclusive = neither, with the smallest change these runs could detect (80 % power); no verdict below {} runs a side",
+             better/worse = p adj < {} and the change at least {} %; equivalent = the change's {:.0} % interval within ±{} % (two one-sided tests at the same alpha, adjusted the same way; \
+             the 95 % interval shown may reach past it); inconclusive = neither, with the smallest change these runs could detect (80 % power); \
+             no verdict below {} runs a side; the intervals are each comparison's own, not adjusted for the report's many tests (p adj is)",
             c.baseline,
             c.tally.iter().filter(|(v, _)| *v != Verdict::TooFewRuns).map(|(_, n)| n).sum::<usize>(),
             c.correction.as_str(),
             c.alpha,
             c.threshold_pct,
+            (1.0 - 2.0 * c.alpha) * 100.0,
             c.threshold_pct,
             crate::compare::MIN_RUNS
         ),
@@ -372,6 +374,7 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
         }
     }
     v.extend(c.left_out.iter().cloned());
+    v.extend(c.missing.iter().map(|m| format!("missing: {m}")));
     v.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
     v
 }

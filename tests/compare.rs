@@ -453,11 +453,16 @@ fn fail_on_worse_gates_a_pipeline() {
     env.fails(&["compare", "--threshold", "-1"], 2);
     env.fails(&["compare", "--threshold", "abc"], 2);
     env.fails(&["compare", "--detect", "0"], 2);
-    let out = env.ok(&["compare", "--benchmark", "os-latency", "--detect", "20"]);
+    // Long notes wrap, continued with two spaces.
+    let out = env
+        .ok(&["compare", "--benchmark", "os-latency", "--detect", "20"])
+        .replace("\n  ", " ");
     assert!(out.contains("--detect 20 needs about "), "{out}");
     // Without --detect, what 10 % would need; in the user's terms, never
     // a change below -100 % nor a percentage where a factor reads better.
-    let out = env.ok(&["compare", "--benchmark", "os-latency"]);
+    let out = env
+        .ok(&["compare", "--benchmark", "os-latency"])
+        .replace("\n  ", " ");
     assert!(
         out.contains("n = 3, CV ")
             && out.contains("only beyond ×")
@@ -709,4 +714,53 @@ fn missing_metrics_and_single_boots_are_said() {
             && out.contains("kbench campaign"),
         "{out}"
     );
+}
+
+/// Edges that misled: a latency that read 0 gets no impossible interval;
+/// values near 1e300 or 1e-300 are tested as any others and printed in a
+/// scientific form.
+#[test]
+fn zeros_and_extreme_magnitudes_keep_honest_intervals() {
+    let env = Env::new();
+    let mut rows = String::new();
+    for (k, (a, b)) in [(0.0, 1.0), (30.0, 0.9), (33.0, 1.2)].iter().enumerate() {
+        rows += &format!("a,zero,lat,us,{a},{k}\nb,zero,lat,us,{b},{k}\n");
+    }
+    for (k, f) in [1.0, 1.1, 1.2, 1.05].iter().enumerate() {
+        for (unit, scale) in [("B", 1e300), ("s", 1e-300)] {
+            rows += &format!("a,huge,{unit}_m,{unit},{},{k},lower\n", f * scale);
+            rows += &format!("b,huge,{unit}_m,{unit},{},{k},lower\n", (f + 1.0) * scale);
+        }
+    }
+    let o = import_csv(&env, "edges.csv", &rows, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = env.json(&["compare"]);
+    for g in c["groups"].as_array().unwrap() {
+        for m in g["metrics"].as_array().unwrap() {
+            for l in m["labels"].as_array().unwrap() {
+                let lo = l["summary"]["ci_low"].as_f64().unwrap_or(0.0);
+                assert!(
+                    lo >= 0.0,
+                    "a non-negative metric's interval stays at or above 0: {l}"
+                );
+                if let Some(ci) = l["versus"]["change_ci_pct"].as_array() {
+                    assert!(ci[0].as_f64().unwrap() >= -100.0, "{l}");
+                    assert!(
+                        ci.iter().all(|v| v.as_f64().is_some_and(f64::is_finite)),
+                        "{l}"
+                    );
+                }
+                if g["benchmark"] == "huge" && l["label"] == "b" {
+                    assert_eq!(l["versus"]["verdict"], "worse", "{l}");
+                }
+            }
+        }
+    }
+    let out = env.ok(&["compare"]);
+    assert!(
+        out.contains("1.075e300 B") && out.contains("1.075e-300 s"),
+        "{out}"
+    );
+    assert!(!out.contains("NaN"), "{out}");
+    assert!(out.lines().all(|l| l.chars().count() <= 120), "{out}");
 }

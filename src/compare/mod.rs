@@ -567,6 +567,12 @@ fn summary(vals: &[f64]) -> Summary {
         s.ci_low = lo;
         s.ci_high = hi;
     }
+    // A metric none of whose values is negative (a latency that read 0)
+    // has a mean of at least 0: the interval is cut there (cutting an
+    // interval to where the mean can be keeps its coverage).
+    if vals.iter().all(|v| *v >= 0.0) {
+        s.ci_low = s.ci_low.max(0.0);
+    }
     s
 }
 

@@ -105,8 +105,31 @@ pub struct Versus {
     pub verdict: Verdict,
 }
 
+/// Both samples divided by their largest magnitude, and that divisor:
+/// every test and relative figure is the same on them, and values near
+/// 1e300 or 1e-300 neither overflow nor underflow a variance.
+fn scaled(base: &[f64], x: &[f64]) -> (Vec<f64>, Vec<f64>, f64) {
+    let both: Vec<f64> = base.iter().chain(x).copied().collect();
+    let s = crate::stats::describe::scale_of(&both);
+    (
+        base.iter().map(|v| v / s).collect(),
+        x.iter().map(|v| v / s).collect(),
+        s,
+    )
+}
+
 /// Everything about one pair that does not depend on the rest of the report.
 pub fn versus(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus {
+    let (bs, xs, s) = scaled(base, x);
+    let mut v = versus_scaled(&bs, &xs, better, o);
+    // Back to the metric's unit: what is in it.
+    v.difference *= s;
+    v.difference_ci = v.difference_ci.map(|(a, b)| (a * s, b * s));
+    v.effect_size *= s;
+    v
+}
+
+fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus {
     let w = welch::test(base, x);
     let mw = mann_whitney::test(base, x);
     let level = 1.0 - o.alpha;
@@ -186,13 +209,19 @@ fn welch_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
             Some(lr.tost_p(margin)),
         );
     }
+    let non_negative = base.iter().chain(x).all(|v| *v >= 0.0);
     let ci = interval::fieller(base, x, level).map(|(lo, hi)| {
         let (a, b) = if bm > 0.0 {
             (lo - 1.0, hi - 1.0)
         } else {
             (1.0 - hi, 1.0 - lo)
         };
-        (a * 100.0, b * 100.0)
+        // Data with zeros but none below: the change cannot be below -100 %.
+        if non_negative {
+            ((a * 100.0).max(-100.0), b * 100.0)
+        } else {
+            (a * 100.0, b * 100.0)
+        }
     });
     (
         pct,
@@ -287,6 +316,8 @@ pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], o: &Options) {
                 ));
                 continue;
             }
+            let (bs, xs, _) = scaled(base, x);
+            let (base, x) = (bs.as_slice(), xs.as_slice());
             // Under Mann-Whitney, Welch's power scaled by the rank test's
             // asymptotic relative efficiency against the t-test at the
             // normal, 3/pi (Hodges & Lehmann 1956, Ann. Math. Statist.

@@ -76,7 +76,7 @@ pub fn render_with(
 
 pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
     let mut out = String::new();
-    section(&mut out, &scoreboard(c), colour);
+    scoreboard_fitted(&mut out, &scoreboard(c), colour);
     rest(&mut out, c, colour, with_details);
     out
 }
@@ -101,6 +101,42 @@ fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
         out.push_str(&crate::text::wrap(&crate::text::clean(f), WIDTH));
         out.push('\n');
     }
+}
+
+/// The scoreboard; when its "to decide" column would take it past the
+/// terminal's width, that column becomes a line per row under the table
+/// (`to decide, lat b: n = 3, CV 51 %: …`).
+fn scoreboard_fitted(out: &mut String, s: &Section, colour: bool) {
+    let mut fit = String::new();
+    section(&mut fit, s, false);
+    let wide = fit.lines().any(|l| l.chars().count() > WIDTH + 2);
+    if !wide || s.header.last().map(String::as_str) != Some("to decide") {
+        section(out, s, colour);
+        return;
+    }
+    let mut narrow = s.clone();
+    narrow.header.pop();
+    let mut notes = Vec::new();
+    for (i, r) in narrow.rows.iter_mut().enumerate() {
+        let bench = s
+            .groups
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= i)
+            .and_then(|(_, g)| g.split_whitespace().next())
+            .unwrap_or("");
+        if let Some(n) = r.pop().filter(|n| !n.is_empty()) {
+            notes.push(format!("to decide, {bench} {} ({}): {n}", r[0], r[2]));
+        }
+    }
+    section(out, &narrow, colour);
+    // `section` ended with a blank line: the notes go before it.
+    out.pop();
+    for n in notes {
+        out.push_str(&crate::text::wrap(&crate::text::clean(&n), WIDTH));
+        out.push('\n');
+    }
+    out.push('\n');
 }
 
 /// A section whose last column is a sentence: each row's other columns on

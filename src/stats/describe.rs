@@ -18,9 +18,23 @@ pub struct Summary {
     pub max: f64,
 }
 
-/// Arithmetic mean.
+/// Arithmetic mean, summed on values scaled by the largest magnitude, so
+/// that values near 1e300 do not overflow the sum (nor values near
+/// 1e-300 lose their digits).
 pub fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
+    let s = scale_of(x);
+    x.iter().map(|v| v / s).sum::<f64>() / x.len() as f64 * s
+}
+
+/// The largest magnitude of `x`, as a divisor: 1 when there is none
+/// (empty, all zero, or not finite).
+pub fn scale_of(x: &[f64]) -> f64 {
+    let m = x.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+    if m > 0.0 && m.is_finite() {
+        m
+    } else {
+        1.0
+    }
 }
 
 /// Sample variance with Bessel's correction, by the two-pass algorithm

@@ -23,6 +23,16 @@ pub fn test(x: &[f64], y: &[f64]) -> Option<Welch> {
     if x.len() < 2 || y.len() < 2 {
         return None;
     }
+    // t and its degrees of freedom do not change when both samples are
+    // scaled alike; scaled by their largest magnitude, values near 1e300
+    // or 1e-300 neither overflow nor underflow the variances.
+    let both: Vec<f64> = x.iter().chain(y).copied().collect();
+    let s = super::describe::scale_of(&both);
+    let (xs, ys): (Vec<f64>, Vec<f64>) = (
+        x.iter().map(|v| v / s).collect(),
+        y.iter().map(|v| v / s).collect(),
+    );
+    let (x, y) = (xs.as_slice(), ys.as_slice());
     let (nx, ny) = (x.len() as f64, y.len() as f64);
     let (vx, vy) = (variance(x) / nx, variance(y) / ny);
     let diff = mean(x) - mean(y);
@@ -118,5 +128,22 @@ mod tests {
         assert!(test(&[1.0], &[1.0, 2.0]).is_none());
         assert_eq!(test(&[2.0, 2.0], &[2.0, 2.0]).unwrap().p, 1.0);
         assert_eq!(test(&[2.0, 2.0], &[3.0, 3.0]).unwrap().p, 0.0);
+    }
+
+    #[test]
+    fn extreme_magnitudes_give_the_same_test() {
+        let (a, b) = ([1.0, 1.1, 1.2, 1.05], [2.0, 2.1, 2.2, 2.05]);
+        let w = test(&a, &b).unwrap();
+        for k in [1e300, 1e-300, 1e-310] {
+            let (ak, bk): (Vec<f64>, Vec<f64>) = (
+                a.iter().map(|v| v * k).collect(),
+                b.iter().map(|v| v * k).collect(),
+            );
+            let wk = test(&ak, &bk).unwrap();
+            assert!((wk.t - w.t).abs() < 1e-6 * w.t.abs(), "{k}: {wk:?} {w:?}");
+            assert!((wk.p - w.p).abs() < 1e-9, "{k}: {wk:?} {w:?}");
+            assert!(wk.p < 0.01, "{k}: {wk:?}");
+        }
+        assert!((super::super::describe::mean(&[1e308, 1e308]) - 1e308).abs() < 1e293);
     }
 }

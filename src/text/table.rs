@@ -92,6 +92,10 @@ pub fn num(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 {
         "0".into()
+    } else if !(1e-6..1e9).contains(&a) {
+        // Scientific past a billion or under a millionth: never a
+        // 301-digit number.
+        format!("{v:.3e}")
     } else if a >= 1000.0 {
         format!("{v:.0}")
     } else if a >= 100.0 {
@@ -116,6 +120,9 @@ mod tests {
         assert_eq!(num(7900.0), "7900");
         assert_eq!(num(f64::NAN), "-");
         assert_eq!(num(0.0), "0");
+        assert_eq!(num(1.5e300), "1.500e300");
+        assert_eq!(num(-2.25e-300), "-2.250e-300");
+        assert_eq!(num(999_999_999.0), "999999999");
     }
 
     #[test]

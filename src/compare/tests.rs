@@ -278,3 +278,46 @@ fn runs_from_several_boots_are_compared_with_the_boot_as_the_unit() {
     );
     assert_eq!(verdicts(&c), vec![Verdict::TooFewRuns]);
 }
+
+/// Coverage on heavily skewed data (log-normal, σ = 1), where the normal
+/// theory behind the intervals is furthest off: the change interval
+/// (ratio of means, on the log scale) for two labels of one distribution
+/// (true change 0) and the label's bootstrap-t interval of its mean
+/// (true mean e^0.5), at n = 5 and 10 a side, 800 trials each.  Measured
+/// here (seed 2024): change 93.1 % (n = 5) and 91.6 % (n = 10);
+/// bootstrap-t 90.5 % and 90.0 %.  The claim in the code and the README
+/// is narrowed to that: at least 93 % on normal data, about 92 % (change)
+/// and 90 % (bootstrap-t) on data this skewed; the floors sit below the
+/// measured figures by about twice the simulation's standard error (0.9
+/// points at 800 trials), so that a regression shows.
+#[test]
+fn coverage_on_heavily_skewed_data_is_what_the_docs_say() {
+    let mut rng = SplitMix(2024);
+    let o = opts(Decider::Welch, Correction::None);
+    let true_mean = 0.5f64.exp();
+    for n in [5usize, 10] {
+        let (mut change_in, mut mean_in, trials) = (0, 0, 800);
+        for k in 0..trials {
+            let mut draw = || -> Vec<f64> { (0..n).map(|_| rng.normal().exp()).collect() };
+            let (a, b) = (draw(), draw());
+            let v = verdict::versus(&a, &b, crate::bench::Better::Lower, &o);
+            if v.change_ci_pct
+                .is_some_and(|(lo, hi)| lo <= 0.0 && 0.0 <= hi)
+            {
+                change_in += 1;
+            }
+            if crate::stats::bootstrap::mean_ci(&a, 0.95, 1000, k as u64)
+                .is_some_and(|(lo, hi)| lo <= true_mean && true_mean <= hi)
+            {
+                mean_in += 1;
+            }
+        }
+        let (c, m) = (
+            change_in as f64 / trials as f64,
+            mean_in as f64 / trials as f64,
+        );
+        eprintln!("log-normal sigma 1, n = {n}: change interval {c:.3}, bootstrap-t {m:.3}");
+        assert!(c >= 0.89, "change interval coverage {c} at n = {n}");
+        assert!(m >= 0.86, "bootstrap-t coverage {m} at n = {n}");
+    }
+}

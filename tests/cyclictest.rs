@@ -287,3 +287,28 @@ fn ctrl_c_keeps_what_was_measured_marked_interrupted() {
     let list = env.json(&["runs", "list"]);
     assert_eq!(list["runs"][0]["status"], "interrupted");
 }
+
+/// `--runs auto` decides on the runs compare will count: cyclictest's
+/// first repetition is a warm-up, left out of both.
+#[test]
+fn runs_auto_leaves_the_warm_up_out_as_compare_does() {
+    let env = Env::new();
+    let o = env.run(&[
+        "cyclictest",
+        "-t",
+        "1",
+        "-i",
+        "500",
+        "-l",
+        "100",
+        "--runs",
+        "auto:4",
+        "--precision",
+        "0.0001",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("after 4 run(s), 3 of them counted"), "{err}");
+    let list = env.json(&["runs", "list"]);
+    assert_eq!(list["runs"].as_array().map(Vec::len), Some(4), "{list}");
+}

@@ -65,7 +65,7 @@ impl AutoRuns {
         budget: Option<std::time::Duration>,
     ) -> bool {
         if let Some(m) = rec.metrics.iter().find(|m| m.name == self.metric) {
-            if rec.status == RunStatus::Complete && !crate::health::is_suspect(&rec.settings) {
+            if counts(rec) {
                 self.values.push(m.value);
             }
         }
@@ -82,12 +82,20 @@ impl AutoRuns {
 
     pub fn outcome(&self, runs: usize) -> String {
         format!(
-            "{} after {runs} run(s), {} of them counted ({} of complete, not suspect runs; 5% error rate kept across every look)",
+            "{} after {runs} run(s), {} of them counted ({} of complete runs, not suspect, warm-up left out as compare does; 5% error rate kept across every look)",
             self.why_stopped.as_deref().unwrap_or("stopped"),
             self.values.len(),
             self.metric
         )
     }
+}
+
+/// Whether a run counts for the sequential rule: exactly the runs compare
+/// counts by default (complete, not suspect, not a warm-up repetition).
+fn counts(r: &RunRecord) -> bool {
+    r.status == RunStatus::Complete
+        && !crate::health::is_suspect(&r.settings)
+        && r.settings["warmup"] != true
 }
 
 /// The headline metric of `label`'s stored runs of this benchmark with the
@@ -114,7 +122,7 @@ fn baseline_values(
     let v: Vec<f64> = runs
         .iter()
         .filter(|r| (entry.canonical)(&r.params) == want)
-        .filter(|r| !crate::health::is_suspect(&r.settings))
+        .filter(|r| counts(r))
         .filter_map(|r| r.metrics.iter().find(|m| m.name == metric).map(|m| m.value))
         .collect();
     if v.len() < 2 {

@@ -160,6 +160,15 @@ pub trait Benchmark {
         false
     }
 
+    /// Whether a repetition stopped as planned (a scenario's background
+    /// task whose phase ended) is complete: true where the figures are work
+    /// and rates up to the stop (a load); false where a figure is the time
+    /// a fixed amount of work took (hackbench, a job), which a stop makes
+    /// meaningless, so the run stays `interrupted`.
+    fn complete_when_stopped(&self) -> bool {
+        false
+    }
+
     /// The command's result over what was measured (contest's table),
     /// printed in text mode after the repetitions however they ended, and
     /// with `-q` too.

@@ -127,7 +127,9 @@ pub fn repetition<B: Benchmark>(
         rec.notes.push(match rec.status {
             // A scenario's background task stopped because its phase
             // ended: that was the plan, and its work up to then counts.
-            RunStatus::Interrupted if crate::sys::signals::stop_was_planned() => {
+            RunStatus::Interrupted
+                if crate::sys::signals::stop_was_planned() && b.complete_when_stopped() =>
+            {
                 rec.status = RunStatus::Complete;
                 "stopped as planned when its scenario phase ended: the figures cover the time until then".into()
             }

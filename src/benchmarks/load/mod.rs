@@ -91,6 +91,10 @@ struct Done {
 }
 
 impl Benchmark for LoadRun {
+    fn complete_when_stopped(&self) -> bool {
+        true
+    }
+
     type Outcome = Done;
 
     fn entry(&self) -> &'static Entry {

@@ -101,9 +101,17 @@ pub fn render_article(c: &Comparison, runs: &[RunRecord]) -> Option<String> {
                 out.push_str(&format!("   {:10}  {v}\n", ""));
             }
         };
+        // A row the article has and these runs lack is said, never dropped.
+        let lacking = |task: &str| {
+            format!(
+                "no value: no complete run of the preset's task {task} under this label (`kbench runs list --label {}` shows what was stored)",
+                crate::text::clean(label)
+            )
+        };
         for &(name, task, metric) in ARTICLE {
             let vals = per_rep(&mine, task, metric);
             if vals.is_empty() {
+                row(name, lacking(task), None);
                 continue;
             }
             let text: Vec<String> = vals
@@ -129,7 +137,9 @@ pub fn render_article(c: &Comparison, runs: &[RunRecord]) -> Option<String> {
             per_rep(&mine, "build", "user"),
             per_rep(&mine, "build", "sys"),
         );
-        if !real.is_empty() {
+        if real.is_empty() {
+            row("bld kernel", lacking("build"), None);
+        } else {
             let text: Vec<String> = real
                 .iter()
                 .zip(&user)
@@ -316,6 +326,32 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn a_row_without_values_is_said_not_dropped() {
+        let runs: Vec<RunRecord> = article_runs()
+            .into_iter()
+            .filter(|r| task_of(r) != Some("hackbench2"))
+            .collect();
+        let o = crate::compare::Options {
+            labels: vec!["clear".into(), "xanmod".into()],
+            baseline: None,
+            metrics: Vec::new(),
+            alpha: 0.05,
+            decider: crate::compare::Decider::Welch,
+            correction: crate::stats::multiple::Correction::Holm,
+            threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
+            detect_pct: None,
+            exclude_suspect: false,
+            include_warmup: false,
+        };
+        let c = crate::compare::build(&runs, &o).unwrap();
+        let text = render_article(&c, &runs).unwrap();
+        assert!(
+            text.contains("   hackbench2  no value: no complete run of the preset's task hackbench2 under this label"),
+            "{text}"
+        );
     }
 
     #[test]

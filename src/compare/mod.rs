@@ -570,7 +570,8 @@ fn summary(vals: &[f64]) -> Summary {
     // A metric none of whose values is negative (a latency that read 0)
     // has a mean of at least 0: the interval is cut there (cutting an
     // interval to where the mean can be keeps its coverage).
-    if vals.iter().all(|v| *v >= 0.0) {
+    // (f64::max would turn the NaN of a single run's interval into 0.)
+    if vals.iter().all(|v| *v >= 0.0) && s.ci_low.is_finite() {
         s.ci_low = s.ci_low.max(0.0);
     }
     s

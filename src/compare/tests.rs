@@ -321,3 +321,14 @@ fn coverage_on_heavily_skewed_data_is_what_the_docs_say() {
         assert!(m >= 0.86, "bootstrap-t coverage {m} at n = {n}");
     }
 }
+
+/// A single run has no interval: cutting a non-negative metric's interval
+/// at 0 must not turn its NaN into a half-interval (which charts drew as a
+/// line to NaN).
+#[test]
+fn a_single_runs_interval_stays_unknown() {
+    let s = summary(&[5.0]);
+    assert!(s.ci_low.is_nan() && s.ci_high.is_nan(), "{s:?}");
+    let s = summary(&[0.0, 1.0, 30.0]);
+    assert_eq!(s.ci_low, 0.0, "{s:?}");
+}

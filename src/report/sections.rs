@@ -41,9 +41,11 @@ pub fn with_unit(v: f64, unit: &str) -> String {
 
 /// `+7.7% [+4.1, +11.4]`, `n/a` when the baseline is 0.
 pub fn change_text(change: Option<f64>, ci: Option<(f64, f64)>) -> String {
-    let Some(c) = change else {
+    let Some(c) = change.filter(|c| c.is_finite()) else {
         return "n/a".into();
     };
+    // An interval that could not be had is said as such, never as NaN.
+    let ci = ci.filter(|(lo, hi)| lo.is_finite() && hi.is_finite());
     // Past +1000 % a percentage is a factor said badly: ×11 rather than
     // +1000.0 %, the interval too.
     let factor = |p: f64| {

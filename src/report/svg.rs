@@ -228,7 +228,8 @@ pub fn change_bars(s: &crate::report::sections::Section) -> String {
     let parse = |t: &str| -> Option<(f64, f64, f64)> {
         let (c, rest) = t.split_once("% [")?;
         let (lo, hi) = rest.trim_end_matches(']').split_once(", ")?;
-        Some((c.parse().ok()?, lo.parse().ok()?, hi.parse().ok()?))
+        let v: (f64, f64, f64) = (c.parse().ok()?, lo.parse().ok()?, hi.parse().ok()?);
+        (v.0.is_finite() && v.1.is_finite() && v.2.is_finite()).then_some(v)
     };
     let rows: Vec<(String, String, (f64, f64, f64))> = s
         .rows

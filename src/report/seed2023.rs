@@ -328,13 +328,9 @@ mod tests {
         out
     }
 
-    #[test]
-    fn a_row_without_values_is_said_not_dropped() {
-        let runs: Vec<RunRecord> = article_runs()
-            .into_iter()
-            .filter(|r| task_of(r) != Some("hackbench2"))
-            .collect();
-        let o = crate::compare::Options {
+    /// The article's labels, compared as `compare` does by default.
+    fn opts() -> crate::compare::Options {
+        crate::compare::Options {
             labels: vec!["clear".into(), "xanmod".into()],
             baseline: None,
             metrics: Vec::new(),
@@ -345,7 +341,16 @@ mod tests {
             detect_pct: None,
             exclude_suspect: false,
             include_warmup: false,
-        };
+        }
+    }
+
+    #[test]
+    fn a_row_without_values_is_said_not_dropped() {
+        let runs: Vec<RunRecord> = article_runs()
+            .into_iter()
+            .filter(|r| task_of(r) != Some("hackbench2"))
+            .collect();
+        let o = opts();
         let c = crate::compare::build(&runs, &o).unwrap();
         let text = render_article(&c, &runs).unwrap();
         assert!(
@@ -357,18 +362,7 @@ mod tests {
     #[test]
     fn the_preset_shows_the_articles_rows_in_its_order() {
         let runs = article_runs();
-        let o = crate::compare::Options {
-            labels: vec!["clear".into(), "xanmod".into()],
-            baseline: None,
-            metrics: Vec::new(),
-            alpha: 0.05,
-            decider: crate::compare::Decider::Welch,
-            correction: crate::stats::multiple::Correction::Holm,
-            threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
-            detect_pct: None,
-            exclude_suspect: false,
-            include_warmup: false,
-        };
+        let o = opts();
         let c = crate::compare::build(&runs, &o).unwrap();
         let text = render_article(&c, &runs).unwrap();
         let clear = text.split("xanmod\n").next().unwrap();

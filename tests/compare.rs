@@ -763,4 +763,15 @@ fn zeros_and_extreme_magnitudes_keep_honest_intervals() {
     );
     assert!(!out.contains("NaN"), "{out}");
     assert!(out.lines().all(|l| l.chars().count() <= 120), "{out}");
+    // --wide: nothing wrapped or moved (the footer is one long line, the
+    // to-decide column stays a column).
+    let wide = env.ok(&["compare", "--wide"]);
+    assert!(wide.lines().any(|l| l.chars().count() > 120), "{wide}");
+    assert!(!wide.contains("to decide, "), "{wide}");
+    assert!(
+        wide.lines()
+            .nth(1)
+            .is_some_and(|h| h.ends_with("to decide")),
+        "{wide}"
+    );
 }

@@ -74,6 +74,9 @@ pub struct MatrixArgs {
     /// Check the knobs and print the order, change nothing
     #[arg(long)]
     pub dry_run: bool,
+    /// The closing report with whole labels and no wrapping
+    #[arg(long)]
+    pub wide: bool,
     /// The kbench command to run in each combination: a benchmark with its
     /// flags, or `run SCENARIO`
     #[arg(last = true, required = true, value_name = "COMMAND")]

@@ -310,6 +310,9 @@ pub struct CompareArgs {
     /// scenario variable)
     #[arg(long, value_name = "FLAG")]
     pub curve: Option<String>,
+    /// Whole labels and no wrapping in the terminal (it fits 120 columns otherwise)
+    #[arg(long)]
+    pub wide: bool,
     /// Exit with status 3 when a verdict is this bad (for CI pipelines)
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<FailOn>,

@@ -77,7 +77,8 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         exclude_suspect: a.exclude_suspect,
         include_warmup: a.include_warmup,
     };
-    let c = compare::build(&runs, &opts)?;
+    let mut c = compare::build(&runs, &opts)?;
+    c.wide = a.wide;
     let curves = match &a.curve {
         Some(flag) => Some(curves_over(&c, flag, &a.metric)?),
         None => None,

@@ -32,6 +32,7 @@ pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
         alpha: a.alpha,
         threshold_pct: a.threshold,
         dry_run: a.dry_run,
+        wide: a.wide,
         base_label: ctx.label(),
         db: ctx.global.db.clone(),
         quiet: ctx.global.quiet,

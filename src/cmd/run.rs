@@ -362,6 +362,7 @@ fn sweep(ctx: &Ctx, a: &RunArgs, sc: &crate::scenario::Scenario) -> Result<()> {
         alpha: 0.05,
         threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
         dry_run: a.dry_run,
+        wide: false,
         base_label: ctx.label(),
         db: ctx.global.db.clone(),
         quiet: ctx.global.quiet,

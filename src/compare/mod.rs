@@ -172,6 +172,10 @@ pub struct Comparison {
     /// differ, a family of their own (default reports only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduling: Option<scheduling::Scheduling>,
+    /// Shown `--wide`: whole labels, no wrapping (a presentation choice
+    /// the command sets after building).
+    #[serde(skip)]
+    pub wide: bool,
 }
 
 /// Parameters that differ between runs of the same experiment and must
@@ -350,6 +354,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         } else {
             None
         },
+        wide: false,
     })
 }
 

@@ -52,6 +52,8 @@ pub struct Options {
     pub alpha: f64,
     pub threshold_pct: f64,
     pub dry_run: bool,
+    /// The closing report `--wide`.
+    pub wide: bool,
     pub base_label: String,
     pub db: Option<String>,
     pub quiet: bool,
@@ -543,7 +545,8 @@ fn report(
         exclude_suspect: false,
         include_warmup: false,
     };
-    let c = compare::build(&runs, &opts)?;
+    let mut c = compare::build(&runs, &opts)?;
+    c.wide = o.wide;
     // A sweep reads as its curves: over the first varied flag (a second
     // one makes a curve per value).
     let curves = o

@@ -7,6 +7,13 @@ use super::sections::{change_text, with_unit, Section};
 use crate::compare::curve::{parting, Curve};
 use crate::compare::{params_text, Comparison};
 
+/// The labels as `c` shows them: shortened ([`shortener`]), or whole
+/// with `--wide`.
+pub fn labels_of(c: &Comparison) -> impl Fn(&str) -> String {
+    let none: &[String] = &[];
+    shortener(if c.wide { none } else { &c.labels })
+}
+
 /// Labels without the part they all share (`…/autogroup=1` → `autogroup=1`).
 pub fn shortener(labels: &[String]) -> impl Fn(&str) -> String {
     let common = match labels {
@@ -45,7 +52,7 @@ fn direction(b: crate::bench::Better) -> &'static str {
 
 /// One curve as a table.
 pub fn section(c: &Comparison, curve: &Curve) -> Section {
-    let short = shortener(&c.labels);
+    let short = labels_of(c);
     let labels: Vec<&String> = c.labels.iter().collect();
     let mut header = vec![curve.key.clone()];
     for l in &labels {
@@ -117,7 +124,7 @@ pub fn section(c: &Comparison, curve: &Curve) -> Section {
 
 /// Where each curve parts from the baseline's, a line per label.
 pub fn parting_lines(c: &Comparison, curve: &Curve) -> Vec<String> {
-    parting(curve, &c.baseline, shortener(&c.labels))
+    parting(curve, &c.baseline, labels_of(c))
 }
 
 /// One curve as an SVG chart: the varied value on x (a log scale when
@@ -170,7 +177,7 @@ pub fn svg(c: &Comparison, curve: &Curve) -> String {
         hi = lo + 1.0;
     }
     let py = |v: f64| top + (1.0 - (v - lo) / (hi - lo)) * (h - top - bottom);
-    let short = shortener(&c.labels);
+    let short = labels_of(c);
     let mut s = format!(
         "<svg class=\"curve\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-size=\"11\">\
 <line x1=\"{left}\" x2=\"{left}\" y1=\"{top}\" y2=\"{:.1}\" stroke=\"#888\"/>\

@@ -157,7 +157,7 @@ pub fn group_title(g: &Group) -> String {
 /// group that says its benchmark and parameters once; labels without the
 /// part they all share.
 pub fn scoreboard(c: &Comparison) -> Section {
-    let short = super::curves::shortener(&c.labels);
+    let short = super::curves::labels_of(c);
     let mut rows = Vec::new();
     let mut groups = Vec::new();
     for g in &c.groups {
@@ -393,7 +393,7 @@ fn group_short(g: &Group) -> String {
 /// With `--trace` runs: per group and label, what the worst wake-ups
 /// waited behind (`None` when no run of the comparison was traced).
 pub fn waited_behind(c: &Comparison) -> Option<Section> {
-    let short = super::curves::shortener(&c.labels);
+    let short = super::curves::labels_of(c);
     let short = &short;
     let rows: Vec<Vec<String>> = c
         .groups
@@ -429,7 +429,7 @@ pub fn waited_behind(c: &Comparison) -> Option<Section> {
 /// them under two labels).
 pub fn scheduling(c: &Comparison) -> Option<Section> {
     let s = c.scheduling.as_ref()?;
-    let short = super::curves::shortener(&c.labels);
+    let short = super::curves::labels_of(c);
     let rows = s
         .rows
         .iter()

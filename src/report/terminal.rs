@@ -18,20 +18,37 @@ fn paint(verdict: &str) -> Option<&'static str> {
     }
 }
 
-fn section(out: &mut String, s: &Section, colour: bool) {
+/// How the text is drawn: colour on a TTY, and the width prose wraps to
+/// (none with `--wide`).
+#[derive(Clone, Copy)]
+struct Style {
+    colour: bool,
+    width: usize,
+}
+
+impl Style {
+    fn of(c: &Comparison, colour: bool) -> Style {
+        Style {
+            colour,
+            width: if c.wide { usize::MAX } else { WIDTH },
+        }
+    }
+}
+
+fn section(out: &mut String, s: &Section, st: Style) {
     let head: Vec<&str> = s.header.iter().map(String::as_str).collect();
     let mut t = table::new(&head);
     table::right_align_from(&mut t, s.numeric_from);
     for r in &s.rows {
         let mut r = r.clone();
-        if let (true, Some(i)) = (colour, s.verdict_col) {
+        if let (true, Some(i)) = (st.colour, s.verdict_col) {
             if let Some(code) = r.get(i).and_then(|v| paint(v)) {
                 r[i] = format!("\x1b[{code}m{}\x1b[0m", r[i]);
             }
         }
         t.add_row(r);
     }
-    out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), WIDTH));
+    out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), st.width));
     out.push('\n');
     let text = t.to_string();
     if s.groups.is_empty() {
@@ -61,44 +78,46 @@ pub fn render_with(
     let Some(curves) = curves else {
         return render(c, colour, with_details);
     };
+    let st = Style::of(c, colour);
     let mut out = String::new();
     for cv in curves {
-        section(&mut out, &super::curves::section(c, cv), colour);
+        section(&mut out, &super::curves::section(c, cv), st);
         for l in super::curves::parting_lines(c, cv) {
             out.push_str(&crate::text::clean(&l));
             out.push('\n');
         }
         out.push('\n');
     }
-    rest(&mut out, c, colour, with_details);
+    rest(&mut out, c, st, with_details);
     out
 }
 
 pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
+    let st = Style::of(c, colour);
     let mut out = String::new();
-    scoreboard_fitted(&mut out, &scoreboard(c), colour);
-    rest(&mut out, c, colour, with_details);
+    scoreboard_fitted(&mut out, &scoreboard(c), st);
+    rest(&mut out, c, st, with_details);
     out
 }
 
 /// What follows the scoreboard (or the curves).
-fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
+fn rest(out: &mut String, c: &Comparison, st: Style, with_details: bool) {
     out.push_str(&tally_line(c));
     out.push_str("\n\n");
-    section(out, &systems(c), colour);
+    section(out, &systems(c), st);
     if let Some(s) = waited_behind(c) {
-        prose(out, &s);
+        prose(out, &s, st);
     }
     if let Some(s) = scheduling(c) {
-        section(out, &s, colour);
+        section(out, &s, st);
     }
     if with_details {
         for s in details(c) {
-            section(out, &s, colour);
+            section(out, &s, st);
         }
     }
     for f in footnotes(c).iter().skip(1) {
-        out.push_str(&crate::text::wrap(&crate::text::clean(f), WIDTH));
+        out.push_str(&crate::text::wrap(&crate::text::clean(f), st.width));
         out.push('\n');
     }
 }
@@ -106,12 +125,21 @@ fn rest(out: &mut String, c: &Comparison, colour: bool, with_details: bool) {
 /// The scoreboard; when its "to decide" column would take it past the
 /// terminal's width, that column becomes a line per row under the table
 /// (`to decide, lat b: n = 3, CV 51 %: …`).
-fn scoreboard_fitted(out: &mut String, s: &Section, colour: bool) {
+fn scoreboard_fitted(out: &mut String, s: &Section, st: Style) {
     let mut fit = String::new();
-    section(&mut fit, s, false);
-    let wide = fit.lines().any(|l| l.chars().count() > WIDTH + 2);
+    section(
+        &mut fit,
+        s,
+        Style {
+            colour: false,
+            ..st
+        },
+    );
+    let wide = fit
+        .lines()
+        .any(|l| l.chars().count() > st.width.saturating_add(2));
     if !wide || s.header.last().map(String::as_str) != Some("to decide") {
-        section(out, s, colour);
+        section(out, s, st);
         return;
     }
     let mut narrow = s.clone();
@@ -129,11 +157,11 @@ fn scoreboard_fitted(out: &mut String, s: &Section, colour: bool) {
             notes.push(format!("to decide, {bench} {} ({}): {n}", r[0], r[2]));
         }
     }
-    section(out, &narrow, colour);
+    section(out, &narrow, st);
     // `section` ended with a blank line: the notes go before it.
     out.pop();
     for n in notes {
-        out.push_str(&crate::text::wrap(&crate::text::clean(&n), WIDTH));
+        out.push_str(&crate::text::wrap(&crate::text::clean(&n), st.width));
         out.push('\n');
     }
     out.push('\n');
@@ -141,8 +169,8 @@ fn scoreboard_fitted(out: &mut String, s: &Section, colour: bool) {
 
 /// A section whose last column is a sentence: each row's other columns on
 /// a line, the sentence wrapped below it.
-fn prose(out: &mut String, s: &Section) {
-    out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), WIDTH));
+fn prose(out: &mut String, s: &Section, st: Style) {
+    out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), st.width));
     out.push('\n');
     for r in &s.rows {
         let Some((last, head)) = r.split_last() else {
@@ -152,7 +180,8 @@ fn prose(out: &mut String, s: &Section) {
         out.push('\n');
         out.push_str("  ");
         out.push_str(
-            &crate::text::wrap(&crate::text::clean(last), WIDTH - 2).replace("\n  ", "\n    "),
+            &crate::text::wrap(&crate::text::clean(last), st.width.saturating_sub(2))
+                .replace("\n  ", "\n    "),
         );
         out.push('\n');
     }

@@ -17,6 +17,9 @@ pub(super) struct Combination {
     /// The varied flags' values, and the words they add to the command.
     pub(super) point: Vec<(String, String)>,
     pub(super) args: Vec<String>,
+    /// Seconds a run of it takes, and whether that is all of it (false:
+    /// a lower bound), as [`check_points`] found; `None`: unknown.
+    pub(super) estimate: Option<(f64, bool)>,
 }
 
 impl Combination {
@@ -103,36 +106,46 @@ fn knob_combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
                 values,
                 point: Vec::new(),
                 args: Vec::new(),
+                estimate: None,
             }
         })
         .collect()
 }
 
-/// The command with each point's flags checked as kbench would parse it
-/// (a flag the benchmark lacks, or one the command gives already, is
-/// refused at once); with a scenario, a dry run of the first and the last
-/// point checks that the scenario has the variables.
-pub(super) fn check_points(o: &Options, combos: &[Combination], scenario: bool) -> Result<()> {
+/// Each combination's command checked as kbench would parse it (a
+/// varied flag the benchmark lacks, or one the command gives already, is
+/// refused at once), and its length estimated: a benchmark's from the
+/// registry, a scenario's by a dry run of it, which also checks that the
+/// scenario has the varied variables.  One dry run per combination serves
+/// both.
+pub(super) fn check_points(o: &Options, combos: &mut [Combination], scenario: bool) -> Result<()> {
+    let what = |c: &Combination| {
+        if c.point.is_empty() {
+            "the command after --".to_string()
+        } else {
+            format!(
+                "--vary {}",
+                c.point
+                    .iter()
+                    .map(|(f, v)| format!("{f}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
+    };
     if !scenario {
-        for c in combos {
+        for c in combos.iter_mut() {
             let mut cmd = o.command.clone();
             cmd.extend(c.args.iter().cloned());
-            check_command(&cmd, o.parse).map_err(|e| {
-                input(format!(
-                    "--vary {}: {}",
-                    c.point
-                        .iter()
-                        .map(|(f, v)| format!("{f}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    e
-                ))
-            })?;
+            check_command(&cmd, o.parse).map_err(|e| input(format!("{}: {e}", what(c))))?;
+            c.estimate = crate::registry::find(&o.command[0])
+                .and_then(|e| (e.estimate)(&cmd[1..]))
+                .map(|s| (s, true));
         }
         return Ok(());
     }
     let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
-    for c in [combos.first(), combos.last()].into_iter().flatten() {
+    for c in combos.iter_mut() {
         let out = Command::new(&exe)
             .args(&o.command)
             .args(&c.args)
@@ -146,57 +159,36 @@ pub(super) fn check_points(o: &Options, combos: &[Combination], scenario: bool) 
                 .next()
                 .unwrap_or("")
                 .trim_start_matches("kbench: ");
-            return Err(input(format!("--vary: {first}")));
+            return Err(input(format!("{}: {first}", what(c))));
         }
+        c.estimate = dry_run_estimate(&String::from_utf8_lossy(&out.stdout));
     }
     Ok(())
 }
 
-/// About how long one pass over every combination takes (s), from the
-/// registry's estimate of a benchmark's command line, or a scenario's own
-/// dry-run estimate; and whether that is all (false: some combination
-/// has no fixed length, so it is a lower bound).
-pub(super) fn estimate_s(o: &Options, combos: &[Combination]) -> (f64, bool) {
-    let (mut total, mut exact) = (0.0, true);
-    let exe = std::env::current_exe().ok();
-    for c in combos {
-        let one = if o.command[0] == "run" {
-            exe.as_ref().and_then(|exe| {
-                let out = Command::new(exe)
-                    .args(&o.command)
-                    .args(&c.args)
-                    .arg("--dry-run")
-                    .stdin(Stdio::null())
-                    .stderr(Stdio::null())
-                    .output()
-                    .ok()?;
-                let text = String::from_utf8_lossy(&out.stdout);
-                let line = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("estimated time: "))?;
-                let (bound, rest) = match line.strip_prefix("about ") {
-                    Some(r) => (true, r),
-                    None => (false, line.strip_prefix("at least ")?),
-                };
-                let s: f64 = rest.split_whitespace().next()?.parse().ok()?;
-                Some((s, bound))
-            })
-        } else {
-            crate::registry::find(&o.command[0]).and_then(|e| {
-                let mut argv: Vec<String> = o.command[1..].to_vec();
-                argv.extend(c.args.iter().cloned());
-                (e.estimate)(&argv).map(|s| (s, true))
-            })
-        };
-        match one {
-            Some((s, all)) => {
-                total += s;
-                exact &= all;
-            }
-            None => exact = false,
-        }
-    }
-    (total, exact)
+/// A scenario dry run's "estimated time: about N s" (all of it) or "at
+/// least N s" (a lower bound).
+fn dry_run_estimate(text: &str) -> Option<(f64, bool)> {
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("estimated time: "))?;
+    let (all, rest) = match line.strip_prefix("about ") {
+        Some(r) => (true, r),
+        None => (false, line.strip_prefix("at least ")?),
+    };
+    Some((rest.split_whitespace().next()?.parse().ok()?, all))
+}
+
+/// About how long one pass over every combination takes (s), and whether
+/// that is all (false: some combination has no fixed length or no
+/// estimate, so it is a lower bound).
+pub(super) fn estimate_s(combos: &[Combination]) -> (f64, bool) {
+    combos
+        .iter()
+        .fold((0.0, true), |(total, exact), c| match c.estimate {
+            Some((s, all)) => (total + s, exact && all),
+            None => (total, false),
+        })
 }
 
 /// The line a matrix starts with: what runs, how often, about how long.
@@ -208,7 +200,7 @@ pub(super) fn headline(
     rounds_planned: usize,
 ) -> String {
     let took = {
-        let (s, exact) = estimate_s(o, combos);
+        let (s, exact) = estimate_s(combos);
         let all = s * rounds_planned as f64;
         let how = if exact { "about" } else { "at least" };
         match all {

@@ -221,10 +221,8 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
     }
     check_command(&o.command, o.parse)?;
     let scenario = o.command[0] == "run";
-    let combos = combinations(&o.knobs, &o.vary, scenario, &o.base_label);
-    if !o.vary.is_empty() {
-        check_points(o, &combos, scenario)?;
-    }
+    let mut combos = combinations(&o.knobs, &o.vary, scenario, &o.base_label);
+    check_points(o, &mut combos, scenario)?;
     if combos.len() < 2 {
         return Err(input(
             "a matrix needs at least two combinations: give some knob two values",

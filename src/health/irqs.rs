@@ -66,13 +66,10 @@ pub fn parse(text: &str) -> Option<(Vec<usize>, Table)> {
         } else {
             clean(name)
         };
-        let mut row = vec![0u64; cpus.len()];
-        for (i, c) in counts.iter().enumerate() {
-            row[i] = *c;
-        }
+        // Counts short of the CPUs fill the first ones.
         let e = t.entry(key).or_insert_with(|| vec![0; cpus.len()]);
-        for (a, b) in e.iter_mut().zip(row) {
-            *a = a.saturating_add(b);
+        for (a, b) in e.iter_mut().zip(&counts) {
+            *a = a.saturating_add(*b);
         }
     }
     Some((cpus, t))

@@ -74,23 +74,14 @@ pub fn take(s: Start) -> Taken {
     let wall_s = s.at.elapsed().as_secs_f64();
     let (ended, n_ended) = acct::ended_so_far();
     let own = match (s.live, live()) {
-        (Some(a), Some(b)) => {
-            let mut now = b;
-            let gone = ended.since(&s.ended.0);
-            now.cpu_ns = now.cpu_ns.saturating_add(gone.cpu_ns);
-            now.wait_ns = now.wait_ns.saturating_add(gone.wait_ns);
-            now.slices = now.slices.saturating_add(gone.slices);
-            now.migrations = now.migrations.saturating_add(gone.migrations);
+        (Some(a), Some(mut now)) => {
+            // The live tasks now, and those that ended since the start.
+            now.add(&ended.since(&s.ended.0));
             Some(now.since(&a))
         }
         _ => None,
     };
-    let u1 = acct::usage();
-    let usage = Usage {
-        voluntary: u1.voluntary.saturating_sub(s.usage.voluntary),
-        involuntary: u1.involuntary.saturating_sub(s.usage.involuntary),
-        cpu_us: u1.cpu_us.saturating_sub(s.usage.cpu_us),
-    };
+    let usage = acct::usage().since(&s.usage);
     let own_switches = usage.voluntary.saturating_add(usage.involuntary);
     Taken {
         wall_s,

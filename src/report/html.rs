@@ -243,7 +243,7 @@ pub fn render(
             out,
             "<h2>How the kernel scheduled the run</h2><p>{}</p>{}{}",
             escape(&s.title),
-            super::svg::change_bars(&s),
+            super::svg::change_bars(c),
             table(&s, "scheduling")
         );
     }

@@ -219,24 +219,30 @@ pub fn latency_cdf(series: &[(String, Histogram<u64>)]) -> String {
     s
 }
 
-/// A bar per row of a section whose column 3 is a change (`+220.0% [+180.0,
-/// +260.0]`): the change as a bar from zero, its interval as a whisker, on
-/// a symmetric scale clipped at ±400 % (a longer bar is drawn to the edge
-/// and its figure says the rest).  The names in column 2, the verdict's
-/// colour (better green, worse red, different blue).
-pub fn change_bars(s: &crate::report::sections::Section) -> String {
-    let parse = |t: &str| -> Option<(f64, f64, f64)> {
-        let (c, rest) = t.split_once("% [")?;
-        let (lo, hi) = rest.trim_end_matches(']').split_once(", ")?;
-        let v: (f64, f64, f64) = (c.parse().ok()?, lo.parse().ok()?, hi.parse().ok()?);
-        (v.0.is_finite() && v.1.is_finite() && v.2.is_finite()).then_some(v)
-    };
-    let rows: Vec<(String, String, (f64, f64, f64))> = s
-        .rows
+/// A bar per counter of the scheduling section (the `sched.*` counters
+/// that differ): the change as a bar from zero, its interval as a whisker,
+/// on a symmetric scale clipped at ±400 % (a longer bar is drawn to the
+/// edge and its figure says the rest), named by label and counter, in the
+/// verdict's colour (better green, worse red, different blue).
+pub fn change_bars(c: &crate::compare::Comparison) -> String {
+    let short = super::curves::labels_of(c);
+    // From the figures themselves, not their text (a change past +1000 %
+    // is written as a factor there).
+    let rows: Vec<(String, String, (f64, f64, f64))> = c
+        .scheduling
         .iter()
+        .flat_map(|s| s.rows.iter())
         .filter_map(|r| {
-            let name = format!("{} {}", r.get(1)?, r.get(2)?);
-            Some((name, r.get(4)?.clone(), parse(r.get(3)?)?))
+            let (lo, hi) = r.change_ci_pct?;
+            let v = (r.change_pct?, lo, hi);
+            (v.0.is_finite() && v.1.is_finite() && v.2.is_finite()).then(|| {
+                let name = format!(
+                    "{} {}",
+                    short(&r.label),
+                    r.metric.trim_start_matches("sched.")
+                );
+                (name, r.verdict.as_str().to_string(), v)
+            })
         })
         .collect();
     if rows.is_empty() {

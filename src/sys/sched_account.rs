@@ -29,7 +29,8 @@ pub struct Counters {
 }
 
 impl Counters {
-    fn add(&mut self, o: &Counters) {
+    /// `self + o`, field by field, saturating.
+    pub fn add(&mut self, o: &Counters) {
         self.cpu_ns = self.cpu_ns.saturating_add(o.cpu_ns);
         self.wait_ns = self.wait_ns.saturating_add(o.wait_ns);
         self.slices = self.slices.saturating_add(o.slices);
@@ -179,6 +180,17 @@ pub struct Usage {
     pub voluntary: u64,
     pub involuntary: u64,
     pub cpu_us: u64,
+}
+
+impl Usage {
+    /// `self - before`, field by field, never below zero.
+    pub fn since(&self, before: &Usage) -> Usage {
+        Usage {
+            voluntary: self.voluntary.saturating_sub(before.voluntary),
+            involuntary: self.involuntary.saturating_sub(before.involuntary),
+            cpu_us: self.cpu_us.saturating_sub(before.cpu_us),
+        }
+    }
 }
 
 fn rusage(who: libc::c_int) -> Usage {

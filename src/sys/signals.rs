@@ -28,9 +28,12 @@ pub fn stop_was_planned() -> bool {
     PLANNED.load(Ordering::SeqCst)
 }
 
-/// Install the handler for SIGINT, SIGTERM, SIGHUP and the planned stop.
+/// The signals kbench handles: Ctrl-C, SIGTERM, SIGHUP, the planned stop.
+const HANDLED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, PLANNED_STOP];
+
+/// Install the handler for [`HANDLED`].
 pub fn install() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, PLANNED_STOP] {
+    for sig in HANDLED {
         // SAFETY: a zeroed sigaction with a valid handler and empty mask.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
@@ -45,7 +48,7 @@ pub fn install() {
 /// Restore the default disposition (used in forked workers so Ctrl-C
 /// kills them outright, as in rt-tests).
 pub fn reset_default() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, PLANNED_STOP] {
+    for sig in HANDLED {
         // SAFETY: setting a default disposition is always valid.
         unsafe { libc::signal(sig, libc::SIG_DFL) };
     }

@@ -427,7 +427,7 @@ fn metric_rows(rows: Vec<(String, String, f64, u8, bool)>) {
             Decider::MannWhitney
         },
         correction: Correction::Holm,
-        threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
+        threshold_pct: crate::stats::DEFAULT_THRESHOLD_PCT,
         detect_pct: None,
         exclude_suspect: false,
         include_warmup: false,

@@ -156,7 +156,7 @@ pub fn percent(s: &str) -> Result<f64, String> {
 pub fn positive_percent(s: &str) -> Result<f64, String> {
     match percent(s)? {
         v if v > 0.0 => Ok(v),
-        _ => Err("the change to detect must be above 0 %".into()),
+        _ => Err(format!("{s} is not above 0 %")),
     }
 }
 

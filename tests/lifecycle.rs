@@ -450,3 +450,56 @@ fn runs_auto_stops_when_the_answer_is_clear() {
     let err = env.fails(&["testbench", "--runs", "0"], 2);
     assert!(err.contains("from 1 to"), "{err}");
 }
+
+/// `--threshold` on a measuring command is what `--runs auto --against`
+/// decides against; when the runs cannot decide, the reason is in the
+/// user's terms (how much the runs vary, the runs a side a change of the
+/// threshold's size needs, a threshold these runs could decide), and that
+/// threshold, given, decides.
+#[test]
+fn runs_auto_against_says_what_would_decide_and_takes_a_threshold() {
+    let env = Env::new();
+    for v in ["1", "2", "1", "2", "1.5", "1.2"] {
+        env.ok(&["testbench", "--value", v, "--label", "base", "-q"]);
+    }
+    let auto = |extra: &[&str], label: &str| -> String {
+        let mut a = vec![
+            "testbench",
+            "--value",
+            "1.5",
+            "--runs",
+            "auto:5",
+            "--against",
+            "base",
+            "--label",
+            label,
+        ];
+        a.extend(extra);
+        env.json(&a)["auto"].as_str().unwrap().to_string()
+    };
+    let why = auto(&[], "new");
+    assert!(
+        why.starts_with("undecidable against this baseline: the runs vary by 2"),
+        "{why}"
+    );
+    assert!(
+        why.contains("(6 baseline runs, at most 5 here)")
+            && why.contains("a 2 % change needs about ")
+            && why.contains("give the baseline more runs"),
+        "{why}"
+    );
+    let t = why
+        .split("or --threshold ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("a threshold these runs could decide: {why}"));
+    assert!(t.parse::<f64>().is_ok_and(|t| t > 2.0), "{why}");
+    let decided = auto(&["--threshold", t], "with-threshold");
+    assert!(
+        decided.starts_with("equivalent to the baseline"),
+        "--threshold {t}: {decided}"
+    );
+    for bad in ["abc", "1001", "nan", "-5"] {
+        env.fails(&["testbench", "--threshold", bad], 2);
+    }
+}

@@ -11,13 +11,6 @@ fn alpha(s: &str) -> Result<f64, String> {
     }
 }
 
-fn threshold(s: &str) -> Result<f64, String> {
-    match s.trim_end_matches('%').parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a percentage above 0")),
-    }
-}
-
 fn rounds(s: &str) -> Result<Runs, String> {
     match values::runs(s)? {
         Runs::Fixed(n) if n > 1000 => Err("at most 1000 rounds".into()),
@@ -68,9 +61,6 @@ pub struct MatrixArgs {
     /// Significance level of the verdicts
     #[arg(long, default_value_t = 0.05, value_parser = alpha)]
     pub alpha: f64,
-    /// Smallest change that matters, in %
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_THRESHOLD_PCT, value_parser = threshold)]
-    pub threshold: f64,
     /// Check the knobs and print the order, change nothing
     #[arg(long)]
     pub dry_run: bool,

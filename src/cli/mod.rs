@@ -290,9 +290,6 @@ pub struct CompareArgs {
     /// How the p-values of one report are adjusted together
     #[arg(long, value_enum, default_value_t = CorrectionKind::Holm)]
     pub correction: CorrectionKind,
-    /// Smallest change that matters, in %: changes whose interval lies within it are "equivalent"
-    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_THRESHOLD_PCT, value_parser = values::percent)]
-    pub threshold: f64,
     /// Under inconclusive verdicts, also say how many runs a side would detect this change (%)
     #[arg(long, value_name = "PCT", value_parser = values::positive_percent)]
     pub detect: Option<f64>,

@@ -72,7 +72,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             CorrectionKind::Bh => Correction::Bh,
             CorrectionKind::None => Correction::None,
         },
-        threshold_pct: a.threshold,
+        threshold_pct: ctx.global.threshold,
         detect_pct: a.detect,
         exclude_suspect: a.exclude_suspect,
         include_warmup: a.include_warmup,

@@ -30,7 +30,7 @@ pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
         parse: crate::cli::check,
         metric: a.metric.clone(),
         alpha: a.alpha,
-        threshold_pct: a.threshold,
+        threshold_pct: ctx.global.threshold,
         dry_run: a.dry_run,
         wide: a.wide,
         base_label: ctx.label(),

@@ -360,7 +360,7 @@ fn sweep(ctx: &Ctx, a: &RunArgs, sc: &crate::scenario::Scenario) -> Result<()> {
         parse: crate::cli::check,
         metric: None,
         alpha: 0.05,
-        threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
+        threshold_pct: ctx.global.threshold,
         dry_run: a.dry_run,
         wide: false,
         base_label: ctx.label(),

@@ -5,7 +5,7 @@
 //! missing` and `--fail-on inconclusive` (exit 3): a candidate that stops
 //! reporting p99 must not pass a gate.
 
-use super::{default_metric, params_text, Options};
+use super::{command_words, default_metric, Options};
 use crate::store::RunRecord;
 use std::collections::BTreeMap;
 
@@ -21,11 +21,11 @@ pub fn missing(
     let mut out = Vec::new();
     for ((benchmark, params), rs) in by_group {
         let name = {
-            let p = params_text(&serde_json::from_str(params).unwrap_or_default());
+            let p = command_words(benchmark, &serde_json::from_str(params).unwrap_or_default());
             if p.is_empty() {
                 benchmark.clone()
             } else {
-                format!("{benchmark} [{p}]")
+                format!("{benchmark} [{}]", p.join(" "))
             }
         };
         let has: Vec<&String> = labels

@@ -57,8 +57,6 @@ pub struct Options {
     pub include_warmup: bool,
 }
 
-pub use crate::stats::DEFAULT_THRESHOLD_PCT;
-
 /// One label's figures for one metric.
 #[derive(Clone, Debug, Serialize)]
 pub struct LabelStats {
@@ -195,6 +193,25 @@ pub fn params_text(p: &serde_json::Value) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         _ => String::new(),
+    }
+}
+
+/// A group's benchmark and parameters as its command line, every flag at
+/// its default left out (`schbench -t 1 -r 8`), then what no flag says
+/// (`var.level=4`); another tool's import as `name=value` members.  The
+/// scenario task is not in it (reports say it apart).
+pub fn command_text(benchmark: &str, params: &serde_json::Value) -> String {
+    std::iter::once(benchmark.to_string())
+        .chain(command_words(benchmark, params))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// [`command_text`] without the benchmark's name: its flags alone.
+pub fn command_words(benchmark: &str, params: &serde_json::Value) -> Vec<String> {
+    match crate::registry::find(benchmark) {
+        Some(e) => (e.spell)(params),
+        None => crate::lifecycle::spell::members(params),
     }
 }
 

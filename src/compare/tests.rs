@@ -13,7 +13,7 @@ fn opts(decider: Decider, correction: Correction) -> Options {
         alpha: 0.05,
         decider,
         correction,
-        threshold_pct: DEFAULT_THRESHOLD_PCT,
+        threshold_pct: crate::stats::DEFAULT_THRESHOLD_PCT,
         detect_pct: None,
         exclude_suspect: false,
         include_warmup: false,

@@ -67,6 +67,10 @@ pub struct Versus {
     pub change_pct: Option<f64>,
     /// (1 − α) interval of `change_pct`; `None` when it cannot be had.
     pub change_ci_pct: Option<(f64, f64)>,
+    /// (1 − 2α) interval of `change_pct`: the one equivalence is decided
+    /// on (two one-sided tests at α are this interval within ±threshold;
+    /// Schuirmann 1987), so an equivalent row can say it.
+    pub equivalence_ci_pct: Option<(f64, f64)>,
     /// The change in the metric's unit (difference of means or HL shift).
     pub difference: f64,
     /// (1 − α) interval of `difference` (Welch's, or HL's exact one).
@@ -134,10 +138,12 @@ fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus
     let mw = mann_whitney::test(base, x);
     let level = 1.0 - o.alpha;
     let margin = o.threshold_pct / 100.0;
-    let (change_pct, change_ci_pct, difference, difference_ci, tost) = match o.decider {
+    let effect = |level| match o.decider {
         Decider::Welch => welch_effect(base, x, level, margin),
         Decider::MannWhitney => shift_effect(base, x, level, margin),
     };
+    let (change_pct, change_ci_pct, difference, difference_ci, tost) = effect(level);
+    let equivalence_ci_pct = effect(1.0 - 2.0 * o.alpha).1;
     let sign = change_pct.unwrap_or(difference);
     let improved = match better {
         Better::Lower => Some(sign < 0.0),
@@ -152,6 +158,7 @@ fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus
     Versus {
         change_pct,
         change_ci_pct,
+        equivalence_ci_pct,
         difference,
         difference_ci,
         improved,

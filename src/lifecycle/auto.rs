@@ -44,7 +44,7 @@ impl AutoRuns {
             rule: sequential::Rule {
                 alpha: 0.05,
                 precision_pct: ctx.global.precision,
-                threshold_pct: crate::stats::DEFAULT_THRESHOLD_PCT,
+                threshold_pct: ctx.global.threshold,
                 better: spec.better,
                 baseline,
                 cap: max as usize,
@@ -82,7 +82,7 @@ impl AutoRuns {
 
     pub fn outcome(&self, runs: usize) -> String {
         format!(
-            "{} after {runs} run(s), {} of them counted ({} of complete runs, not suspect, warm-up left out as compare does; 5% error rate kept across every look)",
+            "{}; stopped after {runs} run(s), {} of them counted ({} of complete runs, not suspect, warm-up left out as compare does; 5% error rate kept across every look)",
             self.why_stopped.as_deref().unwrap_or("stopped"),
             self.values.len(),
             self.metric

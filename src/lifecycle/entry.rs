@@ -5,6 +5,7 @@
 //! the entries; everything that needs to know every benchmark (the
 //! command line, scenario task kinds, compare's grouping) reads it there.
 
+pub use super::spell::Spelling;
 use crate::bench::Better;
 use crate::session::Ctx;
 use anyhow::Result;
@@ -62,6 +63,10 @@ pub struct Entry {
     /// Whether a command line of it reads stored runs of several labels
     /// (`contest --show`), so that `--label` may be given more than once.
     pub many_labels: fn(&clap::ArgMatches) -> bool,
+    /// Canonical parameters as its own command line, defaults left out
+    /// (`-t 1 -r 8`): how reports name a group of its runs
+    /// ([`super::spell`]).
+    pub spell: fn(&serde_json::Value) -> Vec<String>,
 }
 
 /// `canonical` for benchmarks whose parameters are a struct `P` with

@@ -20,6 +20,7 @@ use entry::Entry;
 mod auto;
 pub mod entry;
 mod scheduling;
+pub mod spell;
 mod stages;
 mod tracing;
 

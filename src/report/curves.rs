@@ -5,7 +5,7 @@
 
 use super::sections::{change_text, with_unit, Section};
 use crate::compare::curve::{parting, Curve};
-use crate::compare::{params_text, Comparison};
+use crate::compare::{command_words, Comparison};
 
 /// The labels as `c` shows them: shortened ([`shortener`]), or whole
 /// with `--wide`.
@@ -95,7 +95,12 @@ pub fn section(c: &Comparison, curve: &Curve) -> Section {
         }
         rows.push(row);
     }
-    let fixed = params_text(&curve.fixed);
+    let mut fixed = command_words(&curve.benchmark, &curve.fixed).join(" ");
+    if let Some(t) = curve.fixed.get("task").and_then(|t| t.as_str()) {
+        fixed = format!("{fixed} · scenario task {t}")
+            .trim_start()
+            .to_string();
+    }
     Section {
         title: format!(
             "{} {} by {} ({}, {}){}",
@@ -119,6 +124,8 @@ pub fn section(c: &Comparison, curve: &Curve) -> Section {
         numeric_from: 1,
         verdict_col: if labels.len() == 2 { Some(4) } else { None },
         groups: Vec::new(),
+        lead: None,
+        break_at: None,
     }
 }
 

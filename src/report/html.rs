@@ -4,7 +4,7 @@
 
 use super::sections::{details, footnotes, scheduling, scoreboard, systems, tally_line, Section};
 use super::svg::{escape, latency_cdf, strip_plot};
-use crate::compare::{params_text, Comparison};
+use crate::compare::Comparison;
 use crate::store::RunRecord;
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
@@ -147,6 +147,9 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}\
 tr.group th{background:#f6f8fa;font-weight:600;white-space:normal}td{white-space:nowrap}figure{margin:.5em 0 1em}figcaption{font-size:12px;margin-bottom:2px}p.legend{font-size:12px}";
 
 fn table(s: &Section, class: &str) -> String {
+    if s.rows.is_empty() {
+        return String::new();
+    }
     let mut t = format!("<table class=\"{class}\"><thead><tr>");
     for h in &s.header {
         let _ = write!(t, "<th>{}</th>", escape(h));
@@ -260,7 +263,7 @@ pub fn render(
             out,
             "<h2>{} <small>{}</small></h2>",
             escape(&g.benchmark),
-            escape(&params_text(&g.params))
+            escape(&super::sections::group_rest(g))
         );
         if let Some(series) = latency.get(gi).filter(|s| !s.is_empty()) {
             let _ = write!(

@@ -11,7 +11,13 @@ fn cell(s: &str) -> String {
 }
 
 fn section(out: &mut String, s: &Section) {
+    if let Some(lead) = &s.lead {
+        out.push_str(&format!("**{}**\n\n", cell(lead)));
+    }
     out.push_str(&format!("### {}\n\n", cell(&s.title)));
+    if s.rows.is_empty() {
+        return;
+    }
     out.push_str(&format!(
         "| {} |\n",
         s.header

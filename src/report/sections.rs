@@ -3,7 +3,7 @@
 //! first (one row per metric and label, the answer), then the systems
 //! compared, then per-metric detail tables.
 
-use crate::compare::{params_text, Comparison, Group, LabelStats, MetricComparison, Verdict};
+use crate::compare::{command_text, Comparison, Group, LabelStats, MetricComparison, Verdict};
 use crate::text::table::num;
 
 /// One titled table.
@@ -19,6 +19,12 @@ pub struct Section {
     /// Lines that head groups of rows: (index of the group's first row,
     /// what the rows share: a benchmark and its parameters, once).
     pub groups: Vec<(usize, String)>,
+    /// A line above the title: what this table and those after it share
+    /// (the group a run of detail tables opens).
+    pub lead: Option<String>,
+    /// Where a table too wide for the terminal is best cut in two (the
+    /// first column is repeated in the second).
+    pub break_at: Option<usize>,
 }
 
 /// A p-value for people: four decimals, or "<0.0001".
@@ -74,36 +80,42 @@ fn direction(m: &MetricComparison) -> &'static str {
     }
 }
 
-/// What a group's metric is called in one line: `hackbench time [groups=4 …]`.
-fn metric_name(g: &Group, m: &MetricComparison) -> String {
-    let p = params_text(&g.params);
-    if p.is_empty() {
-        format!("{} {}", g.benchmark, m.metric)
-    } else {
-        format!("{} {} [{p}]", g.benchmark, m.metric)
-    }
-}
-
-/// What an inconclusive verdict would need, in words.
-fn needs(l: &LabelStats) -> String {
+/// What a verdict rests on, in words: for an inconclusive one, what these
+/// runs could tell apart and what would decide it; for an equivalent one,
+/// the interval it was decided on.
+fn needs(l: &LabelStats, c: &Comparison) -> String {
     let Some(v) = &l.versus else {
         return String::new();
     };
+    if v.verdict == Verdict::Equivalent {
+        let t = c.threshold_pct;
+        return match v.equivalence_ci_pct {
+            Some((lo, hi)) if lo.is_finite() && hi.is_finite() => format!(
+                "decided on its {:.0} % interval, [{lo:+.1}, {hi:+.1}], within ±{t} %",
+                (1.0 - 2.0 * c.alpha) * 100.0
+            ),
+            _ => format!("within ±{t} % by two one-sided tests"),
+        };
+    }
     let mut s = v.note.clone().unwrap_or_default();
     if let Some(d) = v.detectable_change_pct {
         // The same distance on the log scale, both ways: ×r or ÷r, so never
         // below -100 %; a factor where a percentage would be absurd.
         let r = 1.0 + d / 100.0;
         let down = (1.0 - 1.0 / r) * 100.0;
-        let beyond = if d >= 100.0 {
-            format!("×{r:.1} either way")
+        // Past tenfold the figure is the runs' noise, not a change anyone
+        // looks for: said as such, not as ×2307.
+        let beyond = if r > ABSURD_FACTOR {
+            format!("not even ×{ABSURD_FACTOR:.0} either way")
+        } else if d >= 100.0 {
+            format!("only beyond ×{r:.1} either way")
         } else {
-            format!("+{d:.0} % or -{down:.0} %")
+            format!("only beyond +{d:.0} % or -{down:.0} %")
         };
         let n = l.summary.n;
         s = match v.cv_pct {
-            Some(cv) => format!("n = {n}, CV {cv:.0} %: only beyond {beyond}"),
-            None => format!("n = {n}: only beyond {beyond}"),
+            Some(cv) => format!("n = {n}, CV {cv:.0} %: {beyond}"),
+            None => format!("n = {n}: {beyond}"),
         };
         if let Some((want, runs)) = v.to_decide {
             s = format!("{s}; --detect {want} needs about {runs} runs a side");
@@ -112,45 +124,29 @@ fn needs(l: &LabelStats) -> String {
     s
 }
 
-/// What a group's runs share, said once above its rows: the benchmark
-/// and the parameters that say something (not the format's version, not
-/// what is off, zero or unset), a scenario task last
-/// (`schbench footprint_kb=256 message_threads=1 … · task probe`).
+/// A detectable change past this factor is the runs' noise speaking.
+const ABSURD_FACTOR: f64 = 10.0;
+
+/// What a group's runs share, said once above its rows: the benchmark's
+/// command line with every flag at its default left out, and the
+/// scenario task last (`schbench -t 1 -r 8 · scenario task probe`).
 pub fn group_title(g: &Group) -> String {
-    let mut parts = vec![g.benchmark.clone()];
-    let mut task = None;
-    if let serde_json::Value::Object(m) = &g.params {
-        for (k, v) in m {
-            let quiet = match v {
-                serde_json::Value::Null => true,
-                serde_json::Value::Bool(b) => !b,
-                serde_json::Value::Number(n) => n.as_f64() == Some(0.0),
-                serde_json::Value::String(s) => s.is_empty(),
-                serde_json::Value::Array(a) => a.is_empty(),
-                _ => false,
-            };
-            if k == "v" || quiet {
-                continue;
-            }
-            let text = match v {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Bool(_) => String::new(),
-                v => v.to_string(),
-            };
-            if k == "task" {
-                task = Some(text);
-            } else if text.is_empty() {
-                parts.push(k.clone());
-            } else {
-                parts.push(format!("{k}={text}"));
-            }
-        }
-    }
-    let mut s = parts.join(" ");
-    if let Some(t) = task {
-        s.push_str(&format!(" · task {t}"));
+    let mut s = command_text(&g.benchmark, &g.params);
+    if let Some(t) = g.params.get("task").and_then(|t| t.as_str()) {
+        s.push_str(&format!(" · scenario task {t}"));
     }
     s
+}
+
+/// [`group_title`] without the benchmark's name (where it is said
+/// beside it).
+pub fn group_rest(g: &Group) -> String {
+    let title = group_title(g);
+    title
+        .strip_prefix(g.benchmark.as_str())
+        .unwrap_or(&title)
+        .trim_start()
+        .to_string()
 }
 
 /// The scoreboard: a row per metric and compared label, under a line per
@@ -176,7 +172,7 @@ pub fn scoreboard(c: &Comparison) -> Section {
                     change_text(v.change_pct, v.change_ci_pct),
                     p_text(v.p_adjusted),
                     v.verdict.as_str().to_string(),
-                    needs(l),
+                    needs(l, c),
                 ]);
             }
         }
@@ -190,7 +186,7 @@ pub fn scoreboard(c: &Comparison) -> Section {
         "change [95% CI]",
         "p adj",
         "verdict",
-        "to decide",
+        "note",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -208,6 +204,8 @@ pub fn scoreboard(c: &Comparison) -> Section {
         numeric_from: usize::MAX,
         verdict_col: Some(6),
         groups,
+        lead: None,
+        break_at: None,
     }
 }
 
@@ -251,6 +249,8 @@ pub fn systems(c: &Comparison) -> Section {
         numeric_from: usize::MAX,
         verdict_col: None,
         groups: Vec::new(),
+        lead: None,
+        break_at: None,
     }
 }
 
@@ -303,13 +303,14 @@ fn row(l: &LabelStats) -> Vec<String> {
     r
 }
 
-/// Per-metric detail tables, one per metric per group.
+/// Per-metric detail tables, one per metric per group, the group's
+/// command line said once, above its first table.
 pub fn details(c: &Comparison) -> Vec<Section> {
     let mut out = Vec::new();
     for g in &c.groups {
-        for m in &g.metrics {
+        for (i, m) in g.metrics.iter().enumerate() {
             out.push(Section {
-                title: format!("{} ({}, {})", metric_name(g, m), m.unit, direction(m)),
+                title: format!("{} ({}, {})", m.metric, m.unit, direction(m)),
                 header: [
                     "label",
                     "n",
@@ -333,6 +334,9 @@ pub fn details(c: &Comparison) -> Vec<Section> {
                 numeric_from: 1,
                 verdict_col: Some(13),
                 groups: Vec::new(),
+                lead: (i == 0).then(|| group_title(g)),
+                // What the runs were, then how they compare.
+                break_at: Some(8),
             });
         }
     }
@@ -421,6 +425,8 @@ pub fn waited_behind(c: &Comparison) -> Option<Section> {
         numeric_from: usize::MAX,
         verdict_col: None,
         groups: Vec::new(),
+        lead: None,
+        break_at: None,
     })
 }
 
@@ -470,6 +476,8 @@ pub fn scheduling(c: &Comparison) -> Option<Section> {
         numeric_from: usize::MAX,
         verdict_col: Some(4),
         groups: Vec::new(),
+        lead: None,
+        break_at: None,
     })
 }
 

@@ -9,7 +9,7 @@
 //! repetition (the mean of a background task's completions within it).
 
 use super::sections::{change_text, p_text, tally_line};
-use crate::compare::{params_text, Comparison};
+use crate::compare::Comparison;
 use crate::store::RunRecord;
 
 /// The preset whose runs get the article's rows.
@@ -191,7 +191,7 @@ pub fn render(c: &Comparison) -> String {
         for m in &g.metrics {
             let mut n = format!("{} {}", g.benchmark, m.metric);
             if many {
-                n.push_str(&format!(" [{}]", params_text(&g.params)));
+                n.push_str(&format!(" [{}]", super::sections::group_rest(g)));
             }
             names.push(n);
         }
@@ -337,7 +337,7 @@ mod tests {
             alpha: 0.05,
             decider: crate::compare::Decider::Welch,
             correction: crate::stats::multiple::Correction::Holm,
-            threshold_pct: crate::compare::DEFAULT_THRESHOLD_PCT,
+            threshold_pct: crate::stats::DEFAULT_THRESHOLD_PCT,
             detect_pct: None,
             exclude_suspect: false,
             include_warmup: false,

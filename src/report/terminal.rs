@@ -36,6 +36,14 @@ impl Style {
 }
 
 fn section(out: &mut String, s: &Section, st: Style) {
+    // A table wider than the terminal goes on in a second one under it,
+    // its first column (the label) repeated.
+    if let Some((left, right)) = split(s, st) {
+        section(out, &left, st);
+        out.pop();
+        section(out, &right, st);
+        return;
+    }
     let head: Vec<&str> = s.header.iter().map(String::as_str).collect();
     let mut t = table::new(&head);
     table::right_align_from(&mut t, s.numeric_from);
@@ -48,8 +56,19 @@ fn section(out: &mut String, s: &Section, st: Style) {
         }
         t.add_row(r);
     }
-    out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), st.width));
-    out.push('\n');
+    if let Some(lead) = &s.lead {
+        out.push_str(&crate::text::wrap(&crate::text::clean(lead), st.width));
+        out.push('\n');
+    }
+    if !s.title.is_empty() {
+        out.push_str(&crate::text::wrap(&crate::text::clean(&s.title), st.width));
+        out.push('\n');
+    }
+    if s.rows.is_empty() {
+        // The title says why (nothing differed): no header over nothing.
+        out.push('\n');
+        return;
+    }
     let text = t.to_string();
     if s.groups.is_empty() {
         out.push_str(&text);
@@ -66,6 +85,62 @@ fn section(out: &mut String, s: &Section, st: Style) {
         out.push_str(&with.join("\n"));
     }
     out.push_str("\n\n");
+}
+
+/// The widest table's lines, as `section` draws them.
+fn drawn_width(s: &Section) -> usize {
+    let head: Vec<&str> = s.header.iter().map(String::as_str).collect();
+    let mut t = table::new(&head);
+    for r in &s.rows {
+        t.add_row(r.clone());
+    }
+    let indent = if s.groups.is_empty() { 0 } else { 2 };
+    t.to_string()
+        .lines()
+        .map(|l| l.chars().count() + indent)
+        .max()
+        .unwrap_or(0)
+}
+
+/// A table too wide for `st.width` as two: the most columns that fit,
+/// and the rest after the first column again.  `None` when it fits, or
+/// when not even two columns would.
+fn split(s: &Section, st: Style) -> Option<(Section, Section)> {
+    if s.header.len() < 3 || drawn_width(s) <= st.width.saturating_add(2) {
+        return None;
+    }
+    let cut = |from: usize, to: usize, keep_first: bool| -> Section {
+        let cols: Vec<usize> = (keep_first && from > 0)
+            .then_some(0)
+            .into_iter()
+            .chain(from..to)
+            .collect();
+        let pick = |r: &Vec<String>| cols.iter().map(|&i| r[i].clone()).collect();
+        let at = |i: usize| cols.iter().position(|&c| c == i);
+        Section {
+            title: if from == 0 {
+                s.title.clone()
+            } else {
+                String::new()
+            },
+            header: pick(&s.header),
+            rows: s.rows.iter().map(pick).collect(),
+            numeric_from: cols
+                .iter()
+                .position(|&c| c >= s.numeric_from)
+                .unwrap_or(usize::MAX),
+            verdict_col: s.verdict_col.and_then(at),
+            groups: s.groups.clone(),
+            lead: if from == 0 { s.lead.clone() } else { None },
+            break_at: None,
+        }
+    };
+    let fits = |k: usize| drawn_width(&cut(0, k, false)) <= st.width.saturating_add(2);
+    let k = s
+        .break_at
+        .filter(|&k| k >= 2 && k < s.header.len() && fits(k))
+        .or_else(|| (2..s.header.len()).rev().find(|&k| fits(k)))?;
+    Some((cut(0, k, false), cut(k, s.header.len(), true)))
 }
 
 /// `curves` (with `--curve`, or a sweep) in place of the scoreboard.
@@ -122,48 +197,50 @@ fn rest(out: &mut String, c: &Comparison, st: Style, with_details: bool) {
     }
 }
 
-/// The scoreboard; when its "to decide" column would take it past the
-/// terminal's width, that column becomes a line per row under the table
-/// (`to decide, lat b: n = 3, CV 51 %: …`).
+/// The scoreboard; when its "note" column would take it past the
+/// terminal's width, that column becomes lines under the table, a group's
+/// line and then a line per row (`  lat (b): n = 3, CV 51 %: …`).
 fn scoreboard_fitted(out: &mut String, s: &Section, st: Style) {
-    let mut fit = String::new();
-    section(
-        &mut fit,
-        s,
-        Style {
-            colour: false,
-            ..st
-        },
-    );
-    let wide = fit
-        .lines()
-        .any(|l| l.chars().count() > st.width.saturating_add(2));
-    if !wide || s.header.last().map(String::as_str) != Some("to decide") {
+    let wide = drawn_width(s) > st.width.saturating_add(2);
+    if !wide || s.header.last().map(String::as_str) != Some("note") {
         section(out, s, st);
         return;
     }
     let mut narrow = s.clone();
     narrow.header.pop();
     let mut notes = Vec::new();
+    let mut group = None;
     for (i, r) in narrow.rows.iter_mut().enumerate() {
-        let bench = s
-            .groups
-            .iter()
-            .rev()
-            .find(|(at, _)| *at <= i)
-            .and_then(|(_, g)| g.split_whitespace().next())
-            .unwrap_or("");
-        if let Some(n) = r.pop().filter(|n| !n.is_empty()) {
-            notes.push(format!("to decide, {bench} {} ({}): {n}", r[0], r[2]));
+        let Some(n) = r.pop().filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        // The group's line once, then its rows' notes under it.
+        let g = s.groups.iter().rev().find(|(at, _)| *at <= i);
+        if let Some((at, title)) = g.filter(|(at, _)| group != Some(*at)) {
+            group = Some(*at);
+            notes.push(title.clone());
         }
+        notes.push(format!("  {} ({}): {n}", r[0], r[2]));
     }
     section(out, &narrow, st);
     // `section` ended with a blank line: the notes go before it.
     out.pop();
+    out.push_str("Notes (what inconclusive runs could tell apart and what would decide; what equivalent rests on):\n");
     for n in notes {
-        out.push_str(&crate::text::wrap(&crate::text::clean(&n), st.width));
-        out.push('\n');
+        indented(out, &n, 2, st.width);
     }
+    out.push('\n');
+}
+
+/// `text` wrapped at `width`, `by` columns in, each further line of it
+/// two more (a note under a group's line, say).
+fn indented(out: &mut String, text: &str, by: usize, width: usize) {
+    let inner = text.trim_start();
+    let by = by + (text.len() - inner.len());
+    let pad = " ".repeat(by);
+    let wrapped = crate::text::wrap(&crate::text::clean(inner), width.saturating_sub(by));
+    out.push_str(&pad);
+    out.push_str(&wrapped.replace("\n", &format!("\n{pad}")));
     out.push('\n');
 }
 

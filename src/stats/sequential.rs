@@ -106,11 +106,9 @@ pub enum Decision {
     Worse(f64),
     Equivalent(f64),
     /// Undecidable by the cap against this baseline: the t statistic the
-    /// cap could reach, and the one it would need.
-    Futile {
-        reach: f64,
-        need: f64,
-    },
+    /// cap could reach and the one it would need, and what would decide it
+    /// in the user's terms ([`Futility`]).
+    Futile(Futility),
 }
 
 impl Decision {
@@ -123,15 +121,59 @@ impl Decision {
             Decision::Better(r) => format!("better than the baseline (ratio {r:.4})"),
             Decision::Worse(r) => format!("worse than the baseline (ratio {r:.4})"),
             Decision::Equivalent(r) => format!("equivalent to the baseline (ratio {r:.4})"),
-            Decision::Futile { reach, need } => format!(
-                "undecidable against this baseline: even at the cap the change could reach t = {reach:.2}, and {need:.2} is needed; give the baseline more runs"
-            ),
+            Decision::Futile(f) => f.describe(),
         }
     }
 
     #[cfg(test)]
     pub fn is_verdict(&self) -> bool {
         matches!(self, Decision::Better(_) | Decision::Worse(_))
+    }
+}
+
+/// Why a look stopped as undecidable, and what would decide it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Futility {
+    /// Welch's t a change of the threshold's size (or the one seen) could
+    /// reach by the cap, and the t the last look needs.
+    pub reach: f64,
+    pub need: f64,
+    /// How much the runs vary: the two sides' coefficient of variation
+    /// (root mean square), %.
+    pub cv_pct: f64,
+    pub base_runs: usize,
+    pub cap: usize,
+    pub threshold_pct: f64,
+    /// Runs a side a change of the threshold's size needs (80 % power at
+    /// the last look's α; `stats::power::runs_needed`), if 100,000 do.
+    pub runs_needed: Option<usize>,
+    /// The smallest change (%) these baseline runs and the cap could
+    /// decide with 80 % conditional power: a threshold that would do.
+    pub decidable_pct: f64,
+}
+
+impl Futility {
+    fn describe(&self) -> String {
+        let t = self.threshold_pct;
+        let runs = match self.runs_needed {
+            Some(n) => format!(
+                "a {t} % change needs about {n} runs a side: give the baseline more runs and use --runs auto:{n}"
+            ),
+            None => format!("a {t} % change needs more than 100,000 runs a side"),
+        };
+        // Rounded up, so that the threshold said is one that would do.
+        let d = self.decidable_pct;
+        let decidable = if d < 10.0 {
+            format!("{}", (d * 10.0).ceil() / 10.0)
+        } else {
+            format!("{}", d.ceil())
+        };
+        format!(
+            "undecidable against this baseline: the runs vary by {:.0} % ({} baseline runs, at most {} here), \
+             so a {t} % change cannot be decided by the cap (t could reach {:.2}, and {:.2} is needed); \
+             {runs}; or --threshold {decidable} could be decided with these",
+            self.cv_pct, self.base_runs, self.cap, self.reach, self.need
+        )
     }
 }
 
@@ -228,7 +270,22 @@ fn futile(rule: &Rule, values: &[f64], base: &[f64]) -> Option<Decision> {
     let need = student_t::quantile(1.0 - a / 2.0, df);
     /// z of 90 %: stop when conditional power is under 10 %.
     const Z90: f64 = 1.2816;
-    (reach < need - Z90).then_some(Decision::Futile { reach, need })
+    /// z of 80 %: what would decide it is said at 80 % power.
+    const Z80: f64 = 0.8416;
+    if reach >= need - Z90 {
+        return None;
+    }
+    let cv2 = |s: &[f64]| variance(s) / mean(s).powi(2);
+    Some(Decision::Futile(Futility {
+        reach,
+        need,
+        cv_pct: ((cv2(values) + cv2(base)) / 2.0).sqrt() * 100.0,
+        base_runs: base.len(),
+        cap: rule.cap,
+        threshold_pct: rule.threshold_pct,
+        runs_needed: super::power::runs_needed(base, values, rule.threshold_pct, a),
+        decidable_pct: (need + Z80) * se / mb.abs() * 100.0,
+    }))
 }
 
 #[cfg(test)]
@@ -356,8 +413,25 @@ mod tests {
         let small: Vec<f64> = (0..5).map(|_| g.sample(100.0, 5.0)).collect();
         let v: Vec<f64> = (0..3).map(|_| g.sample(100.0, 5.0)).collect();
         let d = decide(&rule(small), &v);
-        assert!(matches!(d, Decision::Futile { .. }), "{d:?}");
-        assert!(d.describe().contains("give the baseline more runs"));
+        let Decision::Futile(f) = &d else {
+            panic!("{d:?}");
+        };
+        assert!(
+            d.describe().contains("give the baseline more runs"),
+            "{d:?}"
+        );
+        // What would decide it: runs vary by about 5 %; a 2 % change needs
+        // many runs a side (a two-sample z sketch at the last look's α:
+        // 2·(z_α/2 + z_0.8)²·CV²/δ² ≥ 2·(2.8)²·25/4 ≈ 98), and a threshold
+        // these runs could decide is larger than 2 %.
+        assert!((2.0..10.0).contains(&f.cv_pct), "{f:?}");
+        assert!(f.runs_needed.is_some_and(|n| n > 98), "{f:?}");
+        assert!(f.decidable_pct > 2.0, "{f:?}");
+        assert!(
+            d.describe()
+                .contains(&format!("--runs auto:{}", f.runs_needed.unwrap())),
+            "{d:?}"
+        );
         let big: Vec<f64> = (0..200).map(|_| g.sample(100.0, 5.0)).collect();
         let r = rule(big);
         let (v, d) = until_decided(&r, 30, || g.sample(90.0, 5.0));
@@ -442,7 +516,7 @@ mod tests {
                 };
                 let (v, d) = until_decided(&rule, cap, || pick(&mut g) * factor);
                 a_runs += v.len();
-                a_futile += matches!(d, Decision::Futile { .. }) as usize;
+                a_futile += matches!(d, Decision::Futile(_)) as usize;
                 match (d, factor < 1.0) {
                     (Decision::Better(_), true) => a_right += 1,
                     (Decision::Better(_) | Decision::Worse(_), _) => a_wrong += 1,

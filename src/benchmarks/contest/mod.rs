@@ -71,7 +71,15 @@ pub const ENTRY: Entry = Entry {
     warmup: false,
     // `contest --show` prints the table of stored runs of every label named.
     many_labels: |m| m.get_flag("show"),
+    spell,
 };
+
+/// One block of contest's table: `--loads io` and the job.
+fn spell(p: &serde_json::Value) -> Vec<String> {
+    let mut s = entry::Spelling::new(p, (ENTRY.command)()).arg("load", "loads");
+    let job = s.take("job").as_str().unwrap_or_default().to_string();
+    s.push(job).done()
+}
 
 pub fn job_options(a: &JobArgs) -> JobOptions {
     JobOptions {

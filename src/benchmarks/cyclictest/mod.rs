@@ -95,7 +95,34 @@ pub const ENTRY: Entry = Entry {
     // hackbench's and a tiny job's first runs were within their spread.
     warmup: true,
     many_labels: entry::one_label,
+    spell,
 };
+
+/// rt-tests' spelling: `-S -p 98 -m -D 20` (one thread, and the policy
+/// that `-p` implies, left out).
+fn spell(p: &serde_json::Value) -> Vec<String> {
+    let smp = p["smp"] == true;
+    let implied = if p["priority"].as_i64().unwrap_or(0) > 0 {
+        "fifo"
+    } else {
+        "other"
+    };
+    let s = entry::Spelling::new(p, (ENTRY.command)()).arg("smp", "smp");
+    let s = if smp {
+        s.unsaid("threads")
+    } else {
+        s.arg_or("threads", "threads", Some("1"))
+    };
+    s.arg("affinity", "affinity")
+        .arg("priority", "priority")
+        .arg_or("policy", "policy", Some(implied))
+        .arg("mlockall", "mlockall")
+        .arg("interval_us", "interval")
+        .arg("distance_us", "distance")
+        .arg("duration_s", "duration")
+        .arg("loops", "loops")
+        .done()
+}
 
 /// Longest interval any thread may get, µs (an hour).
 const MAX_INTERVAL_US: u64 = 3_600_000_000;

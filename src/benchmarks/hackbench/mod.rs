@@ -45,7 +45,23 @@ pub const ENTRY: Entry = Entry {
     canonical: crate::bench::hackbench::params::canonical,
     warmup: false,
     many_labels: entry::one_label,
+    spell,
 };
+
+/// rt-tests' spelling: `-T`, `-p`, `-g 4 -f 4 -l 2000` (process mode and
+/// sockets are its defaults).
+fn spell(p: &serde_json::Value) -> Vec<String> {
+    entry::Spelling::new(p, (ENTRY.command)())
+        .when("mode", "thread", "-T")
+        .when("transport", "pipe", "-p")
+        .arg("groups", "groups")
+        .arg("fds", "fds")
+        .arg("loops", "loops")
+        .arg("datasize", "datasize")
+        .arg("fifo", "fifo")
+        .arg("cpus", "cpus")
+        .done()
+}
 
 pub fn options(a: &HackbenchArgs) -> Result<Options> {
     let cpus = a.cpus.as_ref().map(|l| l.0.clone());

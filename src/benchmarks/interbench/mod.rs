@@ -48,7 +48,41 @@ pub const ENTRY: Entry = Entry {
     canonical: entry::canonical_via::<params::Interbench>,
     warmup: false,
     many_labels: entry::one_label,
+    spell,
 };
+
+/// Can `k` be a load, with the task real-time or not?
+fn can_load(k: Kind, rt: bool) -> bool {
+    k.loadable() && !(rt && k == Kind::Gaming)
+}
+
+/// interbench's spelling: `-W Audio -w Burn -L 2 -t 30`, the task and
+/// load lists left out when they are every one these runs could have.
+fn spell(p: &serde_json::Value) -> Vec<String> {
+    let rt = p["rt"] == true;
+    let custom = !p["custom_cpu_pct"].is_null();
+    let every = |ok: &dyn Fn(Kind) -> bool| -> Vec<&'static str> {
+        ALL.iter()
+            .copied()
+            .filter(|k| ok(*k) && (*k != Kind::Custom || custom))
+            .map(Kind::label)
+            .collect()
+    };
+    let tasks = every(&|k| k.benchable(rt));
+    let loads = every(&|k| can_load(k, rt));
+    entry::Spelling::new(p, (ENTRY.command)())
+        .each("tasks", "-W", &tasks)
+        .each("loads", "-w", &loads)
+        .arg("rt", "rt")
+        .arg("uniprocessor", "uniprocessor")
+        .arg("bench_nice", "bench_nice")
+        .arg("load_nice", "load_nice")
+        .arg("burn", "burn")
+        .arg("custom_cpu_pct", "custom_cpu")
+        .arg("custom_interval_us", "custom_interval")
+        .arg("duration_s", "time")
+        .done()
+}
 
 /// Seconds a scenario task of interbench takes: pairs x (t + 1 s settle).
 fn estimate(argv: &[String]) -> Option<f64> {
@@ -115,12 +149,7 @@ pub fn options(a: &InterbenchArgs) -> Result<Options> {
         return Err(input("the Custom task and load need -C PCT and -I US"));
     }
     let tasks = select(&a.bench, &a.exclude_bench, Kind::benchable, "task")?;
-    let loads = select(
-        &a.load,
-        &a.exclude_load,
-        |k, rt| k.loadable() && !(rt && k == Kind::Gaming),
-        "load",
-    )?;
+    let loads = select(&a.load, &a.exclude_load, can_load, "load")?;
     if tasks.is_empty() {
         return Err(input("no task left to benchmark (-W/-X)"));
     }

@@ -53,7 +53,16 @@ pub const ENTRY: Entry = Entry {
     canonical: entry::canonical_via::<params::Job>,
     warmup: false,
     many_labels: entry::one_label,
+    spell,
 };
+
+/// The job as it names itself (`generated-small -j2`, a kernel build,
+/// `cmd: make`).
+fn spell(p: &serde_json::Value) -> Vec<String> {
+    let mut s = entry::Spelling::new(p, (ENTRY.command)());
+    let job = s.take("job").as_str().unwrap_or_default().to_string();
+    s.push(job).done()
+}
 
 struct TimedJob {
     job: Job,

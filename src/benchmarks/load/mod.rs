@@ -49,7 +49,20 @@ pub const ENTRY: Entry = Entry {
     canonical: entry::canonical_via::<params::Load>,
     warmup: false,
     many_labels: entry::one_label,
+    spell,
 };
+
+/// `load cpu --procs 8 --duration 60`.
+fn spell(p: &serde_json::Value) -> Vec<String> {
+    entry::Spelling::new(p, (ENTRY.command)())
+        .arg("load", "name")
+        .arg("procs", "procs")
+        .arg("size", "size")
+        .arg("cpus", "cpus")
+        .arg("nice", "nice")
+        .arg("duration_s", "duration")
+        .done()
+}
 
 /// Typed load options from the flags.
 pub fn options(p: &LoadPlacementArgs) -> Result<LoadOptions> {

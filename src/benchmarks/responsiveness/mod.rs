@@ -91,7 +91,20 @@ pub const ENTRY: Entry = Entry {
     canonical: entry::canonical_via::<Options>,
     warmup: false,
     many_labels: entry::one_label,
+    spell,
 };
+
+/// responsiveness.py's spelling: `-i 1 -p 60 --np 4 -t 30`.
+fn spell(p: &serde_json::Value) -> Vec<String> {
+    entry::Spelling::new(p, (ENTRY.command)())
+        .arg("interactive", "interactive")
+        .arg("prime", "prime")
+        .arg("np", "np")
+        .arg("time_limit_s", "time_limit")
+        .arg("sleeps_s", "sleep_pattern")
+        .unsaid("print_to")
+        .done()
+}
 
 fn scaled(p: &SleepPattern, scale: f64) -> Result<Vec<f64>> {
     if !(scale.is_finite() && scale > 0.0) {

@@ -69,6 +69,63 @@ pub fn canonical_params(benchmark: &str, params: &serde_json::Value) -> serde_js
 mod tests {
     use super::*;
 
+    /// Every entry's spelling names flags its command has (a flag it
+    /// lacks fails an assertion in debug builds), for parameters of any
+    /// shape; what no flag says is a `name=value` member, the scenario
+    /// task never (reports say it apart).
+    #[test]
+    fn every_entry_spells_with_flags_it_has() {
+        for e in BENCHMARKS {
+            (e.spell)(&(e.canonical)(&serde_json::json!({})));
+            let scenario = (e.spell)(&serde_json::json!({"task": "probe", "var.level": 3}));
+            assert_eq!(scenario, ["var.level=3"], "{}", e.name);
+        }
+    }
+
+    fn spelled(name: &str, p: serde_json::Value) -> String {
+        let e = find(name).unwrap();
+        (e.spell)(&(e.canonical)(&p)).join(" ")
+    }
+
+    /// Stored parameters read back as the command a user typed, defaults
+    /// left out.
+    #[test]
+    fn parameters_read_as_the_benchmarks_own_command_line() {
+        use serde_json::json;
+        let schbench = json!({"v": 1, "message_threads": 1, "workers": 1, "runtime_s": 8,
+            "warmup_s": 0, "footprint_kb": 256, "operations": 5, "sleep_us": 100, "rps": 0,
+            "pipe": 0, "calibrate": false, "no_locking": false, "task": "probe"});
+        assert_eq!(spelled("schbench", schbench), "-t 1 -r 8");
+        let hackbench = json!({"v": 1, "mode": "thread", "transport": "pipe", "groups": 2,
+            "fds": 4, "loops": 2000, "datasize": 100, "fifo": false, "cpus": [0, 1]});
+        assert_eq!(
+            spelled("hackbench", hackbench),
+            "-T -p -g 2 -f 4 -l 2000 --cpus 0-1"
+        );
+        let process = json!({"mode": "process", "transport": "socket", "groups": 10,
+            "fds": 20, "loops": 100, "datasize": 100});
+        assert_eq!(spelled("hackbench", process), "");
+        let cyclictest = json!({"v": 1, "smp": true, "threads": 2, "priority": 98,
+            "policy": "fifo", "mlockall": true, "interval_us": 1000, "distance_us": 0,
+            "duration_s": 20.0, "affinity": null, "loops": null});
+        assert_eq!(spelled("cyclictest", cyclictest), "-S -p 98 -m -D 20");
+        let one = json!({"smp": false, "threads": 1, "priority": 0, "policy": "other",
+            "interval_us": 200, "duration_s": 1.5});
+        assert_eq!(spelled("cyclictest", one), "-i 200 -D 1.5");
+        let load = json!({"v": 1, "load": "cpu", "duration_s": 30.0, "procs": 8});
+        assert_eq!(spelled("load", load), "cpu --procs 8");
+        let resp = json!({"interactive": 1, "np": 4, "prime": 60, "print_to": "/dev/null",
+            "sleeps_s": [1.0, 2.0, 3.0], "time_limit_s": 30.0});
+        assert_eq!(spelled("responsiveness", resp), "-p 60 -t 30");
+        let ib = json!({"v": 1, "duration_s": 30, "tasks": ["Audio"], "loads": ["None", "Burn"],
+            "bench_nice": 0, "load_nice": 0, "rt": false, "uniprocessor": false, "burn": 2});
+        assert_eq!(spelled("interbench", ib), "-W Audio -w None -w Burn -L 2");
+        let walk = json!({"path": "/usr", "one_filesystem": true, "stat_every_entry": false});
+        assert_eq!(spelled("coldwalk", walk), "/usr -x");
+        let job = json!({"v": 1, "job": "generated-small -j2"});
+        assert_eq!(spelled("job", job), "generated-small -j2");
+    }
+
     #[test]
     fn names_are_unique_and_headlines_declared() {
         let mut seen = std::collections::BTreeSet::new();

@@ -76,9 +76,10 @@ pub const ENTRY: Entry = Entry {
 
 /// One block of contest's table: `--loads io` and the job.
 fn spell(p: &serde_json::Value) -> Vec<String> {
-    let mut s = entry::Spelling::new(p, (ENTRY.command)()).arg("load", "loads");
-    let job = s.take("job").as_str().unwrap_or_default().to_string();
-    s.push(job).done()
+    entry::Spelling::new(p, (ENTRY.command)())
+        .arg("load", "loads")
+        .words("job")
+        .done()
 }
 
 pub fn job_options(a: &JobArgs) -> JobOptions {

@@ -59,9 +59,9 @@ pub const ENTRY: Entry = Entry {
 /// The job as it names itself (`generated-small -j2`, a kernel build,
 /// `cmd: make`).
 fn spell(p: &serde_json::Value) -> Vec<String> {
-    let mut s = entry::Spelling::new(p, (ENTRY.command)());
-    let job = s.take("job").as_str().unwrap_or_default().to_string();
-    s.push(job).done()
+    entry::Spelling::new(p, (ENTRY.command)())
+        .words("job")
+        .done()
 }
 
 struct TimedJob {

@@ -144,7 +144,31 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}\
 .better{color:#1a7f37;font-weight:600}.worse{color:#cf222e;font-weight:600}\
 .equivalent{color:#0969da}.inconclusive{color:#9a6700}p.tally{font-weight:600}\
 .warn{color:#9a6700}h2{border-bottom:2px solid #ddd;padding-bottom:.2em}\
-tr.group th{background:#f6f8fa;font-weight:600;white-space:normal}td{white-space:nowrap}figure{margin:.5em 0 1em}figcaption{font-size:12px;margin-bottom:2px}p.legend{font-size:12px}";
+tr.group th{background:#f6f8fa;font-weight:600;white-space:normal}td{white-space:nowrap}\
+td.note{white-space:normal;min-width:16em;font-size:12px}thead th{white-space:nowrap}span.nw{white-space:nowrap}figure{margin:.5em 0 1em}figcaption{font-size:12px;margin-bottom:2px}p.legend{font-size:12px}";
+
+/// Prose that may wrap, escaped, with each `--flag VALUE` kept on one
+/// line (a browser breaks after a hyphen: `--` at one line's end and
+/// `detect` at the next's).
+fn keep_flags_whole(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i].starts_with("--") {
+            let end = (i + 2).min(words.len());
+            out.push(format!(
+                "<span class=\"nw\">{}</span>",
+                escape(&words[i..end].join(" "))
+            ));
+            i = end;
+        } else {
+            out.push(escape(words[i]));
+            i += 1;
+        }
+    }
+    out.join(" ")
+}
 
 fn table(s: &Section, class: &str) -> String {
     if s.rows.is_empty() {
@@ -171,9 +195,16 @@ fn table(s: &Section, class: &str) -> String {
                     format!(" class=\"{c}\"")
                 }
                 _ if i >= s.numeric_from => " class=\"n\"".to_string(),
+                // Prose: it wraps, so the figures beside it stay in view.
+                _ if s.header.get(i).is_some_and(|h| h == "note") => " class=\"note\"".to_string(),
                 _ => String::new(),
             };
-            let _ = write!(t, "<td{class}>{}</td>", escape(c));
+            let text = if class.contains("note") {
+                keep_flags_whole(c)
+            } else {
+                escape(c)
+            };
+            let _ = write!(t, "<td{class}>{text}</td>");
         }
         t.push_str("</tr>");
     }

@@ -49,6 +49,37 @@ fn section(out: &mut String, s: &Section) {
     out.push('\n');
 }
 
+/// The scoreboard with its "note" column as a list under the table, so
+/// that its rows stay short enough for a mailing-list reader.
+fn scoreboard_with_notes(out: &mut String, s: &Section) {
+    if s.header.last().map(String::as_str) != Some("note") {
+        section(out, s);
+        return;
+    }
+    let mut table = s.clone();
+    table.header.pop();
+    let mut notes = Vec::new();
+    for (i, r) in table.rows.iter_mut().enumerate() {
+        let Some(n) = r.pop().filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        let group = s
+            .groups
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= i)
+            .map(|(_, g)| g.split(' ').next().unwrap_or(""))
+            .unwrap_or("");
+        notes.push(format!("- *{} {}*: {}", cell(group), cell(&r[0]), cell(&n)));
+    }
+    section(out, &table);
+    for n in notes {
+        out.push_str(&n);
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
 pub fn render(
     c: &Comparison,
     with_details: bool,
@@ -65,7 +96,7 @@ pub fn render(
                 out.push('\n');
             }
         }
-        None => section(&mut out, &scoreboard(c)),
+        None => scoreboard_with_notes(&mut out, &scoreboard(c)),
     }
     out.push_str(&format!("**{}**\n\n", tally_line(c)));
     section(&mut out, &systems(c));

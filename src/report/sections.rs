@@ -197,12 +197,28 @@ pub fn scoreboard(c: &Comparison) -> Section {
             r.pop();
         }
     }
+    // Two labels: an A/B table, each label's medians in a column of its
+    // own (the label column would say the same on every row).
+    let mut verdict_col = 6;
+    if let [_, other] = c.labels.as_slice() {
+        let other = if *other == c.baseline {
+            &c.labels[0]
+        } else {
+            other
+        };
+        header[3] = format!("{} (median)", short(other));
+        header.remove(2);
+        for r in &mut rows {
+            r.remove(2);
+        }
+        verdict_col = 5;
+    }
     Section {
         title: "Scoreboard".into(),
         header,
         rows,
         numeric_from: usize::MAX,
-        verdict_col: Some(6),
+        verdict_col: Some(verdict_col),
         groups,
         lead: None,
         break_at: None,
@@ -254,7 +270,7 @@ pub fn systems(c: &Comparison) -> Section {
     }
 }
 
-fn row(l: &LabelStats) -> Vec<String> {
+fn row(l: &LabelStats, label: String) -> Vec<String> {
     let s = &l.summary;
     let ci = if s.ci_low.is_nan() {
         "-".into()
@@ -262,7 +278,7 @@ fn row(l: &LabelStats) -> Vec<String> {
         format!("{}…{}", num(s.ci_low), num(s.ci_high))
     };
     let mut r = vec![
-        l.label.clone(),
+        label,
         s.n.to_string(),
         num(s.mean),
         num(s.median),
@@ -306,6 +322,7 @@ fn row(l: &LabelStats) -> Vec<String> {
 /// Per-metric detail tables, one per metric per group, the group's
 /// command line said once, above its first table.
 pub fn details(c: &Comparison) -> Vec<Section> {
+    let short = super::curves::labels_of(c);
     let mut out = Vec::new();
     for g in &c.groups {
         for (i, m) in g.metrics.iter().enumerate() {
@@ -330,7 +347,7 @@ pub fn details(c: &Comparison) -> Vec<Section> {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
-                rows: m.labels.iter().map(row).collect(),
+                rows: m.labels.iter().map(|l| row(l, short(&l.label))).collect(),
                 numeric_from: 1,
                 verdict_col: Some(13),
                 groups: Vec::new(),

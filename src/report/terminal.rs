@@ -208,19 +208,24 @@ fn scoreboard_fitted(out: &mut String, s: &Section, st: Style) {
     }
     let mut narrow = s.clone();
     narrow.header.pop();
+    let label_col = s.header.iter().position(|h| h == "label");
     let mut notes = Vec::new();
     let mut group = None;
     for (i, r) in narrow.rows.iter_mut().enumerate() {
         let Some(n) = r.pop().filter(|n| !n.is_empty()) else {
             continue;
         };
-        // The group's line once, then its rows' notes under it.
+        // The group once (its short name: the table above states its
+        // parameters), then its rows' notes under it.
         let g = s.groups.iter().rev().find(|(at, _)| *at <= i);
         if let Some((at, title)) = g.filter(|(at, _)| group != Some(*at)) {
             group = Some(*at);
-            notes.push(title.clone());
+            notes.push(short_group(title, &s.groups));
         }
-        notes.push(format!("  {} ({}): {n}", r[0], r[2]));
+        match label_col {
+            Some(l) => notes.push(format!("  {} ({}): {n}", r[0], r[l])),
+            None => notes.push(format!("  {}: {n}", r[0])),
+        }
     }
     section(out, &narrow, st);
     // `section` ended with a blank line: the notes go before it.
@@ -230,6 +235,25 @@ fn scoreboard_fitted(out: &mut String, s: &Section, st: Style) {
         indented(out, &n, 2, st.width);
     }
     out.push('\n');
+}
+
+/// A group's line said again, shorter: its benchmark and scenario task
+/// (`schbench · scenario task probe`) when no other group has those,
+/// else the whole line.
+fn short_group(title: &str, groups: &[(usize, String)]) -> String {
+    let short = |t: &str| {
+        let bench = t.split(' ').next().unwrap_or("").to_string();
+        match t.rsplit_once(" · ") {
+            Some((_, task)) => format!("{bench} · {task}"),
+            None => bench,
+        }
+    };
+    let mine = short(title);
+    if groups.iter().filter(|(_, g)| short(g) == mine).count() == 1 {
+        mine
+    } else {
+        title.to_string()
+    }
 }
 
 /// `text` wrapped at `width`, `by` columns in, each further line of it

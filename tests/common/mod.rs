@@ -309,6 +309,7 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--enable-logging=stderr",
     "--v=0",
     "--virtual-time-budget=3000",
+    "--window-size=1280,1600",
     "--dump-dom",
 ];
 
@@ -327,6 +328,12 @@ r.empty=s.filter(e=>{const b=e.getBoundingClientRect();return !(b.width>0&&b.hei
 const t=[...document.querySelectorAll('svg.timeline')];r.timelines=t.length;\
 r.timeline_rects=t.map(e=>e.querySelectorAll('rect').length);\
 r.traced_rows=document.querySelectorAll('table.traced tbody tr').length;\
+const lines=e=>{const g=document.createRange();g.selectNodeContents(e);\
+return new Set([...g.getClientRects()].map(x=>Math.round(x.top))).size};\
+const sb=document.querySelector('table.scoreboard');\
+r.wrapped=sb?[...sb.querySelectorAll('td:not(.note),th')].filter(e=>lines(e)>1).map(e=>e.textContent):[];\
+r.scoreboard_right=sb?Math.ceil(sb.getBoundingClientRect().right):0;r.view_width=window.innerWidth;\
+r.page_width=document.documentElement.scrollWidth;\
 const d=document.createElement('pre');d.id='kbench-probe';d.textContent=JSON.stringify(r);\
 document.body.appendChild(d);});</script>";
     let page = dir.join(name);

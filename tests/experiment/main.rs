@@ -790,3 +790,108 @@ fn a_sweep_beside_a_knob_has_a_verdict_per_point_in_one_family() {
         "{text}"
     );
 }
+
+/// The autogroup experiment as a user runs it: a schbench probe beside
+/// eight CPU hogs in a session of their own, autogroup off and on, three
+/// interleaved rounds.  Its closing report and `compare` of its labels fit
+/// 120 columns and state each group's parameters once, in the benchmark's
+/// own spelling; the hogs' work is compared beside the probe's figures;
+/// every background run stopped as planned is complete; and the HTML
+/// report, in headless Chromium, shows the scoreboard within the window
+/// with no cell's text wrapped.
+#[test]
+fn the_autogroup_experiment_reads_at_a_glance() {
+    if !possible() {
+        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+        return;
+    }
+    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
+    let before = knobs_now();
+    let env = Env::new();
+    let f = env.dir.path().join("autogroup.toml");
+    std::fs::write(
+        &f,
+        "name = \"autogroup\"\n[[phase]]\nname = \"p\"\nsettle = \"200ms\"\n\
+[[phase.task]]\nname = \"hogs\"\nkind = \"load\"\nrole = \"background\"\nargs = { name = \"cpu\", procs = 8 }\n\
+[[phase.task]]\nname = \"probe\"\nkind = \"schbench\"\nargs = { message-threads = 1, threads = 1, runtime = 2 }\n",
+    )
+    .unwrap();
+    let f = f.to_str().unwrap();
+    let closing = env.ok(&[
+        "--label",
+        "ag",
+        "matrix",
+        "--knob",
+        "autogroup=0,1",
+        "--rounds",
+        "3",
+        "--",
+        "run",
+        f,
+    ]);
+    assert_eq!(knobs_now(), before);
+    let compare = env.ok(&["compare"]);
+    for report in [&closing, &compare] {
+        let wide: Vec<&str> = report.lines().filter(|l| l.chars().count() > 120).collect();
+        assert!(wide.is_empty(), "past 120 columns: {wide:#?}\n{report}");
+        // Each group's parameters once, as its command line, defaults
+        // left out; rows carry just the metric.
+        let probe = "schbench -t 1 -r 2 · scenario task probe";
+        let hogs = "load cpu --procs 8";
+        assert_eq!(report.matches(probe).count(), 1, "{report}");
+        assert!(report.contains(hogs), "{report}");
+        assert!(
+            !report.contains("footprint_kb") && !report.contains("message_threads"),
+            "{report}"
+        );
+        assert!(
+            report
+                .lines()
+                .any(|l| l.trim_start().starts_with("wakeup_p99_us ")),
+            "{report}"
+        );
+        // The hogs' work is a metric of the comparison.
+        let board: String = report
+            .lines()
+            .skip_while(|l| !l.starts_with(hogs))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            board.contains("  work "),
+            "the hogs' work on the scoreboard: {report}"
+        );
+    }
+    // The hogs stopped as planned when the probe ended: complete, their
+    // work counted.
+    let runs = env.json(&["runs", "list"]);
+    let loads: Vec<&serde_json::Value> = runs["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["benchmark"] == "load")
+        .collect();
+    assert!(loads.len() >= 6, "{runs}");
+    assert!(loads.iter().all(|r| r["status"] == "complete"), "{runs}");
+    // The HTML report as a person sees it.
+    let html = env.ok(&["compare", "--format", "html"]);
+    if common::have_chromium() {
+        let (probe, console) = common::in_chromium(env.dir.path(), "autogroup.html", &html);
+        assert!(probe["scoreboard"].as_u64().unwrap_or(0) >= 10, "{probe}");
+        assert_eq!(
+            probe["wrapped"],
+            serde_json::json!([]),
+            "no cell wraps: {probe}"
+        );
+        assert!(
+            probe["scoreboard_right"].as_f64() <= probe["view_width"].as_f64(),
+            "the scoreboard fits the window: {probe}"
+        );
+        assert!(
+            probe["page_width"].as_f64() <= probe["view_width"].as_f64(),
+            "nothing on the page is wider than the window: {probe}"
+        );
+        assert!(console.is_empty(), "{console:?}");
+    }
+}

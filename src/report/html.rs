@@ -289,12 +289,13 @@ pub fn render(
         out.push_str("</ul>");
     }
     let mut k = 0;
-    for (gi, g) in c.groups.iter().enumerate() {
+    let titles = super::sections::group_titles(c);
+    for ((gi, g), title) in c.groups.iter().enumerate().zip(&titles) {
         let _ = write!(
             out,
             "<h2>{} <small>{}</small></h2>",
             escape(&g.benchmark),
-            escape(&super::sections::group_rest(g))
+            escape(super::sections::title_rest(g, title))
         );
         if let Some(series) = latency.get(gi).filter(|s| !s.is_empty()) {
             let _ = write!(

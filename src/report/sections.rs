@@ -130,7 +130,7 @@ const ABSURD_FACTOR: f64 = 10.0;
 /// What a group's runs share, said once above its rows: the benchmark's
 /// command line with every flag at its default left out, and the
 /// scenario task last (`schbench -t 1 -r 8 · scenario task probe`).
-pub fn group_title(g: &Group) -> String {
+fn group_title(g: &Group) -> String {
     let mut s = command_text(&g.benchmark, &g.params);
     if let Some(t) = g.params.get("task").and_then(|t| t.as_str()) {
         s.push_str(&format!(" · scenario task {t}"));
@@ -138,15 +138,60 @@ pub fn group_title(g: &Group) -> String {
     s
 }
 
-/// [`group_title`] without the benchmark's name (where it is said
-/// beside it).
-pub fn group_rest(g: &Group) -> String {
-    let title = group_title(g);
+/// Every group's title, in the comparison's order.  Groups are never
+/// pooled, so two whose titles would read the same (an import that leaves
+/// a field unknown beside runs that state it at its default) each say, in
+/// brackets, the stored members that set them apart.
+pub fn group_titles(c: &Comparison) -> Vec<String> {
+    let titles: Vec<String> = c.groups.iter().map(group_title).collect();
+    let member = |g: &Group, k: &str| g.params.get(k).cloned().unwrap_or_default();
+    titles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let twins: Vec<&Group> = (0..titles.len())
+                .filter(|&j| j != i && titles[j] == *t)
+                .map(|j| &c.groups[j])
+                .collect();
+            if twins.is_empty() {
+                return t.clone();
+            }
+            let mine = &c.groups[i];
+            let mut keys: Vec<&String> = mine
+                .params
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+                .chain(
+                    twins
+                        .iter()
+                        .flat_map(|g| g.params.as_object().into_iter().flatten().map(|(k, _)| k)),
+                )
+                .collect();
+            keys.sort();
+            keys.dedup();
+            let apart: Vec<String> = keys
+                .into_iter()
+                .filter(|k| twins.iter().any(|g| member(g, k) != member(mine, k)))
+                .map(|k| match member(mine, k) {
+                    serde_json::Value::Null => format!("{k} unknown"),
+                    serde_json::Value::String(v) => format!("{k}={v}"),
+                    v => format!("{k}={v}"),
+                })
+                .collect();
+            format!("{t} [{}]", apart.join(" "))
+        })
+        .collect()
+}
+
+/// A group's title without the benchmark's name (where it is said beside
+/// it).
+pub fn title_rest<'a>(g: &Group, title: &'a str) -> &'a str {
     title
         .strip_prefix(g.benchmark.as_str())
-        .unwrap_or(&title)
+        .unwrap_or(title)
         .trim_start()
-        .to_string()
 }
 
 /// The scoreboard: a row per metric and compared label, under a line per
@@ -156,8 +201,8 @@ pub fn scoreboard(c: &Comparison) -> Section {
     let short = super::curves::labels_of(c);
     let mut rows = Vec::new();
     let mut groups = Vec::new();
-    for g in &c.groups {
-        groups.push((rows.len(), group_title(g)));
+    for (g, title) in c.groups.iter().zip(group_titles(c)) {
+        groups.push((rows.len(), title));
         for m in &g.metrics {
             let Some(base) = m.labels.iter().find(|l| l.versus.is_none()) else {
                 continue;
@@ -324,7 +369,7 @@ fn row(l: &LabelStats, label: String) -> Vec<String> {
 pub fn details(c: &Comparison) -> Vec<Section> {
     let short = super::curves::labels_of(c);
     let mut out = Vec::new();
-    for g in &c.groups {
+    for (g, title) in c.groups.iter().zip(group_titles(c)) {
         for (i, m) in g.metrics.iter().enumerate() {
             out.push(Section {
                 title: format!("{} ({}, {})", m.metric, m.unit, direction(m)),
@@ -351,7 +396,7 @@ pub fn details(c: &Comparison) -> Vec<Section> {
                 numeric_from: 1,
                 verdict_col: Some(13),
                 groups: Vec::new(),
-                lead: (i == 0).then(|| group_title(g)),
+                lead: (i == 0).then(|| title.clone()),
                 // What the runs were, then how they compare.
                 break_at: Some(8),
             });
@@ -374,7 +419,7 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
         format!("verdicts: {}", tally_line(c)),
         format!(
             "baseline {}; decided by {test}; p adj = adjusted over all {} tests of this report ({}); \
-             better/worse = p adj < {} and the change at least {} %; equivalent = the change's {:.0} % interval within ±{} % (two one-sided tests at the same alpha, adjusted the same way; \
+             better/worse = p adj < {}, the change's interval clear of no change, and the change at least {} %; equivalent = the change's {:.0} % interval within ±{} % (two one-sided tests at the same alpha, adjusted the same way; \
              the 95 % interval shown may reach past it); inconclusive = neither, with the smallest change these runs could detect (80 % power); \
              no verdict below {} runs a side; the intervals are each comparison's own, not adjusted for the report's many tests (p adj is)",
             c.baseline,
@@ -500,6 +545,64 @@ pub fn scheduling(c: &Comparison) -> Option<Section> {
 
 #[cfg(test)]
 mod tests {
+    use crate::compare::{build, Decider, Options};
+    use crate::store::RunRecord;
+
+    /// Runs of hackbench -g 2 under labels a and b, with `params` added.
+    fn hackbench_runs(extra: serde_json::Value, first_id: i64) -> Vec<RunRecord> {
+        let mut p = serde_json::json!({"v": 1, "mode": "process", "transport": "socket",
+            "groups": 2, "fds": 20, "loops": 100, "datasize": 100});
+        for (k, v) in extra.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        let mut out = Vec::new();
+        for (i, label) in ["a", "a", "a", "b", "b", "b"].iter().enumerate() {
+            let mut r = RunRecord::new(label, "hackbench", p.clone(), None);
+            r.id = first_id + i as i64;
+            r.metrics.push(crate::bench::Metric::new(
+                "time",
+                "s",
+                1.0 + i as f64 / 10.0,
+                crate::bench::Better::Lower,
+            ));
+            out.push(r);
+        }
+        out
+    }
+
+    /// Groups that would read the same (an rt-tests import that leaves
+    /// -F unknown beside runs that state it off) each say what sets them
+    /// apart; a title says the command line once, defaults left out.
+    #[test]
+    fn twin_titles_say_what_sets_them_apart() {
+        let mut runs = hackbench_runs(serde_json::json!({"fifo": false}), 0);
+        runs.extend(hackbench_runs(serde_json::json!({"fifo": null}), 10));
+        let o = Options {
+            labels: vec!["a".into(), "b".into()],
+            baseline: None,
+            metrics: Vec::new(),
+            alpha: 0.05,
+            decider: Decider::Welch,
+            correction: crate::stats::multiple::Correction::Holm,
+            threshold_pct: 2.0,
+            detect_pct: None,
+            exclude_suspect: false,
+            include_warmup: false,
+        };
+        let c = build(&runs, &o).unwrap();
+        let mut titles = super::group_titles(&c);
+        titles.sort();
+        assert_eq!(
+            titles,
+            [
+                "hackbench -g 2 [fifo unknown]",
+                "hackbench -g 2 [fifo=false]"
+            ]
+        );
+        let one = build(&hackbench_runs(serde_json::json!({"fifo": true}), 0), &o).unwrap();
+        assert_eq!(super::group_titles(&one), ["hackbench -g 2 -F"]);
+    }
+
     /// A change compare could not express as a percentage (a zero
     /// baseline) reads "n/a", never 0 % or inf.
     #[test]

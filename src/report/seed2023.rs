@@ -181,7 +181,8 @@ fn value(v: f64, unit: &str) -> String {
 
 pub fn render(c: &Comparison) -> String {
     let mut names = Vec::new();
-    for g in &c.groups {
+    let titles = super::sections::group_titles(c);
+    for (g, title) in c.groups.iter().zip(&titles) {
         let many = c
             .groups
             .iter()
@@ -191,7 +192,7 @@ pub fn render(c: &Comparison) -> String {
         for m in &g.metrics {
             let mut n = format!("{} {}", g.benchmark, m.metric);
             if many {
-                n.push_str(&format!(" [{}]", super::sections::group_rest(g)));
+                n.push_str(&format!(" [{}]", super::sections::title_rest(g, title)));
             }
             names.push(n);
         }

@@ -89,6 +89,23 @@ pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>, Stri
     out
 }
 
+/// `(what)` from column `at` on, wrapped so the report fits the
+/// terminal's width (its further lines under its first word; on a line of
+/// its own when too little room is left beside the figures).
+fn meaning_wrapped(what: &str, at: usize) -> String {
+    const FEWEST: usize = 30;
+    let width = crate::report::terminal::WIDTH;
+    let text = format!("({what})");
+    let (first, indent) = if width.saturating_sub(at) >= FEWEST {
+        (String::new(), at + 1)
+    } else {
+        ("\n     ".to_string(), 6)
+    };
+    let wrapped = crate::text::wrap(&text, width.saturating_sub(indent - 1));
+    // `wrap` starts each further line with two spaces.
+    first + &wrapped.replace("\n  ", &format!("\n{}", " ".repeat(indent)))
+}
+
 pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
     let rows = rows(sc, runs);
     let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
@@ -99,7 +116,8 @@ pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
         let line = if what.is_empty() {
             format!("   {title:w$}  {c}")
         } else {
-            format!("   {title:w$}  {c:cw$}  ({what})")
+            let head = format!("   {title:w$}  {c:cw$}  ");
+            format!("{head}{}", meaning_wrapped(what, head.chars().count()))
         };
         out.push_str(line.trim_end());
         out.push('\n');
@@ -124,4 +142,30 @@ pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
         out.push_str(&format!("\n{line}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::meaning_wrapped;
+
+    /// A row's meaning wraps within the terminal's width: beside the
+    /// figures, its further lines under its first word; on lines of its
+    /// own when too little room is left.
+    #[test]
+    fn meanings_fit_the_terminal() {
+        let what = "fair-class thread wake-up delay 99 % of wake-ups beat; lower is better";
+        for at in [10, 56, 80, 100, 117] {
+            let text = format!("{}{}", " ".repeat(at), meaning_wrapped(what, at));
+            assert!(
+                text.lines().all(|l| l.chars().count() <= 118),
+                "at {at}:\n{text}"
+            );
+            let words: Vec<&str> = text.split_whitespace().collect();
+            assert_eq!(words.join(" "), format!("({what})"), "at {at}");
+        }
+        let beside = meaning_wrapped(what, 56);
+        let second = beside.lines().nth(1).unwrap();
+        assert_eq!(second.len() - second.trim_start().len(), 57, "{beside}");
+        assert_eq!(meaning_wrapped("short", 20), "(short)");
+    }
 }

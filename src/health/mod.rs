@@ -246,16 +246,17 @@ pub fn suspect_ids<'a>(runs: impl IntoIterator<Item = &'a crate::store::RunRecor
         .collect()
 }
 
-/// The line a report ends with when some of its runs are suspect.
+/// The line a report ends with when some of its runs are suspect
+/// (wrapped to the terminal's width).
 pub fn suspect_line(runs: &[crate::store::RunRecord]) -> Option<String> {
     let ids = suspect_ids(runs);
     (!ids.is_empty()).then(|| {
-        format!(
+        crate::text::wrap(&format!(
             "suspect: {} of {} runs were disturbed by the machine (steal, other processes, OOM, throttling): runs {}; `kbench runs show ID` says how, `compare --exclude-suspect` leaves them out",
             ids.len(),
             runs.len(),
             crate::text::id_list(&ids)
-        )
+        ), crate::text::WIDTH)
     })
 }
 

@@ -290,7 +290,7 @@ fn prose(out: &mut String, s: &Section, st: Style) {
 }
 
 /// The width prose is wrapped to (tables are as wide as their columns).
-pub const WIDTH: usize = 118;
+pub const WIDTH: usize = crate::text::WIDTH;
 
 /// The comparison as aligned text for a terminal.
 pub struct Terminal;

@@ -79,6 +79,10 @@ mod tests {
     }
 }
 
+/// The width kbench's prose is wrapped to, so that a report fits a
+/// terminal of 120 columns with room for an indent.
+pub const WIDTH: usize = 118;
+
 /// `text` wrapped at spaces to `width` columns, later lines indented by
 /// two; a word longer than the width stays whole.
 pub fn wrap(text: &str, width: usize) -> String {

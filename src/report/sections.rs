@@ -550,19 +550,77 @@ mod tests {
 
     /// Runs of hackbench -g 2 under labels a and b, with `params` added.
     fn hackbench_runs(extra: serde_json::Value, first_id: i64) -> Vec<RunRecord> {
+        runs_of([1.0, 1.1, 1.2], [1.3, 1.4, 1.5], extra, first_id)
+    }
+
+    fn options() -> Options {
+        Options {
+            labels: vec!["a".into(), "b".into()],
+            baseline: None,
+            metrics: Vec::new(),
+            alpha: 0.05,
+            decider: Decider::Welch,
+            correction: crate::stats::multiple::Correction::Holm,
+            threshold_pct: 2.0,
+            detect_pct: None,
+            exclude_suspect: false,
+            include_warmup: false,
+        }
+    }
+
+    /// What an equivalent row and a hopelessly noisy one say in the note
+    /// column: the 90 % interval equivalence was decided on; "not even
+    /// ×10" rather than a factor in the thousands.
+    #[test]
+    fn notes_say_what_a_verdict_rests_on() {
+        let o = options();
+        let same = runs_of(
+            [100.0, 100.1, 99.9],
+            [100.05, 99.95, 100.1],
+            serde_json::json!({}),
+            0,
+        );
+        let c = build(&same, &o).unwrap();
+        let row = &super::scoreboard(&c).rows[0];
+        assert_eq!(row[5], "equivalent", "{row:?}");
+        let note = row.last().unwrap();
+        assert!(
+            note.starts_with("decided on its 90 % interval, [") && note.ends_with("], within ±2 %"),
+            "{note}"
+        );
+        let noisy = runs_of([1.0, 30.0, 2.0], [1.5, 0.2, 40.0], serde_json::json!({}), 0);
+        let c = build(&noisy, &o).unwrap();
+        let row = &super::scoreboard(&c).rows[0];
+        assert_eq!(row[5], "inconclusive", "{row:?}");
+        assert!(
+            row.last()
+                .unwrap()
+                .contains(": not even ×10 either way; --detect 10 needs about "),
+            "{row:?}"
+        );
+    }
+
+    /// hackbench -g 2 runs, `a` under label a and `b` under label b.
+    fn runs_of(
+        a: [f64; 3],
+        b: [f64; 3],
+        extra: serde_json::Value,
+        first_id: i64,
+    ) -> Vec<RunRecord> {
         let mut p = serde_json::json!({"v": 1, "mode": "process", "transport": "socket",
             "groups": 2, "fds": 20, "loops": 100, "datasize": 100});
         for (k, v) in extra.as_object().unwrap() {
             p[k] = v.clone();
         }
         let mut out = Vec::new();
-        for (i, label) in ["a", "a", "a", "b", "b", "b"].iter().enumerate() {
+        let values = a.iter().map(|v| ("a", v)).chain(b.iter().map(|v| ("b", v)));
+        for (i, (label, v)) in values.enumerate() {
             let mut r = RunRecord::new(label, "hackbench", p.clone(), None);
             r.id = first_id + i as i64;
             r.metrics.push(crate::bench::Metric::new(
                 "time",
                 "s",
-                1.0 + i as f64 / 10.0,
+                *v,
                 crate::bench::Better::Lower,
             ));
             out.push(r);
@@ -577,18 +635,7 @@ mod tests {
     fn twin_titles_say_what_sets_them_apart() {
         let mut runs = hackbench_runs(serde_json::json!({"fifo": false}), 0);
         runs.extend(hackbench_runs(serde_json::json!({"fifo": null}), 10));
-        let o = Options {
-            labels: vec!["a".into(), "b".into()],
-            baseline: None,
-            metrics: Vec::new(),
-            alpha: 0.05,
-            decider: Decider::Welch,
-            correction: crate::stats::multiple::Correction::Holm,
-            threshold_pct: 2.0,
-            detect_pct: None,
-            exclude_suspect: false,
-            include_warmup: false,
-        };
+        let o = options();
         let c = build(&runs, &o).unwrap();
         let mut titles = super::group_titles(&c);
         titles.sort();

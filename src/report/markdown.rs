@@ -68,9 +68,14 @@ fn scoreboard_with_notes(out: &mut String, s: &Section) {
             .iter()
             .rev()
             .find(|(at, _)| *at <= i)
-            .map(|(_, g)| g.split(' ').next().unwrap_or(""))
-            .unwrap_or("");
-        notes.push(format!("- *{} {}*: {}", cell(group), cell(&r[0]), cell(&n)));
+            .map(|(_, g)| super::sections::short_title(g, &s.groups))
+            .unwrap_or_default();
+        notes.push(format!(
+            "- *{} {}*: {}",
+            cell(&group),
+            cell(&r[0]),
+            cell(&n)
+        ));
     }
     section(out, &table);
     for n in notes {

@@ -194,6 +194,25 @@ pub fn title_rest<'a>(g: &Group, title: &'a str) -> &'a str {
         .trim_start()
 }
 
+/// A group's line said again, shorter: its benchmark and scenario task
+/// (`schbench · scenario task probe`) when no other group has those,
+/// else the whole line.
+pub fn short_title(title: &str, groups: &[(usize, String)]) -> String {
+    let short = |t: &str| {
+        let bench = t.split(' ').next().unwrap_or("").to_string();
+        match t.rsplit_once(" · ") {
+            Some((_, task)) => format!("{bench} · {task}"),
+            None => bench,
+        }
+    };
+    let mine = short(title);
+    if groups.iter().filter(|(_, g)| short(g) == mine).count() == 1 {
+        mine
+    } else {
+        title.to_string()
+    }
+}
+
 /// The scoreboard: a row per metric and compared label, under a line per
 /// group that says its benchmark and parameters once; labels without the
 /// part they all share.

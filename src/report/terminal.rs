@@ -44,18 +44,6 @@ fn section(out: &mut String, s: &Section, st: Style) {
         section(out, &right, st);
         return;
     }
-    let head: Vec<&str> = s.header.iter().map(String::as_str).collect();
-    let mut t = table::new(&head);
-    table::right_align_from(&mut t, s.numeric_from);
-    for r in &s.rows {
-        let mut r = r.clone();
-        if let (true, Some(i)) = (st.colour, s.verdict_col) {
-            if let Some(code) = r.get(i).and_then(|v| paint(v)) {
-                r[i] = format!("\x1b[{code}m{}\x1b[0m", r[i]);
-            }
-        }
-        t.add_row(r);
-    }
     if let Some(lead) = &s.lead {
         out.push_str(&crate::text::wrap(&crate::text::clean(lead), st.width));
         out.push('\n');
@@ -69,7 +57,7 @@ fn section(out: &mut String, s: &Section, st: Style) {
         out.push('\n');
         return;
     }
-    let text = t.to_string();
+    let text = drawn(s, st.colour);
     if s.groups.is_empty() {
         out.push_str(&text);
     } else {
@@ -87,15 +75,28 @@ fn section(out: &mut String, s: &Section, st: Style) {
     out.push_str("\n\n");
 }
 
-/// The widest table's lines, as `section` draws them.
-fn drawn_width(s: &Section) -> usize {
+/// A section's table as text (its verdicts coloured when `colour`).
+fn drawn(s: &Section, colour: bool) -> String {
     let head: Vec<&str> = s.header.iter().map(String::as_str).collect();
     let mut t = table::new(&head);
+    table::right_align_from(&mut t, s.numeric_from);
     for r in &s.rows {
-        t.add_row(r.clone());
+        let mut r = r.clone();
+        if let (true, Some(i)) = (colour, s.verdict_col) {
+            if let Some(code) = r.get(i).and_then(|v| paint(v)) {
+                r[i] = format!("\x1b[{code}m{}\x1b[0m", r[i]);
+            }
+        }
+        t.add_row(r);
     }
-    let indent = if s.groups.is_empty() { 0 } else { 2 };
     t.to_string()
+}
+
+/// The widest of a section's table lines, as `section` draws them
+/// (uncoloured; a group's rows indented by two).
+fn drawn_width(s: &Section) -> usize {
+    let indent = if s.groups.is_empty() { 0 } else { 2 };
+    drawn(s, false)
         .lines()
         .map(|l| l.chars().count() + indent)
         .max()
@@ -220,7 +221,7 @@ fn scoreboard_fitted(out: &mut String, s: &Section, st: Style) {
         let g = s.groups.iter().rev().find(|(at, _)| *at <= i);
         if let Some((at, title)) = g.filter(|(at, _)| group != Some(*at)) {
             group = Some(*at);
-            notes.push(short_group(title, &s.groups));
+            notes.push(super::sections::short_title(title, &s.groups));
         }
         match label_col {
             Some(l) => notes.push(format!("  {} ({}): {n}", r[0], r[l])),
@@ -235,25 +236,6 @@ fn scoreboard_fitted(out: &mut String, s: &Section, st: Style) {
         indented(out, &n, 2, st.width);
     }
     out.push('\n');
-}
-
-/// A group's line said again, shorter: its benchmark and scenario task
-/// (`schbench · scenario task probe`) when no other group has those,
-/// else the whole line.
-fn short_group(title: &str, groups: &[(usize, String)]) -> String {
-    let short = |t: &str| {
-        let bench = t.split(' ').next().unwrap_or("").to_string();
-        match t.rsplit_once(" · ") {
-            Some((_, task)) => format!("{bench} · {task}"),
-            None => bench,
-        }
-    };
-    let mine = short(title);
-    if groups.iter().filter(|(_, g)| short(g) == mine).count() == 1 {
-        mine
-    } else {
-        title.to_string()
-    }
 }
 
 /// `text` wrapped at `width`, `by` columns in, each further line of it

@@ -31,7 +31,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "LABEL")]
     pub against: Option<String>,
     /// Smallest change that matters, in %: a change within it is "equivalent" (compare, matrix, a
-    /// scenario's report, and --runs auto --against)
+    /// scenario's sweep, and --runs auto --against)
     #[arg(long, global = true, value_name = "PCT", default_value_t = crate::stats::DEFAULT_THRESHOLD_PCT, value_parser = crate::values::percent)]
     pub threshold: f64,
     /// Keep every other process off the probe CPUs during the run (cpusets, needs root)

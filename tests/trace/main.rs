@@ -101,6 +101,11 @@ fn a_fifo_culprit_is_found_by_pid_and_comm() {
     let cpu = common::last_cpu();
     let pid = culprit(cpu, 3, 50_370);
     let env = Env::new();
+    // 3 s: about 60 bursts, each delaying the wake-up due as it began by
+    // 2 to 3 ms; the 20 worst are explained.  A host that stalls this VM
+    // for milliseconds now and then puts a few stalls among them (idle
+    // CPUs whose timer came late, a probe switched in late), so the
+    // checks are on most of the 20, never on each.
     let doc = env.json(&[
         "cyclictest",
         "-t",
@@ -112,16 +117,16 @@ fn a_fifo_culprit_is_found_by_pid_and_comm() {
         "-i",
         "1000",
         "-D",
-        "2",
+        "3",
         "--trace",
         "--trace-worst",
-        "5",
+        "20",
     ]);
     kill(pid);
     let run = &doc["runs"][0];
     assert_eq!(run["trace"]["traced"], true, "{}", run["trace"]);
     let out = outliers(run);
-    assert_eq!(out.len(), 5, "{}", run["trace"]);
+    assert_eq!(out.len(), 20, "{}", run["trace"]);
     let (mut behind_culprit, mut within) = (0, 0);
     for o in &out {
         let lat = ns(&o["latency_ns"]);
@@ -129,43 +134,37 @@ fn a_fifo_culprit_is_found_by_pid_and_comm() {
         let sum: u64 = parts.iter().map(|p| ns(&p["ns"])).sum();
         assert_eq!(sum, lat, "parts sum to the latency: {o}");
         assert_eq!(o["cpu"], cpu, "{o}");
+        assert_ne!(parts[0]["kind"], "unaccounted", "{o}");
+        // Whatever else it waited for, the culprit is named by pid, comm
+        // and class wherever it held the CPU.
+        for p in parts.iter().filter(|p| p["pid"] == pid) {
+            assert_eq!(p["kind"], "task", "{o}");
+            assert_eq!(p["comm"], "kb-culprit", "{o}");
+            assert_eq!(p["class"], "real-time 99", "{o}");
+        }
         let top = &parts[0];
         if top["kind"] != "task" || top["pid"] != pid {
-            // This machine's host stalls the VM for milliseconds now and
-            // then: such a wake-up is explained otherwise (the timer came
-            // late to an idle CPU), and is not the culprit's.
-            assert_ne!(top["kind"], "unaccounted", "{o}");
             continue;
         }
         behind_culprit += 1;
-        assert_eq!(top["comm"], "kb-culprit", "{o}");
         let unaccounted: u64 = parts
             .iter()
             .filter(|p| p["kind"] == "unaccounted")
             .map(|p| ns(&p["ns"]))
             .sum();
         assert!(unaccounted * 20 <= lat, "more than 5 % unaccounted: {o}");
-        let t = ns(&top["ns"]) as f64;
         // The culprit spins 3 ms: the worst wake-ups were due as a burst
-        // began and waited for nearly all of it.  A host stall at the end
-        // of a burst lengthens what the guest sees the culprit hold, so
-        // the check is on most of them, not each.
-        assert!(
-            t >= 2.4e6,
-            "culprit's part {t} ns is under 80 % of 3 ms: {o}"
-        );
-        if t <= 3.6e6 {
+        // began and waited for nearly all of it (a stall within a burst
+        // lengthens what the guest sees the culprit hold).
+        let t = ns(&top["ns"]) as f64;
+        if (2.4e6..=3.6e6).contains(&t) {
             within += 1;
         }
     }
     assert!(
-        behind_culprit >= 4 && within * 2 > behind_culprit,
-        "the culprit's part within 20 % of 3 ms in most of the worst: {}",
-        serde_json::to_string_pretty(&out).unwrap()
-    );
-    assert!(
-        behind_culprit >= 4,
-        "most of the worst wake-ups wait behind the culprit [{pid}]: {}",
+        behind_culprit * 2 > out.len() && within * 2 > behind_culprit,
+        "most of the worst wake-ups wait behind the culprit [{pid}], most of them \
+         within 20 % of its 3 ms ({behind_culprit} behind it, {within} within): {}",
         serde_json::to_string_pretty(&out).unwrap()
     );
     assert!(ns(&run["trace"]["events_read"]) > 0);
@@ -178,10 +177,10 @@ fn a_fifo_culprit_is_found_by_pid_and_comm() {
         .map(str::to_string);
     assert!(
         out.contains("What the worst wake-ups waited behind")
-            && out.contains("of 5 behind real-time tasks"),
+            && out.contains("of 20 behind real-time tasks")
+            && out.contains("(kb-culprit), median"),
         "{line:?} in {out}"
     );
-    assert!(out.contains("(kb-culprit), median"), "{out}");
     if common::have_chromium() {
         let html = env.ok(&["compare", "--format", "html"]);
         let (probe, console) = common::in_chromium(env.dir.path(), "trace.html", &html);
@@ -240,7 +239,7 @@ fn schbench_wakeups_wait_behind_hogs_of_another_session_without_autogroup() {
         "3",
         "--trace",
         "--trace-worst",
-        "5",
+        "15",
     ]);
     for mut h in hogs {
         let _ = h.kill();
@@ -294,12 +293,12 @@ fn forked_probes_are_traced_through_the_shared_ring() {
         "0.02",
         "--trace",
         "--trace-worst",
-        "5",
+        "15",
     ]);
     let run = &doc["runs"][0];
     assert_eq!(run["trace"]["traced"], true, "{}", run["trace"]);
     let out = outliers(run);
-    assert_eq!(out.len(), 5, "{}", run["trace"]);
+    assert_eq!(out.len(), 15, "{}", run["trace"]);
     for o in &out {
         assert_eq!(o["comm"], "kbench-interact", "{o}");
         let sum: u64 = o["parts"]

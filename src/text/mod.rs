@@ -84,11 +84,22 @@ mod tests {
 pub const WIDTH: usize = 118;
 
 /// `text` wrapped at spaces to `width` columns, later lines indented by
-/// two; a word longer than the width stays whole.
+/// two; a word longer than the width stays whole, and a lone `%` stays
+/// with the number before it (`±2 %` never breaks).
 pub fn wrap(text: &str, width: usize) -> String {
+    let mut words: Vec<String> = Vec::new();
+    for w in text.split(' ') {
+        match words.last_mut() {
+            Some(last) if w == "%" || w.starts_with("%,") || w.starts_with("%)") => {
+                last.push(' ');
+                last.push_str(w);
+            }
+            _ => words.push(w.to_string()),
+        }
+    }
     let mut out = String::new();
     let mut line = 0usize;
-    for w in text.split(' ') {
+    for w in &words {
         let n = w.chars().count();
         if line > 0 && line + 1 + n > width {
             out.push_str("\n  ");
@@ -110,5 +121,7 @@ mod wrap_tests {
         assert_eq!(super::wrap("aa bb cc", 5), "aa bb\n  cc");
         assert_eq!(super::wrap("a verylongword b", 4), "a\n  verylongword\n  b");
         assert_eq!(super::wrap("short", 80), "short");
+        assert_eq!(super::wrap("within ±2 %", 9), "within\n  ±2 %");
+        assert_eq!(super::wrap("of 5 %, so", 5), "of\n  5 %,\n  so");
     }
 }

@@ -325,24 +325,25 @@ pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], o: &Options) {
             }
             let (bs, xs, _) = scaled(base, x);
             let (base, x) = (bs.as_slice(), xs.as_slice());
-            // Under Mann-Whitney, Welch's power scaled by the rank test's
-            // asymptotic relative efficiency against the t-test at the
-            // normal, 3/pi (Hodges & Lehmann 1956, Ann. Math. Statist.
-            // 27:324): about pi/3 as many runs, sqrt(pi/3) the change.
-            let are = if o.decider == Decider::MannWhitney {
-                std::f64::consts::PI / 3.0
-            } else {
-                1.0
+            // Each test from its own power: Welch's from the t
+            // distribution, Mann-Whitney's from the exact rank test's
+            // (stats::power::mann_whitney_shift).
+            let mw = o.decider == Decider::MannWhitney;
+            let needed = |d: f64| {
+                if mw {
+                    power::mann_whitney_runs_needed(base, x, d, alpha_each)
+                } else {
+                    power::runs_needed(base, x, d, alpha_each)
+                }
             };
-            v.detectable_change_pct = power::detectable_change_pct(base, x, alpha_each)
-                .map(|d| ((1.0 + d / 100.0).ln() * are.sqrt()).exp_m1() * 100.0);
-            let scale = |n: usize| (n as f64 * are).ceil() as usize;
-            v.runs_needed = o
-                .detect_pct
-                .and_then(|d| power::runs_needed(base, x, d, alpha_each))
-                .map(scale);
+            v.detectable_change_pct = if mw {
+                power::mann_whitney_detectable_change_pct(base, x, alpha_each)
+            } else {
+                power::detectable_change_pct(base, x, alpha_each)
+            };
+            v.runs_needed = o.detect_pct.and_then(needed);
             let want = o.detect_pct.unwrap_or(10.0);
-            v.to_decide = power::runs_needed(base, x, want, alpha_each).map(|n| (want, scale(n)));
+            v.to_decide = needed(want).map(|n| (want, n));
             let cv = |s: &[f64]| {
                 let m = crate::stats::describe::mean(s);
                 crate::stats::describe::variance(s).sqrt() / m * 100.0

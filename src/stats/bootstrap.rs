@@ -30,13 +30,11 @@ impl SplitMix {
     }
 
     /// Uniform in [0, 1).
-    #[cfg(test)]
     pub fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Standard normal (Box–Muller).
-    #[cfg(test)]
     pub fn normal(&mut self) -> f64 {
         let u1 = self.uniform().max(f64::MIN_POSITIVE);
         let u2 = self.uniform();

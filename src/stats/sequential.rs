@@ -145,7 +145,8 @@ pub struct Futility {
     pub cap: usize,
     pub threshold_pct: f64,
     /// Runs a side a change of the threshold's size needs (80 % power at
-    /// the last look's α; `stats::power::runs_needed`), if 100,000 do.
+    /// the α the last look of `--runs auto:` that many would have;
+    /// [`runs_to_decide`]), if 100,000 do.
     pub runs_needed: Option<usize>,
     /// The smallest change (%) these baseline runs and the cap could
     /// decide with 80 % conditional power: a threshold that would do.
@@ -283,9 +284,37 @@ fn futile(rule: &Rule, values: &[f64], base: &[f64]) -> Option<Decision> {
         base_runs: base.len(),
         cap: rule.cap,
         threshold_pct: rule.threshold_pct,
-        runs_needed: super::power::runs_needed(base, values, rule.threshold_pct, a),
+        runs_needed: runs_to_decide(rule, base, values),
         decidable_pct: (need + Z80) * se / mb.abs() * 100.0,
     }))
+}
+
+/// Runs a side that would decide a change of the threshold's size with
+/// 80 % power when `--runs auto:N` is N itself: the last look of a cap N
+/// gets its own share of α ([`alpha_at`]: 0.015 at a cap of 30, 0.014 to
+/// 0.016 for caps in the hundreds and thousands at α = 0.05), so the
+/// figure is an N that [`super::power::runs_needed`] at that α does not
+/// exceed, found upward from the current cap's figure.
+fn runs_to_decide(rule: &Rule, base: &[f64], values: &[f64]) -> Option<usize> {
+    let need = |cap: usize| {
+        super::power::runs_needed(
+            base,
+            values,
+            rule.threshold_pct,
+            alpha_at(rule.alpha, cap, cap),
+        )
+    };
+    let mut n = need(rule.cap)?.max(MIN_RUNS);
+    // α at the last look shrinks slowly with the cap (a new look every
+    // half again), so this settles in a few steps.
+    for _ in 0..64 {
+        let m = need(n)?;
+        if m <= n {
+            return Some(n);
+        }
+        n = m;
+    }
+    Some(n)
 }
 
 #[cfg(test)]
@@ -412,7 +441,7 @@ mod tests {
         };
         let small: Vec<f64> = (0..5).map(|_| g.sample(100.0, 5.0)).collect();
         let v: Vec<f64> = (0..3).map(|_| g.sample(100.0, 5.0)).collect();
-        let d = decide(&rule(small), &v);
+        let d = decide(&rule(small.clone()), &v);
         let Decision::Futile(f) = &d else {
             panic!("{d:?}");
         };
@@ -426,6 +455,11 @@ mod tests {
         // these runs could decide is larger than 2 %.
         assert!((2.0..10.0).contains(&f.cv_pct), "{f:?}");
         assert!(f.runs_needed.is_some_and(|n| n > 98), "{f:?}");
+        // That many is enough at the α its own cap would give its last
+        // look.
+        let n = f.runs_needed.unwrap();
+        let at = |cap: usize| alpha_at(0.05, cap, cap);
+        assert!(crate::stats::power::runs_needed(&small, &v, 2.0, at(n)).is_some_and(|m| m <= n));
         assert!(f.decidable_pct > 2.0, "{f:?}");
         assert!(
             d.describe()

@@ -32,12 +32,18 @@ fn welch_df(a: f64, na: usize, b: f64, nb: usize) -> f64 {
     super::interval::satterthwaite(&[(a / na as f64, na), (b / nb as f64, nb)])
 }
 
+/// Whether the samples can say how much they vary: 2 runs a side or more,
+/// positive means (the figures are relative).
+fn can_say(base: &[f64], x: &[f64]) -> bool {
+    base.len() >= 2 && x.len() >= 2 && mean(base) > 0.0 && mean(x) > 0.0
+}
+
 /// Smallest relative change (in %, as a ratio's distance from 1 in the
 /// harder direction) detectable with 80 % power at two-sided `alpha`,
 /// with these runs and this noise.  `None` below 2 runs a side or for
 /// non-positive data.
 pub fn detectable_change_pct(base: &[f64], x: &[f64], alpha: f64) -> Option<f64> {
-    if base.len() < 2 || x.len() < 2 || mean(base) <= 0.0 || mean(x) <= 0.0 {
+    if !can_say(base, x) {
         return None;
     }
     let (cb, cx) = (cv2(base), cv2(x));
@@ -53,7 +59,7 @@ pub fn detectable_change_pct(base: &[f64], x: &[f64], alpha: f64) -> Option<f64>
 /// (fewer than 2 runs, non-positive) or when more than 100,000 runs would
 /// be needed.
 pub fn runs_needed(base: &[f64], x: &[f64], change_pct: f64, alpha: f64) -> Option<usize> {
-    if base.len() < 2 || x.len() < 2 || mean(base) <= 0.0 || mean(x) <= 0.0 {
+    if !can_say(base, x) {
         return None;
     }
     let (cb, cx) = (cv2(base), cv2(x));
@@ -199,7 +205,7 @@ pub fn mann_whitney_shift(alpha: f64, m: usize, n: usize) -> Option<f64> {
 /// runs' pooled CV (delta method).  `None` where [`detectable_change_pct`]
 /// has none, or when the test cannot reach `alpha` with so few runs.
 pub fn mann_whitney_detectable_change_pct(base: &[f64], x: &[f64], alpha: f64) -> Option<f64> {
-    if base.len() < 2 || x.len() < 2 || mean(base) <= 0.0 || mean(x) <= 0.0 {
+    if !can_say(base, x) {
         return None;
     }
     let shift = mann_whitney_shift(alpha, base.len(), x.len())?;
@@ -215,7 +221,7 @@ pub fn mann_whitney_runs_needed(
     change_pct: f64,
     alpha: f64,
 ) -> Option<usize> {
-    if base.len() < 2 || x.len() < 2 || mean(base) <= 0.0 || mean(x) <= 0.0 {
+    if !can_say(base, x) {
         return None;
     }
     let sigma = pooled_log_sd(base, x);

@@ -138,12 +138,12 @@ fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus
     let mw = mann_whitney::test(base, x);
     let level = 1.0 - o.alpha;
     let margin = o.threshold_pct / 100.0;
-    let effect = |level| match o.decider {
+    let (change_pct, change_ci_pct, difference, difference_ci, tost) = match o.decider {
         Decider::Welch => welch_effect(base, x, level, margin),
         Decider::MannWhitney => shift_effect(base, x, level, margin),
     };
-    let (change_pct, change_ci_pct, difference, difference_ci, tost) = effect(level);
-    let equivalence_ci_pct = effect(1.0 - 2.0 * o.alpha).1;
+    // The interval two one-sided tests at α decide on: level 1 − 2α.
+    let equivalence_ci_pct = change_ci(o.decider, base, x, 1.0 - 2.0 * o.alpha);
     let sign = change_pct.unwrap_or(difference);
     let improved = match better {
         Better::Lower => Some(sign < 0.0),
@@ -200,24 +200,41 @@ type Effect = (
     Option<f64>,
 );
 
+/// The deciding estimator's change interval (%) at `level`.
+fn change_ci(decider: Decider, base: &[f64], x: &[f64], level: f64) -> Option<(f64, f64)> {
+    match decider {
+        Decider::Welch => welch_change_ci(base, x, level),
+        Decider::MannWhitney => shift_change_ci(
+            effect::hodges_lehmann_ci(base, x, level),
+            median(base).abs(),
+            x,
+        ),
+    }
+}
+
 /// Welch: ratio of means (log scale for positive data, Fieller otherwise).
 fn welch_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
     let (bm, xm) = (mean(base), mean(x));
     let diff = xm - bm;
     let diff_ci = interval::welch_diff(base, x, level);
     let pct = (bm != 0.0).then(|| diff / bm.abs() * 100.0);
+    let tost = match LogRatio::of(base, x) {
+        Some(lr) => Some(lr.tost_p(margin)),
+        None => diff_tost_p(base, x, margin * bm.abs()),
+    };
+    (pct, welch_change_ci(base, x, level), diff, diff_ci, tost)
+}
+
+/// Welch's change interval (%): of the ratio of means, on the log scale
+/// for positive data, Fieller's otherwise.
+fn welch_change_ci(base: &[f64], x: &[f64], level: f64) -> Option<(f64, f64)> {
     if let Some(lr) = LogRatio::of(base, x) {
         let (lo, hi) = lr.ratio_ci(level);
-        return (
-            pct,
-            Some(((lo - 1.0) * 100.0, (hi - 1.0) * 100.0)),
-            diff,
-            diff_ci,
-            Some(lr.tost_p(margin)),
-        );
+        return Some(((lo - 1.0) * 100.0, (hi - 1.0) * 100.0));
     }
+    let bm = mean(base);
     let non_negative = base.iter().chain(x).all(|v| *v >= 0.0);
-    let ci = interval::fieller(base, x, level).map(|(lo, hi)| {
+    interval::fieller(base, x, level).map(|(lo, hi)| {
         let (a, b) = if bm > 0.0 {
             (lo - 1.0, hi - 1.0)
         } else {
@@ -229,14 +246,7 @@ fn welch_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
         } else {
             (a * 100.0, b * 100.0)
         }
-    });
-    (
-        pct,
-        ci,
-        diff,
-        diff_ci,
-        diff_tost_p(base, x, margin * bm.abs()),
-    )
+    })
 }
 
 /// Two one-sided Welch tests of |x̄ − b̄| < `m` (Schuirmann 1987), for
@@ -263,7 +273,14 @@ fn shift_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
     let ci = effect::hodges_lehmann_ci(base, x, level);
     let bmed = median(base).abs();
     let pct = (bmed != 0.0).then(|| shift / bmed * 100.0);
-    let ci_pct = ci.filter(|_| bmed != 0.0).map(|(lo, hi)| {
+    let tost = effect::hodges_lehmann_tost_p(base, x, margin * bmed);
+    (pct, shift_change_ci(ci, bmed, x), shift, ci, tost)
+}
+
+/// A Hodges–Lehmann shift interval over the baseline's median `bmed`
+/// (%), for the label's values `x`.
+fn shift_change_ci(ci: Option<(f64, f64)>, bmed: f64, x: &[f64]) -> Option<(f64, f64)> {
+    ci.filter(|_| bmed != 0.0).map(|(lo, hi)| {
         let (lo, hi) = (lo / bmed * 100.0, hi / bmed * 100.0);
         // A positive metric cannot fall by more than all of it.
         if interval::all_positive(x) {
@@ -271,9 +288,7 @@ fn shift_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
         } else {
             (lo, hi)
         }
-    });
-    let tost = effect::hodges_lehmann_tost_p(base, x, margin * bmed);
-    (pct, ci_pct, shift, ci, tost)
+    })
 }
 
 /// The verdicts of a whole report: adjust every test of the family (and

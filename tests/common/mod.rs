@@ -359,3 +359,22 @@ document.body.appendChild(d);});</script>";
         .collect();
     (serde_json::from_str(&probe).unwrap_or_default(), console)
 }
+
+/// A scenario file `name.toml` in `dir`, and its path: a schbench probe
+/// (one message thread, one worker, 2 s) beside `hogs` CPU hogs in the
+/// background, the kernel's events traced or not.  The autogroup
+/// experiments of the tests run it under `matrix`.
+pub fn hogs_beside_schbench(dir: &Path, name: &str, hogs: usize, traced: bool) -> String {
+    let f = dir.join(format!("{name}.toml"));
+    let trace = if traced { "trace = true\n" } else { "" };
+    std::fs::write(
+        &f,
+        format!(
+            "name = \"{name}\"\n{trace}[[phase]]\nname = \"p\"\nsettle = \"200ms\"\n\
+[[phase.task]]\nname = \"hogs\"\nkind = \"load\"\nrole = \"background\"\nargs = {{ name = \"cpu\", procs = {hogs} }}\n\
+[[phase.task]]\nname = \"probe\"\nkind = \"schbench\"\nargs = {{ message-threads = 1, threads = 1, runtime = 2 }}\n"
+        ),
+    )
+    .expect("write the scenario");
+    f.to_str().expect("utf-8 path").to_string()
+}

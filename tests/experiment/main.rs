@@ -9,7 +9,7 @@ mod common;
 
 use common::{wait_for, Env};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 static KNOBS: Mutex<()> = Mutex::new(());
 
@@ -55,6 +55,18 @@ impl Drop for StopOnPanic {
 }
 
 /// The knobs as they are now.
+/// The start of a test that sets knobs: `None` (saying why) where they
+/// cannot be set; else the knobs' lock, held for the test, and the knobs
+/// as they were.
+fn knob_test() -> Option<(MutexGuard<'static, ()>, (String, String))> {
+    if !possible() {
+        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+        return None;
+    }
+    let g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
+    Some((g, knobs_now()))
+}
+
 fn knobs_now() -> (String, String) {
     (read(AUTOGROUP), thp_mode())
 }
@@ -72,12 +84,9 @@ fn matrix_args<'a>(extra: &[&'a str], cmd: &[&'a str]) -> Vec<&'a str> {
 
 #[test]
 fn matrix_interleaves_labels_and_restores() {
-    if !possible() {
-        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+    let Some((_knobs, before)) = knob_test() else {
         return;
-    }
-    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
-    let before = knobs_now();
+    };
     let env = Env::new();
     // The order is reproducible from its seed, and only from it.
     let plan = |seed: &str| {
@@ -200,12 +209,9 @@ fn matrix_interleaves_labels_and_restores() {
 
 #[test]
 fn matrix_restores_after_failure_interrupt_and_kill() {
-    if !possible() {
-        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+    let Some((_knobs, before)) = knob_test() else {
         return;
-    }
-    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
-    let before = knobs_now();
+    };
     let env = Env::new();
     let data = env.dir.path().join("data");
 
@@ -722,12 +728,9 @@ document.body.appendChild(d);});</script></body>",
 
 #[test]
 fn a_sweep_beside_a_knob_has_a_verdict_per_point_in_one_family() {
-    if !possible() {
-        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+    let Some((_knobs, before)) = knob_test() else {
         return;
-    }
-    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
-    let before = knobs_now();
+    };
     let env = Env::new();
     let out = env.ok(&[
         "--json",
@@ -801,22 +804,12 @@ fn a_sweep_beside_a_knob_has_a_verdict_per_point_in_one_family() {
 /// with no cell's text wrapped.
 #[test]
 fn the_autogroup_experiment_reads_at_a_glance() {
-    if !possible() {
-        eprintln!("skipped: needs root and writable autogroup/THP knobs");
+    let Some((_knobs, before)) = knob_test() else {
         return;
-    }
-    let _g = KNOBS.lock().unwrap_or_else(|e| e.into_inner());
-    let before = knobs_now();
+    };
     let env = Env::new();
-    let f = env.dir.path().join("autogroup.toml");
-    std::fs::write(
-        &f,
-        "name = \"autogroup\"\n[[phase]]\nname = \"p\"\nsettle = \"200ms\"\n\
-[[phase.task]]\nname = \"hogs\"\nkind = \"load\"\nrole = \"background\"\nargs = { name = \"cpu\", procs = 8 }\n\
-[[phase.task]]\nname = \"probe\"\nkind = \"schbench\"\nargs = { message-threads = 1, threads = 1, runtime = 2 }\n",
-    )
-    .unwrap();
-    let f = f.to_str().unwrap();
+    let f = common::hogs_beside_schbench(env.dir.path(), "autogroup", 8, false);
+    let f = f.as_str();
     let closing = env.ok(&[
         "--label",
         "ag",

@@ -362,15 +362,8 @@ fn a_scenario_traced_through_matrix_is_summed_up_per_label() {
         return;
     }
     let env = Env::new();
-    let f = env.dir.path().join("hogs.toml");
-    std::fs::write(
-        &f,
-        "name = \"hogs\"\ntrace = true\n[[phase]]\nname = \"p\"\nsettle = \"200ms\"\n\
-[[phase.task]]\nname = \"hogs\"\nkind = \"load\"\nrole = \"background\"\nargs = { name = \"cpu\", procs = 4 }\n\
-[[phase.task]]\nname = \"probe\"\nkind = \"schbench\"\nargs = { message-threads = 1, threads = 1, runtime = 2 }\n",
-    )
-    .unwrap();
-    let f = f.to_str().unwrap();
+    let f = common::hogs_beside_schbench(env.dir.path(), "hogs", 4, true);
+    let f = f.as_str();
     let out = env.ok(&[
         "matrix",
         "--knob",

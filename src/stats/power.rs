@@ -90,6 +90,12 @@ fn normal_quantile(p: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
+/// z_{1−α/2} + z_{1−β} of the normal distribution: [`z_sum`] for
+/// Noether's large-sample formulas.
+fn normal_z_sum(alpha: f64) -> f64 {
+    normal_quantile(1.0 - alpha / 2.0) + normal_quantile(POWER)
+}
+
 /// The common spread on the log scale of a location-shift model, from
 /// both samples' squared CVs pooled by their degrees of freedom (the
 /// delta method's SD of ln x is the CV).
@@ -107,8 +113,7 @@ fn pooled_log_sd(base: &[f64], x: &[f64]) -> f64 {
 /// δ = √2·Φ⁻¹(½ + excess).  `None` when no shift reaches the power.
 fn noether_shift(alpha: f64, m: usize, n: usize) -> Option<f64> {
     let (m, n) = (m as f64, n as f64);
-    let z = normal_quantile(1.0 - alpha / 2.0) + normal_quantile(POWER);
-    let excess = z / (12.0 * m * n / (m + n)).sqrt();
+    let excess = normal_z_sum(alpha) / (12.0 * m * n / (m + n)).sqrt();
     (excess < 0.5).then(|| std::f64::consts::SQRT_2 * normal_quantile(0.5 + excess))
 }
 
@@ -117,13 +122,12 @@ fn noether_shift(alpha: f64, m: usize, n: usize) -> Option<f64> {
 /// is 0.6 %).
 const SIMULATIONS: usize = 4000;
 
-/// Mann–Whitney's own power with few runs (sizes where kbench's test is
-/// exact, below [`super::mann_whitney::EXACT_BELOW`]): the shift δ, in
-/// units of σ, of normal data at which the exact two-sided test at level
-/// α rejects with probability [`POWER`], by seeded simulation.  The exact
-/// test rejects towards "higher" when U ≥ k, k the smallest count whose
-/// upper tail P(U ≥ k) under the null is below α/2 (Mann & Whitney 1947;
-/// [`super::mann_whitney::u_null_cdf`]).  With the second sample shifted
+/// Mann–Whitney's own power with few runs (up to [`SIMULATED_UP_TO`] a
+/// side): the shift δ, in units of σ, of normal data at which kbench's
+/// two-sided test at level α rejects with probability [`POWER`], by
+/// seeded simulation.  The test rejects towards "higher" when U ≥ k
+/// ([`upper_critical`]: from the exact null distribution, Mann & Whitney
+/// 1947, where the test is exact).  With the second sample shifted
 /// by δ, U(δ) = #{(i, j): aᵢ − bⱼ < δ} for the unshifted draws a, b, so
 /// U(δ) ≥ k exactly when δ is above the k-th smallest difference: the
 /// power at δ is the share of simulated samples whose k-th smallest
@@ -176,8 +180,8 @@ const SIMULATED_UP_TO: usize = 40;
 
 /// The shift δ (in σ of normal data) that the Mann–Whitney test as kbench
 /// runs it detects with [`POWER`] at two-sided `alpha` with sizes m and n:
-/// by simulation of the exact test where it is exact, by Noether's
-/// formula beyond (where the test uses its normal approximation too).
+/// by simulation up to [`SIMULATED_UP_TO`] a side, by Noether's formula
+/// beyond.
 /// Memoised: a report asks for the same sizes for many metrics.
 pub fn mann_whitney_shift(alpha: f64, m: usize, n: usize) -> Option<f64> {
     use std::sync::Mutex;
@@ -246,8 +250,7 @@ pub fn mann_whitney_runs_needed(
     }
     // Noether (1987) with m = n: n = z² / (6·(p − ½)²), p = Φ(δ/√2).
     let p = 1.0 - super::mann_whitney::normal_sf(target / std::f64::consts::SQRT_2);
-    let z = normal_quantile(1.0 - alpha / 2.0) + normal_quantile(POWER);
-    let n = (z * z / (6.0 * (p - 0.5).powi(2))).ceil();
+    let n = (normal_z_sum(alpha).powi(2) / (6.0 * (p - 0.5).powi(2))).ceil();
     (n <= 100_000.0).then(|| (n as usize).max(SIMULATED_UP_TO + 1))
 }
 

@@ -431,6 +431,7 @@ fn metric_rows(rows: Vec<(String, String, f64, u8, bool)>) {
         detect_pct: None,
         exclude_suspect: false,
         include_warmup: false,
+        allow_emulated: false,
     };
     if let Ok(c) = crate::compare::build(&runs, &o) {
         let _ = crate::report::terminal::render(&c, false, true);

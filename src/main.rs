@@ -36,6 +36,7 @@ mod store;
 mod text;
 mod trace;
 mod values;
+mod vm;
 // The one home of `unsafe`: thin wrappers over the Linux calls the
 // standard library lacks, each block with its SAFETY comment.
 #[allow(unsafe_code)]

@@ -4,10 +4,12 @@
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 mod experiment;
+mod vm;
 use crate::session::GlobalArgs;
 use crate::values;
 
 pub use experiment::{CampaignCommand, MatrixArgs};
+pub use vm::{AccelArg, VmArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -103,6 +105,12 @@ pub enum Command {
     /// Compare boots (kernels, boot parameters): a plan of interleaved blocks across reboots
     #[command(subcommand)]
     Campaign(CampaignCommand),
+    /// Compare kernel images on this host: each booted under QEMU with kbench as its userland,
+    /// boots interleaved, each boot a unit; emulated (TCG) runs get no verdict
+    Vm(VmArgs),
+    /// The first process of a `kbench vm` guest (kbench is the guest's /init)
+    #[command(hide = true)]
+    VmGuest,
     /// Undo an --isolate or a matrix's knob changes that kbench could not undo itself (after a crash)
     Restore {
         /// Wait until this kbench process dies, then undo its isolation (the janitor)
@@ -299,6 +307,11 @@ pub struct CompareArgs {
     /// Keep runs stored as warm-up (the first repetition of benchmarks whose first differs)
     #[arg(long)]
     pub include_warmup: bool,
+    /// Give verdicts on runs from emulated guests (kbench vm under TCG or
+    /// nested virtualisation), which otherwise get none: their figures are
+    /// the emulator's as much as the kernel's
+    #[arg(long)]
+    pub allow_emulated: bool,
     /// Per-metric detail tables after the scoreboard (always in HTML)
     #[arg(long)]
     pub details: bool,

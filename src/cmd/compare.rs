@@ -76,6 +76,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         detect_pct: a.detect,
         exclude_suspect: a.exclude_suspect,
         include_warmup: a.include_warmup,
+        allow_emulated: a.allow_emulated,
     };
     let mut c = compare::build(&runs, &opts)?;
     c.wide = a.wide;

@@ -15,6 +15,7 @@ mod run;
 mod runs;
 mod sysinfo;
 mod trace_export;
+mod vm;
 
 use crate::cli::{Cli, Command};
 use crate::session::Ctx;
@@ -54,6 +55,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Man => meta::man(),
         Command::Matrix(a) => experiment::matrix(&ctx, &a),
         Command::Campaign(c) => experiment::campaign(&ctx, &c),
+        Command::Vm(a) => vm::vm(&ctx, &a),
+        Command::VmGuest => vm::guest(),
         Command::Restore { after, remove } => restore::run(after, &remove),
         Command::HealthMonitor {
             root,

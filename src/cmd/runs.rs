@@ -108,6 +108,23 @@ fn show(ctx: &Ctx, id: i64) -> Result<()> {
         head.push(("imported".into(), "yes".into()));
     }
     println!("{}", table::kv(&head));
+    print_figures(&run)?;
+    print_notes(&run.notes);
+    if let Some(t) = run.settings.get("trace") {
+        println!(
+            "\n{}",
+            crate::trace::show::summary(t, usize::MAX).trim_end()
+        );
+    }
+    if let Some(fp) = &run.fingerprint {
+        println!("\nsystem:");
+        println!("{}", table::kv(&super::sysinfo::rows(fp)));
+    }
+    Ok(())
+}
+
+/// A run's metrics and histogram summaries, as tables.
+fn print_figures(run: &RunRecord) -> Result<()> {
     let mut t = table::new(&["metric", "value", "unit", "better"]);
     for m in &run.metrics {
         t.add_row(vec![
@@ -147,20 +164,19 @@ fn show(ctx: &Ctx, id: i64) -> Result<()> {
         table::right_align_from(&mut t, 1);
         println!("\n{t}");
     }
-    for n in &run.notes {
-        println!("note: {}", crate::text::clean(n));
-    }
-    if let Some(t) = run.settings.get("trace") {
-        println!(
-            "\n{}",
-            crate::trace::show::summary(t, usize::MAX).trim_end()
-        );
-    }
-    if let Some(fp) = &run.fingerprint {
-        println!("\nsystem:");
-        println!("{}", table::kv(&super::sysinfo::rows(fp)));
-    }
     Ok(())
+}
+
+/// A run's notes; one of several lines (a failed boot's console) keeps
+/// its lines, each made safe to print and indented under the first.
+fn print_notes(notes: &[String]) {
+    for n in notes {
+        let lines: Vec<String> = n
+            .lines()
+            .map(|l| crate::text::clean(l).into_owned())
+            .collect();
+        println!("note: {}", lines.join("\n      "));
+    }
 }
 
 /// A run as JSON (histograms summarised, not dumped).

@@ -7,6 +7,7 @@
 
 pub mod config_diff;
 pub mod curve;
+mod emulated;
 mod missing;
 pub mod scheduling;
 #[cfg(test)]
@@ -55,6 +56,28 @@ pub struct Options {
     pub exclude_suspect: bool,
     /// Keep runs stored as warm-up (left out by default).
     pub include_warmup: bool,
+    /// Give verdicts on runs marked emulated (guests under TCG or nested
+    /// virtualisation), which otherwise get none.
+    pub allow_emulated: bool,
+}
+
+impl Default for Options {
+    /// Every label, Welch, Holm at 0.05, the default threshold.
+    fn default() -> Options {
+        Options {
+            labels: Vec::new(),
+            baseline: None,
+            metrics: Vec::new(),
+            alpha: 0.05,
+            decider: Decider::Welch,
+            correction: Correction::Holm,
+            threshold_pct: crate::stats::DEFAULT_THRESHOLD_PCT,
+            detect_pct: None,
+            exclude_suspect: false,
+            include_warmup: false,
+            allow_emulated: false,
+        }
+    }
 }
 
 /// One label's figures for one metric.
@@ -158,6 +181,9 @@ pub struct Comparison {
     /// Verdict counts over every label and metric, in report order.
     pub tally: Vec<(Verdict, usize)>,
     pub config_diff: Vec<config_diff::Row>,
+    /// What a reader must know before the scoreboard (emulated runs),
+    /// said above it in every format.
+    pub above: Vec<String>,
     pub warnings: Vec<String>,
     /// Runs left out by rule, not by trouble (warm-up runs), said in the
     /// footnotes of every report.
@@ -292,6 +318,11 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
             )
         });
     }
+    let emulated = emulated::find(&runs, &labels);
+    let compared = runs.iter().filter(|r| labels.contains(&r.label)).count();
+    let above: Vec<String> = emulated::notice(&emulated, compared, o.allow_emulated)
+        .into_iter()
+        .collect();
     let warmup: Vec<i64> = runs
         .iter()
         .filter(|r| labels.contains(&r.label) && r.settings["warmup"] == true)
@@ -351,6 +382,9 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         );
     }
     decide_all(&mut groups, o);
+    if !o.allow_emulated {
+        emulated::withhold(&mut groups, &emulated.ids);
+    }
     let tally = tally(&groups);
     let diff = config_diff::build(&runs, &labels, &mut warnings);
     Ok(Comparison {
@@ -362,6 +396,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         threshold_pct: o.threshold_pct,
         tally,
         config_diff: diff,
+        above,
         warnings,
         left_out,
         missing,
@@ -632,6 +667,7 @@ fn tally(groups: &[Group]) -> Vec<(Verdict, usize)> {
         Verdict::Different,
         Verdict::Equivalent,
         Verdict::Inconclusive,
+        Verdict::Emulated,
         Verdict::TooFewRuns,
     ];
     order

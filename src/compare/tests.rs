@@ -17,6 +17,7 @@ fn opts(decider: Decider, correction: Correction) -> Options {
         detect_pct: None,
         exclude_suspect: false,
         include_warmup: false,
+        allow_emulated: false,
     }
 }
 

@@ -43,6 +43,10 @@ pub enum Verdict {
     Inconclusive,
     #[serde(rename = "too few runs")]
     TooFewRuns,
+    /// Withheld: the runs of either side are emulated (a guest under TCG
+    /// or nested virtualisation), so a difference would be the emulator's.
+    #[serde(rename = "emulated")]
+    Emulated,
 }
 
 impl Verdict {
@@ -54,6 +58,7 @@ impl Verdict {
             Verdict::Equivalent => "equivalent",
             Verdict::Inconclusive => "inconclusive",
             Verdict::TooFewRuns => "too few runs",
+            Verdict::Emulated => "emulated",
         }
     }
 }

@@ -542,6 +542,7 @@ fn report(
         detect_pct: None,
         exclude_suspect: false,
         include_warmup: false,
+        allow_emulated: false,
     };
     let mut c = compare::build(&runs, &opts)?;
     c.wide = o.wide;

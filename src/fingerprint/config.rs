@@ -64,6 +64,12 @@ impl KernelConfig {
         Self::read(f, &format!("/{boot}"))
     }
 
+    /// Load from a config file anywhere (one found beside a kernel image).
+    pub fn from_file(path: &Path) -> Option<KernelConfig> {
+        let f = std::fs::File::open(path).ok()?;
+        Self::read(f, &path.display().to_string())
+    }
+
     fn read(r: impl Read, source: &str) -> Option<KernelConfig> {
         let mut hasher = Sha256::new();
         let mut options = BTreeMap::new();

@@ -13,7 +13,7 @@ mod knobs;
 mod preempt;
 
 pub use config::KernelConfig;
-pub use preempt::PreemptInfo;
+pub use preempt::{decide as decide_preempt, Debugfs, PreemptInfo};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

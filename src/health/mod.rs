@@ -238,6 +238,12 @@ pub fn is_suspect(settings: &serde_json::Value) -> bool {
     settings["health"]["suspect"].as_bool() == Some(true)
 }
 
+/// Why a stored run's figures are the emulator's (a `kbench vm` guest
+/// under TCG or nested virtualisation), if they are.
+pub fn emulated(settings: &serde_json::Value) -> Option<&str> {
+    settings["health"]["emulated"].as_str()
+}
+
 /// The ids of the suspect runs among `runs`.
 pub fn suspect_ids<'a>(runs: impl IntoIterator<Item = &'a crate::store::RunRecord>) -> Vec<i64> {
     runs.into_iter()

@@ -260,6 +260,9 @@ pub fn render(
         escape(&title),
         escape(&title)
     );
+    for a in &c.above {
+        let _ = write!(out, "<p class=\"warn above\">{}</p>", escape(a));
+    }
     let _ = write!(
         out,
         "<h2>Scoreboard</h2>{}<p class=\"tally\">{}</p>",

@@ -91,6 +91,9 @@ pub fn render(
     curves: Option<&[crate::compare::curve::Curve]>,
 ) -> String {
     let mut out = format!("## kbench comparison: {}\n\n", cell(&c.labels.join(" vs ")));
+    for a in &c.above {
+        out.push_str(&format!("> **{}**\n\n", cell(a)));
+    }
     match curves {
         Some(cs) => {
             for cv in cs {

@@ -342,6 +342,7 @@ mod tests {
             detect_pct: None,
             exclude_suspect: false,
             include_warmup: false,
+            allow_emulated: false,
         }
     }
 

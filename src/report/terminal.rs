@@ -156,6 +156,7 @@ pub fn render_with(
     };
     let st = Style::of(c, colour);
     let mut out = String::new();
+    above(&mut out, c, st);
     for cv in curves {
         section(&mut out, &super::curves::section(c, cv), st);
         for l in super::curves::parting_lines(c, cv) {
@@ -171,9 +172,18 @@ pub fn render_with(
 pub fn render(c: &Comparison, colour: bool, with_details: bool) -> String {
     let st = Style::of(c, colour);
     let mut out = String::new();
+    above(&mut out, c, st);
     scoreboard_fitted(&mut out, &scoreboard(c), st);
     rest(&mut out, c, st, with_details);
     out
+}
+
+/// What a reader must know before the first table.
+fn above(out: &mut String, c: &Comparison, st: Style) {
+    for a in &c.above {
+        out.push_str(&crate::text::wrap(&crate::text::clean(a), st.width));
+        out.push_str("\n\n");
+    }
 }
 
 /// What follows the scoreboard (or the curves).

@@ -7,6 +7,8 @@ pub mod cpus;
 pub mod dirfd;
 pub mod fd;
 pub mod futex;
+pub mod guest;
+pub mod kvm;
 pub mod limits;
 pub mod mem;
 pub mod mount;

@@ -1,0 +1,52 @@
+//! `kbench vm`: flags to options; and the guest's first process.
+
+use crate::cli::{AccelArg, VmArgs};
+use crate::session::Ctx;
+use anyhow::Result;
+
+pub fn vm(ctx: &Ctx, a: &VmArgs) -> Result<()> {
+    if !ctx.global.label.is_empty() {
+        return Err(crate::error::input(
+            "kbench vm labels each kernel itself: give --kernel IMAGE=LABEL instead of --label",
+        ));
+    }
+    if ctx.global.no_store {
+        return Err(crate::error::input(
+            "kbench vm compares its stored runs: --no-store does not fit",
+        ));
+    }
+    crate::vm::run(&crate::vm::Options {
+        kernels: a.kernel.clone(),
+        append: a.append.clone(),
+        boots: a.boots,
+        cpus: a.cpus,
+        memory_mib: a.memory,
+        timeout: a.timeout,
+        accel: match a.accel {
+            AccelArg::Auto => crate::vm::Accel::Auto,
+            AccelArg::Kvm => crate::vm::Accel::Kvm,
+            AccelArg::Tcg => crate::vm::Accel::Tcg,
+        },
+        aa: a.aa,
+        share_root: a.share_root,
+        rt_priority: a.rt_priority,
+        seed: a.seed,
+        dry_run: a.dry_run,
+        allow_emulated: a.allow_emulated,
+        console: a.console,
+        qemu: a.qemu.clone(),
+        isolate: ctx.global.isolate,
+        command: a.command.clone(),
+        parse: crate::cli::check,
+        threshold_pct: ctx.global.threshold,
+        db: ctx.global.db.clone(),
+        quiet: ctx.global.quiet,
+        json: ctx.global.json,
+        wide: a.wide,
+    })
+}
+
+/// The guest's first process (`/init` of a `kbench vm` guest).
+pub fn guest() -> Result<()> {
+    crate::vm::guest::run()
+}

@@ -1,0 +1,88 @@
+//! Runs measured in an emulated guest (`kbench vm` under TCG, or KVM
+//! nested in another VM) measure the emulator as much as the kernel: a
+//! PREEMPT_RT kernel under TCG shows no latency advantage at all.  A
+//! comparison says so above its scoreboard and withholds every verdict
+//! that rests on such runs (better, worse, different, equivalent become
+//! "emulated"), unless `--allow-emulated`.
+
+use super::{Group, Verdict};
+use crate::store::RunRecord;
+
+/// The emulated runs among the compared labels, and why they are.
+pub struct Emulated {
+    pub ids: Vec<i64>,
+    pub reasons: Vec<String>,
+}
+
+pub fn find(runs: &[&RunRecord], labels: &[String]) -> Emulated {
+    let mut e = Emulated {
+        ids: Vec::new(),
+        reasons: Vec::new(),
+    };
+    for r in runs.iter().filter(|r| labels.contains(&r.label)) {
+        if let Some(why) = crate::health::emulated(&r.settings) {
+            e.ids.push(r.id);
+            if !e.reasons.iter().any(|w| w == why) {
+                e.reasons.push(why.to_string());
+            }
+        }
+    }
+    e
+}
+
+/// The line above the scoreboard, when any run is emulated.
+pub fn notice(e: &Emulated, compared: usize, allowed: bool) -> Option<String> {
+    if e.ids.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "emulated: {} of {compared} runs come from emulated guests ({}); {}",
+        e.ids.len(),
+        e.reasons.join("; "),
+        if allowed {
+            "verdicts are given anyway (--allow-emulated): they are the emulator's as much as the kernel's"
+        } else {
+            "no verdict is given on them (--allow-emulated gives them)"
+        }
+    ))
+}
+
+/// Withhold the verdicts of every comparison whose baseline or label has
+/// an emulated run.
+pub fn withhold(groups: &mut [Group], emulated: &[i64]) {
+    if emulated.is_empty() {
+        return;
+    }
+    for g in groups.iter_mut() {
+        let touched = |label: &str| {
+            g.run_ids
+                .get(label)
+                .is_some_and(|ids| ids.iter().any(|i| emulated.contains(i)))
+        };
+        let base = g
+            .metrics
+            .first()
+            .and_then(|m| m.labels.iter().find(|l| l.versus.is_none()))
+            .map(|l| l.label.clone());
+        let base_touched = base.as_deref().is_some_and(touched);
+        let hit: Vec<String> = g
+            .run_ids
+            .keys()
+            .filter(|l| base_touched || touched(l))
+            .cloned()
+            .collect();
+        for m in g.metrics.iter_mut() {
+            for l in m.labels.iter_mut() {
+                let Some(v) = l.versus.as_mut() else { continue };
+                if hit.contains(&l.label)
+                    && matches!(
+                        v.verdict,
+                        Verdict::Better | Verdict::Worse | Verdict::Different | Verdict::Equivalent
+                    )
+                {
+                    v.verdict = Verdict::Emulated;
+                }
+            }
+        }
+    }
+}

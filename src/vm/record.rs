@@ -1,0 +1,142 @@
+//! A boot's result as stored runs: the guest's own runs, each with the
+//! guest's fingerprint and what the VM was, or one failed run that says
+//! why the boot gave none.
+//!
+//! Runs under TCG (or nested) are marked emulated in their health
+//! (`settings.health.emulated`, with the reason), which `compare` reads:
+//! it says so above the scoreboard and gives no verdict on them unless
+//! `--allow-emulated`.
+
+use super::channel::Report;
+use super::image::Image;
+use crate::fingerprint::Fingerprint;
+use crate::store::{RunFilter, RunRecord, RunStatus, Store};
+use anyhow::{anyhow, Result};
+use std::path::Path;
+
+/// Everything about one boot that every run of it records.
+pub struct Boot<'a> {
+    pub session: &'a str,
+    pub label: &'a str,
+    /// The kernel's index among `--kernel`s, and the arm's (A/A adds one).
+    pub kernel: usize,
+    pub arm: usize,
+    /// 1-based, of `of`.
+    pub number: usize,
+    pub of: usize,
+    pub image: &'a Image,
+    /// What the VM was: accelerator, vCPUs and placement, memory, QEMU,
+    /// host steal and load; see `mod.rs`.
+    pub vm: serde_json::Value,
+    /// Why the figures are not the kernel's, when they are not.
+    pub emulated: Option<&'a str>,
+    pub command: &'a [String],
+    /// When the boot started and ended (Unix seconds).
+    pub started: f64,
+    pub ended: f64,
+}
+
+impl Boot<'_> {
+    fn experiment(&self) -> serde_json::Value {
+        serde_json::json!({
+            "kind": "vm", "id": self.session, "round": self.number, "position": self.arm + 1,
+            "kernel": self.kernel, "arm": self.arm,
+        })
+    }
+
+    fn tag(&self, r: &mut RunRecord) {
+        r.settings["vm"] = self.vm.clone();
+        if r.settings.get("experiment").is_none() {
+            r.settings["experiment"] = self.experiment();
+        }
+        if let Some(why) = self.emulated {
+            if !r.settings["health"].is_object() {
+                r.settings["health"] = serde_json::json!({});
+            }
+            r.settings["health"]["emulated"] = why.into();
+            r.notes.push(format!("emulated: {why}"));
+        }
+    }
+}
+
+/// The guest's runs from the store it sent, tagged with the boot.
+pub fn guest_runs(
+    b: &Boot,
+    report: &Report,
+    store: &[u8],
+    scratch: &Path,
+) -> Result<Vec<RunRecord>> {
+    if store.is_empty() {
+        return Ok(Vec::new());
+    }
+    let file = scratch.join("guest.db");
+    std::fs::write(&file, store)?;
+    let guest = crate::store::SqliteStore::open(&file, crate::store::Access::ReadOnly)
+        .map_err(|e| anyhow!("the guest's store: {e:#}"))?;
+    let mut runs = guest.load_runs(&RunFilter::default(), true)?;
+    drop(guest);
+    let _ = std::fs::remove_file(&file);
+    for r in &mut runs {
+        if r.label != b.label && !r.label.starts_with(&format!("{}/", b.label)) {
+            return Err(anyhow!(
+                "the guest stored a run under label '{}', not '{}'",
+                crate::text::clean(&r.label),
+                b.label
+            ));
+        }
+        r.id = 0;
+        b.tag(r);
+        let said = r.fingerprint.as_ref().and_then(|f| f.release.clone());
+        if let (Some(want), Some(got)) = (&b.image.release, &said) {
+            if want != got {
+                r.notes.push(format!(
+                    "the image says release {want}, the guest ran {got}"
+                ));
+            }
+        }
+        if !report.problems.is_empty() {
+            r.notes
+                .push(format!("guest: {}", report.problems.join("; ")));
+        }
+    }
+    Ok(runs)
+}
+
+/// The one run that stands for a boot that gave none: its reason and
+/// the console's last lines, the fingerprint the image promised.
+pub fn failed_boot(b: &Boot, reason: &str, tail: &[String], status: RunStatus) -> RunRecord {
+    let mut r = RunRecord::new(
+        b.label,
+        "boot",
+        serde_json::json!({ "command": b.command, "image": b.image.path.display().to_string() }),
+        Some(promised(b.image)),
+    );
+    r.status = status;
+    (r.started, r.ended) = (b.started, b.ended);
+    r.notes
+        .push(format!("boot {} of {} failed: {reason}", b.number, b.of));
+    if !tail.is_empty() {
+        r.notes
+            .push(format!("the console's last lines:\n{}", tail.join("\n")));
+    }
+    r.settings["error"] = reason.into();
+    b.tag(&mut r);
+    r
+}
+
+/// What the image says its kernel is, for a boot that never said.
+fn promised(i: &Image) -> Fingerprint {
+    let cfg = i.load_config();
+    let mut fp = Fingerprint {
+        fingerprint_version: crate::fingerprint::FINGERPRINT_VERSION,
+        release: i.release.clone(),
+        version: i.version.clone(),
+        config_source: cfg.as_ref().map(|c| c.source.clone()),
+        config_hash: cfg.as_ref().map(|c| c.hash.clone()),
+        config: cfg.as_ref().map(|c| c.selected()).unwrap_or_default(),
+        preempt: i.expected_preempt(""),
+        ..Default::default()
+    };
+    fp.id = fp.compute_id();
+    fp
+}

@@ -1,0 +1,403 @@
+//! What `kbench vm` says: the plan before the first boot (all of it with
+//! `--dry-run`), a progress bar and a line per boot, the session's record
+//! in the store, and the closing comparisons: the A/A calibration (the
+//! VM's own noise floor) first when asked, then the kernels.
+
+use super::{boot, Options, Session};
+use crate::compare;
+use crate::store::{RunFilter, RunRecord, Store};
+use anyhow::Result;
+use std::io::IsTerminal;
+use std::time::Duration;
+
+pub fn say(o: &Options, msg: &str) {
+    if !o.quiet && !o.json {
+        eprintln!("{msg}");
+    }
+}
+
+/// A letter per arm for the order line (A, B, …, then a2, b2 …).
+fn letter(i: usize) -> String {
+    let c = (b'A' + (i % 26) as u8) as char;
+    if i < 26 {
+        c.to_string()
+    } else {
+        format!("{c}{}", i / 26 + 1)
+    }
+}
+
+/// The plan, to stdout with `--dry-run` (it is then the output), else
+/// to stderr.
+pub fn plan(o: &Options, s: &Session) {
+    if o.json && !o.dry_run {
+        return;
+    }
+    let total: usize = s.order.iter().map(Vec::len).sum();
+    let mut out = vec![format!(
+        "kbench vm {} (seed {}): {} arm(s), {} boot(s) each, {total} boots; {} vCPU(s), {} MiB; {}",
+        s.id,
+        s.seed,
+        s.arms.len(),
+        o.boots,
+        s.cpus,
+        o.memory_mib,
+        s.qemu.version
+    )];
+    out.push(format!(
+        "  accelerator: {} ({})",
+        s.accel.accel, s.accel.why
+    ));
+    if let Some(why) = &s.accel.emulated {
+        out.push(format!(
+            "  emulated: {why}; every run is marked so, and compare gives no verdict on them{}",
+            if o.allow_emulated {
+                " unless --allow-emulated (given)"
+            } else {
+                " unless --allow-emulated"
+            }
+        ));
+    }
+    for (i, a) in s.arms.iter().enumerate() {
+        let what = if a.calibration {
+            "the first kernel again, for the A/A calibration".to_string()
+        } else {
+            s.images[a.kernel].describe()
+        };
+        out.push(format!("  {} = {}: {what}", letter(i), a.label));
+        out.push(format!(
+            "      kernel command line: {}",
+            s.cmdlines[a.kernel]
+        ));
+    }
+    out.push(match &s.placement.not_pinned {
+        Some(why) => format!("  vCPUs not pinned: {why}"),
+        None => format!(
+            "  vCPUs on host CPUs {}, QEMU's own threads on {}{}",
+            crate::sys::cpus::format_list(&s.placement.vcpu_cpus),
+            crate::sys::cpus::format_list(&s.placement.house_cpus),
+            s.placement
+                .rt_priority
+                .map_or(String::new(), |p| format!(", vCPUs at SCHED_FIFO {p}"))
+        ),
+    });
+    out.push(match &s.hugepages {
+        Ok(p) => format!("  guest memory on hugepages ({})", p.display()),
+        Err(why) => format!("  guest memory on ordinary pages: {why}"),
+    });
+    out.push(format!("  each guest runs: kbench {}", o.command.join(" ")));
+    out.push(format!("  timeout per boot: {} s", o.timeout.as_secs()));
+    let order: Vec<String> = s
+        .order
+        .iter()
+        .map(|b| b.iter().map(|&a| letter(a)).collect::<String>())
+        .collect();
+    out.push(format!("  order (one boot each): {}", order.join(" ")));
+    let text = out
+        .iter()
+        .map(|l| crate::text::clean(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if o.dry_run {
+        println!("{text}");
+    } else {
+        say(o, &text);
+    }
+}
+
+/// Which boot is running, and for how long (a bar on a terminal, a line
+/// at its start elsewhere).
+pub struct Bar {
+    bar: Option<indicatif::ProgressBar>,
+    label: String,
+    at: String,
+}
+
+impl Bar {
+    pub fn start(o: &Options, n: usize, total: usize, label: &str) -> Bar {
+        let at = format!("boot {n}/{total}");
+        if o.quiet || o.json {
+            return Bar {
+                bar: None,
+                label: label.into(),
+                at,
+            };
+        }
+        if !std::io::stderr().is_terminal() || o.console {
+            eprintln!("{at}: {} …", crate::text::clean(label));
+            return Bar {
+                bar: None,
+                label: label.into(),
+                at,
+            };
+        }
+        let b =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        Bar {
+            bar: Some(b),
+            label: label.into(),
+            at,
+        }
+    }
+
+    pub fn tick(&self, t: Duration) {
+        if let Some(b) = &self.bar {
+            b.set_message(format!(
+                "{}: {} · {}:{:02}",
+                self.at,
+                crate::text::clean(&self.label),
+                t.as_secs() / 60,
+                t.as_secs() % 60
+            ));
+            b.tick();
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// The line a finished boot leaves.
+#[allow(clippy::too_many_arguments)]
+pub fn boot_line(
+    o: &Options,
+    s: &Session,
+    n: usize,
+    total: usize,
+    arm: usize,
+    out: &boot::Outcome,
+    reason: Option<&str>,
+    ids: &[i64],
+) {
+    let head = format!("boot {n}/{total} {}", s.arms[arm].label);
+    let ids = crate::text::id_list(ids);
+    let line = match reason {
+        None => format!("{head}: {:.1} s to its result; runs {ids}", out.wall_s),
+        Some(why) => format!(
+            "{head}: failed after {:.1} s: {why} (stored as run {ids})",
+            out.wall_s
+        ),
+    };
+    say(
+        o,
+        &crate::text::wrap(&crate::text::clean(&line), crate::text::WIDTH),
+    );
+}
+
+/// What the VM was, stored with each of its runs.
+pub fn vm_settings(
+    s: &Session,
+    o: &Options,
+    out: &boot::Outcome,
+    isolated: &Option<serde_json::Value>,
+    n: usize,
+    kernel: usize,
+) -> serde_json::Value {
+    serde_json::json!({
+        "session": s.id,
+        "boot": n,
+        "accel": s.accel.accel,
+        "accel_why": s.accel.why,
+        "emulated": s.accel.emulated,
+        "vcpus": s.cpus,
+        "memory_mib": o.memory_mib,
+        "qemu": s.qemu.version,
+        "cmdline": s.cmdlines[kernel],
+        "image": s.images[kernel].path.display().to_string(),
+        "image_sha256": s.images[kernel].sha256,
+        "placement": out.placement,
+        "hugepages": match &s.hugepages { Ok(p) => p.display().to_string(), Err(why) => format!("no: {why}") },
+        "host": out.host,
+        "host_cpus": crate::sys::cpus::online_here().len(),
+        "wall_s": out.wall_s,
+        "share_root": o.share_root,
+        "isolation": isolated,
+    })
+}
+
+/// The session as a store document (`vm`/<id>): the plan and each boot.
+pub struct Log {
+    plan: serde_json::Value,
+    boots: Vec<serde_json::Value>,
+}
+
+impl Log {
+    pub fn new(s: &Session) -> Log {
+        Log {
+            plan: serde_json::json!({
+                "id": s.id, "seed": s.seed,
+                "arms": s.arms.iter().map(|a| serde_json::json!({
+                    "label": a.label, "kernel": a.kernel, "calibration": a.calibration,
+                    "image": s.images[a.kernel].path.display().to_string(),
+                    "release": s.images[a.kernel].release,
+                    "cmdline": s.cmdlines[a.kernel],
+                })).collect::<Vec<_>>(),
+                "order": s.order,
+                "accel": s.accel,
+                "started": crate::sys::time::unix_now(),
+            }),
+            boots: Vec::new(),
+        }
+    }
+
+    pub fn boot(
+        &mut self,
+        n: usize,
+        arm: usize,
+        out: &boot::Outcome,
+        reason: Option<&str>,
+        runs: &[RunRecord],
+        ids: &[i64],
+    ) {
+        self.boots.push(serde_json::json!({
+            "boot": n, "arm": arm,
+            "status": match (reason, out.interrupted) { (None, _) => "ok", (_, true) => "interrupted", _ => "failed" },
+            "reason": reason, "wall_s": out.wall_s, "runs": ids,
+            "uuids": runs.iter().map(|r| r.uuid.clone()).collect::<Vec<_>>(),
+        }));
+    }
+
+    pub fn document(&self) -> serde_json::Value {
+        let mut d = self.plan.clone();
+        d["boots"] = serde_json::Value::Array(self.boots.clone());
+        d
+    }
+
+    fn started(&self) -> f64 {
+        self.plan["started"].as_f64().unwrap_or(0.0)
+    }
+}
+
+/// The session's complete runs.
+fn session_runs(store: &dyn Store, s: &Session, log: &Log) -> Result<Vec<RunRecord>> {
+    let f = RunFilter {
+        since: Some(log.started() - 1.0),
+        only_complete: true,
+        ..Default::default()
+    };
+    Ok(store
+        .load_runs(&f, false)?
+        .into_iter()
+        .filter(|r| r.settings["vm"]["session"] == s.id.as_str())
+        .collect())
+}
+
+fn options(o: &Options, labels: Vec<String>) -> compare::Options {
+    compare::Options {
+        labels,
+        allow_emulated: o.allow_emulated,
+        threshold_pct: o.threshold_pct,
+        ..compare::Options::default()
+    }
+}
+
+/// The closing report: the A/A calibration when asked, then the kernels.
+pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result<()> {
+    let runs = session_runs(store, s, log)?;
+    let has_runs = |l: &String| runs.iter().any(|r| &r.label == l);
+    let ab_labels: Vec<String> = s
+        .arms
+        .iter()
+        .filter(|a| !a.calibration)
+        .map(|a| a.label.clone())
+        .filter(has_runs)
+        .collect();
+    let aa_labels: Vec<String> = match s.arms.iter().find(|a| a.calibration) {
+        Some(twin) => [s.arms[0].label.clone(), twin.label.clone()]
+            .into_iter()
+            .filter(has_runs)
+            .collect(),
+        None => Vec::new(),
+    };
+    let aa = (aa_labels.len() == 2)
+        .then(|| compare::build(&runs, &options(o, aa_labels)))
+        .transpose()?;
+    let ab = (ab_labels.len() >= 2)
+        .then(|| compare::build(&runs, &options(o, ab_labels)))
+        .transpose()?;
+    if o.json {
+        return crate::session::print_json(
+            "vm",
+            serde_json::json!({ "session": log.document(), "calibration": aa, "comparison": ab }),
+        );
+    }
+    let colour = std::io::stdout().is_terminal();
+    if o.aa && aa.is_none() {
+        println!("A/A calibration: not enough boots of the first kernel gave runs under both of its labels");
+    }
+    if let Some(mut c) = aa {
+        c.wide = o.wide;
+        println!("A/A calibration: the first kernel against itself, the VM's own noise floor");
+        print!("{}", crate::report::terminal::render(&c, colour, false));
+        for l in noise_floor(&c) {
+            println!("{}", crate::text::wrap(&l, crate::text::WIDTH));
+        }
+        println!();
+    }
+    match ab {
+        Some(mut c) => {
+            c.wide = o.wide;
+            println!("The kernels, boots interleaved ({}):", plan_line(s));
+            print!("{}", crate::report::terminal::render(&c, colour, false));
+        }
+        None if s.arms.iter().filter(|a| !a.calibration).count() >= 2 => {
+            println!(
+                "no comparison: fewer than two kernels gave complete runs (see the boots above)"
+            )
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+fn plan_line(s: &Session) -> String {
+    format!("session {}, seed {}", s.id, s.seed)
+}
+
+/// The A/A comparison read as a noise floor: per metric, the smallest
+/// change these boots could tell (80 % power), and whether anything read
+/// as changed (it should not).
+fn noise_floor(c: &compare::Comparison) -> Vec<String> {
+    let mut floors = Vec::new();
+    let mut changed = Vec::new();
+    for g in &c.groups {
+        for m in &g.metrics {
+            for l in &m.labels {
+                let Some(v) = &l.versus else { continue };
+                if let Some(d) = v.detectable_change_pct {
+                    floors.push(format!("{} {}: ±{:.1} %", g.benchmark, m.metric, d));
+                }
+                if matches!(
+                    v.verdict,
+                    compare::Verdict::Better
+                        | compare::Verdict::Worse
+                        | compare::Verdict::Different
+                ) {
+                    changed.push(format!("{} {}", g.benchmark, m.metric));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if !floors.is_empty() {
+        out.push(format!(
+            "noise floor: the smallest change these boots can tell (80 % power): {}",
+            floors.join(", ")
+        ));
+    }
+    out.push(if changed.is_empty() {
+        "the kernel against itself: nothing read as changed, as it should".to_string()
+    } else {
+        format!(
+            "the kernel against itself read as changed in {}: this setup varies more between boots than its runs show; trust no A/B verdict below that",
+            changed.join(", ")
+        )
+    });
+    out
+}

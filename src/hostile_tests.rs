@@ -400,6 +400,45 @@ fn blobs() -> BoxedStrategy<Vec<u8>> {
     prop_oneof![proptest::collection::vec(any::<u8>(), 0..200), header].boxed()
 }
 
+/// Result frames: noise, and a frame's first line with random lengths,
+/// checksums and bodies.
+fn frames() -> BoxedStrategy<Vec<u8>> {
+    let framed = (
+        0u64..2000,
+        "[0-9a-f]{0,64}",
+        proptest::collection::vec(any::<u8>(), 0..300),
+        any::<bool>(),
+    )
+        .prop_map(|(len, sum, body, end)| {
+            let mut f = format!("KBENCH-RESULT 1 {len} {sum}\n").into_bytes();
+            f.extend(body);
+            if end {
+                f.extend_from_slice(b"\nKBENCH-END\n");
+            }
+            f
+        });
+    prop_oneof![proptest::collection::vec(any::<u8>(), 0..300), framed].boxed()
+}
+
+/// Kernel images: noise, and a boot header whose version offset points
+/// anywhere (past the end among it).
+fn images() -> BoxedStrategy<Vec<u8>> {
+    let header = (
+        any::<u16>(),
+        any::<u16>(),
+        proptest::collection::vec(any::<u8>(), 0..0x1200),
+    )
+        .prop_map(|(proto, at, rest)| {
+            let mut b = vec![0u8; 0x210];
+            b[0x202..0x206].copy_from_slice(b"HdrS");
+            b[0x206..0x208].copy_from_slice(&proto.to_le_bytes());
+            b[0x20E..0x210].copy_from_slice(&at.to_le_bytes());
+            b.extend(rest);
+            b
+        });
+    prop_oneof![proptest::collection::vec(any::<u8>(), 0..600), header].boxed()
+}
+
 /// Stored metric rows of any name, unit, value and direction go through
 /// compare and every report format.
 fn metric_rows(rows: Vec<(String, String, f64, u8, bool)>) {
@@ -500,6 +539,40 @@ fn hostile_inputs_never_panic_or_hang() {
     string_parser("/proc files", PROC, proc_files);
     string_parser("numbers", NUMBERS, |s| crate::values::size(s).map(|_| ()));
 
+    string_parser(
+        "vm kernel",
+        &[
+            "/boot/vmlinuz",
+            "=",
+            ";",
+            "preempt=full",
+            "a",
+            " ",
+            "\u{1b}",
+        ],
+        |s| crate::vm::plan::parse_kernel(s).map(|_| ()),
+    );
+    let bytes = || Codec {
+        encode: |b: &Vec<u8>| serde_json::json!(b),
+        decode: |v: &serde_json::Value| serde_json::from_value(v.clone()).ok(),
+    };
+    property("vm result frame", frames(), CASES, bytes(), |b| {
+        if let Err(e) = crate::vm::channel::decode(&b) {
+            one_line("vm result frame", "(bytes)", &e.to_string());
+        }
+    });
+    property("kernel image header", images(), CASES, bytes(), |b| {
+        let _ = crate::vm::image::read_version(&b);
+    });
+    property(
+        "module info",
+        proptest::collection::vec(any::<u8>(), 0..300),
+        CASES,
+        bytes(),
+        |b| {
+            let _ = crate::vm::modules::modinfo_depends(&b);
+        },
+    );
     property(
         "histogram blob",
         blobs(),

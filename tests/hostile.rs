@@ -53,6 +53,17 @@ const BASES: &[&[&str]] = &[
         "-l",
         "5",
     ],
+    &[
+        "vm",
+        "--kernel",
+        "KERNEL_FIXTURE",
+        "--aa",
+        "--dry-run",
+        "--",
+        "hackbench",
+        "-l",
+        "5",
+    ],
     &["compare"],
     &["runs", "list"],
     &["import", "HACKBENCH_FIXTURE"],
@@ -233,6 +244,14 @@ fn hostile_command_lines_end_cleanly() {
     let tree_dir = env.dir.path().join("tree");
     crate::common::put(&tree_dir, "a/b/c.txt", "x");
     let tree = tree_dir.to_str().unwrap();
+    // A file with a bzImage's boot header, for `vm --dry-run`.
+    let kernel_path = env.dir.path().join("vmlinuz-6.1.0-test");
+    let mut image = vec![0u8; 0x1000];
+    image[0x202..0x206].copy_from_slice(b"HdrS");
+    image[0x20E..0x210].copy_from_slice(&0x600u16.to_le_bytes());
+    image[0x800..0x820].copy_from_slice(b"6.1.0-test (x@y) #1 SMP PREEMPT ");
+    std::fs::write(&kernel_path, image).unwrap();
+    let kernel = kernel_path.to_str().unwrap();
     for b in crate::common::registered_benchmarks(&env) {
         assert!(
             BASES.iter().any(|base| base[0] == b),
@@ -295,6 +314,7 @@ fn hostile_command_lines_end_cleanly() {
             .map(|a| {
                 a.replace("HACKBENCH_FIXTURE", fixture)
                     .replace("TREE_FIXTURE", tree)
+                    .replace("KERNEL_FIXTURE", kernel)
             })
             .collect();
         let failed = match run_case(&env, &argv, &tmp, &mark) {

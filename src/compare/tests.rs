@@ -335,3 +335,39 @@ fn a_single_runs_interval_stays_unknown() {
     let s = summary(&[0.0, 1.0, 30.0]);
     assert_eq!(s.ci_low, 0.0, "{s:?}");
 }
+
+/// Runs from emulated guests (`kbench vm` under TCG): the comparison says
+/// so above its scoreboard and withholds every verdict resting on them,
+/// unless allowed; a clear 30 % change is then decided as usual.
+#[test]
+fn emulated_runs_get_no_verdict_unless_allowed() {
+    let a: Vec<Vec<f64>> = (0..5).map(|i| vec![100.0 + f64::from(i)]).collect();
+    let b: Vec<Vec<f64>> = (0..5).map(|i| vec![130.0 + f64::from(i)]).collect();
+    let mut rs = runs(&a, &b, "us");
+    for r in rs.iter_mut().filter(|r| r.label == "b") {
+        r.settings["health"] =
+            serde_json::json!({ "emulated": "the figures measure the emulator" });
+    }
+    let o = opts(Decider::Welch, Correction::Holm);
+    let c = build(&rs, &o).unwrap();
+    assert_eq!(verdicts(&c), vec![Verdict::Emulated]);
+    assert!(
+        c.above[0].starts_with("emulated: 5 of 10 runs come from emulated guests (the figures measure the emulator); no verdict"),
+        "{:?}",
+        c.above
+    );
+    let allowed = build(
+        &rs,
+        &Options {
+            allow_emulated: true,
+            ..o.clone()
+        },
+    )
+    .unwrap();
+    assert_eq!(verdicts(&allowed), vec![Verdict::Worse]);
+    assert!(allowed.above[0].contains("given anyway (--allow-emulated)"));
+    // Without emulated runs nothing is said above the scoreboard.
+    let plain = build(&runs(&a, &b, "us"), &o).unwrap();
+    assert!(plain.above.is_empty());
+    assert_eq!(verdicts(&plain), vec![Verdict::Worse]);
+}

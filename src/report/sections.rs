@@ -588,6 +588,30 @@ mod tests {
         }
     }
 
+    /// What a reader must know first (runs from emulated guests) comes
+    /// before the scoreboard in every format.
+    #[test]
+    fn emulated_runs_are_said_above_the_scoreboard() {
+        let mut rs = hackbench_runs(serde_json::json!({}), 1);
+        for r in rs.iter_mut().filter(|r| r.label == "b") {
+            r.settings["health"] =
+                serde_json::json!({ "emulated": "the figures measure the emulator" });
+        }
+        let c = build(&rs, &options()).unwrap();
+        let t = crate::report::terminal::render(&c, false, false);
+        assert!(
+            t.starts_with("emulated: 3 of 6 runs come from emulated guests"),
+            "{t}"
+        );
+        let md = crate::report::markdown::render(&c, false, None);
+        assert!(
+            md.find("> **emulated: 3 of 6").unwrap() < md.find("Scoreboard").unwrap(),
+            "{md}"
+        );
+        let html = crate::report::html::render(&c, &[], &Vec::new());
+        assert!(html.find("warn above").unwrap() < html.find("<h2>Scoreboard").unwrap());
+    }
+
     /// What an equivalent row and a hopelessly noisy one say in the note
     /// column: the 90 % interval equivalence was decided on; "not even
     /// ×10" rather than a factor in the thousands.

@@ -168,7 +168,7 @@ fn plausible(r: &str) -> bool {
 
 /// The format and the version string (release first), from the file's
 /// first bytes.
-fn read_version(head: &[u8]) -> (Format, Option<String>) {
+pub fn read_version(head: &[u8]) -> (Format, Option<String>) {
     let u16_at = |at: usize| {
         head.get(at..at + 2)
             .map(|b| u16::from_le_bytes([b[0], b[1]]))

@@ -22,12 +22,12 @@
 
 mod accel;
 mod boot;
-mod channel;
+pub mod channel;
 pub mod guest;
-mod image;
+pub mod image;
 mod initramfs;
 mod job;
-mod modules;
+pub mod modules;
 pub mod plan;
 mod qemu;
 mod qmp;

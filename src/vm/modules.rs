@@ -134,7 +134,7 @@ fn depends(file: &Path) -> Result<Vec<String>> {
 }
 
 /// `depends=a,b` from NUL-separated `key=value` strings.
-fn modinfo_depends(info: &[u8]) -> Vec<String> {
+pub fn modinfo_depends(info: &[u8]) -> Vec<String> {
     info.split(|b| *b == 0)
         .filter_map(|kv| kv.strip_prefix(b"depends="))
         .flat_map(|list| {

@@ -107,3 +107,19 @@ impl fmt::Display for GateFailed {
 }
 
 impl std::error::Error for GateFailed {}
+
+/// A command whose exit status is its answer (`kbench decide`: 1 for
+/// "like bad", 125 for "cannot tell"), with a line to say, if any.
+#[derive(Debug)]
+pub struct Exit {
+    pub code: i32,
+    pub message: Option<String>,
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "exit {}", self.code)
+    }
+}
+
+impl std::error::Error for Exit {}

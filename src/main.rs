@@ -12,6 +12,7 @@
 
 mod bench;
 mod benchmarks;
+mod bisect;
 mod cli;
 mod cmd;
 mod compare;
@@ -71,6 +72,12 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
     if err.downcast_ref::<error::Interrupted>().is_some() {
         eprintln!("kbench: interrupted; what finished was kept");
         return error::EXIT_INTERRUPTED;
+    }
+    if let Some(x) = err.downcast_ref::<error::Exit>() {
+        if let Some(m) = &x.message {
+            eprintln!("kbench: {}", text::clean(m));
+        }
+        return x.code;
     }
     if let Some(g) = err.downcast_ref::<error::GateFailed>() {
         eprintln!("kbench: {g}");

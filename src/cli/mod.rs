@@ -3,13 +3,15 @@
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
+mod bisect;
 mod experiment;
 mod vm;
 use crate::session::GlobalArgs;
 use crate::values;
 
+pub use bisect::{BisectArgs, DecideArgs};
 pub use experiment::{CampaignCommand, MatrixArgs};
-pub use vm::{AccelArg, VmArgs};
+pub use vm::{AccelArg, MachineArgs, VmArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -48,7 +50,14 @@ impl Cli {
                     "kbench: {}",
                     crate::text::clean(&crate::text::one_line(&e.to_string()))
                 );
-                std::process::exit(2)
+                // `git bisect run` reads 1-127 but 125 as "bad": a typo in
+                // a decide command line must stop it instead.
+                let decide = std::env::args().skip(1).any(|a| a == "decide");
+                std::process::exit(if decide {
+                    crate::bisect::decide::EXIT_ABORT
+                } else {
+                    2
+                })
             }
         }
     }
@@ -111,6 +120,14 @@ pub enum Command {
     /// The first process of a `kbench vm` guest (kbench is the guest's /init)
     #[command(hide = true)]
     VmGuest,
+    /// Which change made it slower: a bisection of commits, images or labels, each step decided
+    /// with its share of the error, the culprit confirmed against its parent
+    Bisect(BisectArgs),
+    /// Is the current candidate like the good or the bad label? Exit 0, 1 or 125 for git bisect run
+    Decide(DecideArgs),
+    /// Simulated bisections: kbench's runs and culprits beside Pinpoint's (bench/bisect-runs.sh)
+    #[command(hide = true)]
+    BisectSim(BisectSimArgs),
     /// Undo an --isolate or a matrix's knob changes that kbench could not undo itself (after a crash)
     Restore {
         /// Wait until this kbench process dies, then undo its isolation (the janitor)
@@ -178,6 +195,27 @@ impl Subcommand for Registered {
     fn has_subcommand(name: &str) -> bool {
         crate::registry::find(name).is_some()
     }
+}
+
+/// `bisect-sim`'s flags.
+#[derive(Args, Debug, Clone)]
+pub struct BisectSimArgs {
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(3..=100_000))]
+    pub candidates: u64,
+    /// Shifts to simulate (%)
+    #[arg(long, value_delimiter = ',', default_values_t = [5.0, 10.0, 30.0])]
+    pub shift: Vec<f64>,
+    /// Coefficients of variation to simulate (%)
+    #[arg(long, value_delimiter = ',', default_values_t = [5.0, 20.0])]
+    pub cv: Vec<f64>,
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub trials: u64,
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    #[arg(long, default_value_t = 80, value_parser = clap::value_parser!(u64).range(3..=1000))]
+    pub max_runs: u64,
+    #[arg(long, default_value_t = 2026)]
+    pub seed: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]

@@ -74,6 +74,32 @@ pub struct VmArgs {
     /// Boots of each kernel
     #[arg(long, value_name = "N", default_value = "3", value_parser = boots)]
     pub boots: usize,
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// Add an A/A calibration: the first kernel booted again under a second label (LABEL/aa),
+    /// compared with itself before the kernels are compared
+    #[arg(long)]
+    pub aa: bool,
+    /// Seed of the boot order (default: a fresh one, printed and stored)
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Print the plan (kernels, labels, accelerator, placement, order) and boot nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Give verdicts on emulated runs in the closing comparison
+    #[arg(long)]
+    pub allow_emulated: bool,
+    /// The closing report with whole labels and no wrapping
+    #[arg(long)]
+    pub wide: bool,
+    /// The kbench command each guest runs: a benchmark with its flags, `run SCENARIO` or `matrix …`
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// The guests' machine: shared by `vm` and `bisect --vm`.
+#[derive(Args, Debug, Clone)]
+pub struct MachineArgs {
     /// vCPUs of each guest [default: the host's CPUs less one, so QEMU's own threads have one]
     #[arg(long, value_name = "N", value_parser = cpus)]
     pub cpus: Option<usize>,
@@ -86,10 +112,6 @@ pub struct VmArgs {
     /// Accelerator
     #[arg(long, value_enum, default_value_t = AccelArg::Auto)]
     pub accel: AccelArg,
-    /// Add an A/A calibration: the first kernel booted again under a second label (LABEL/aa),
-    /// compared with itself before the kernels are compared
-    #[arg(long)]
-    pub aa: bool,
     /// Share the host's root read-only with the guests (9p) and run the command in it, for
     /// commands that need the host's tools (a timed build)
     #[arg(long)]
@@ -97,25 +119,10 @@ pub struct VmArgs {
     /// Run the vCPU threads at this SCHED_FIFO priority (needs root or CAP_SYS_NICE)
     #[arg(long, value_name = "PRIO", value_parser = rt_priority)]
     pub rt_priority: Option<i32>,
-    /// Seed of the boot order (default: a fresh one, printed and stored)
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Print the plan (kernels, labels, accelerator, placement, order) and boot nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Give verdicts on emulated runs in the closing comparison
-    #[arg(long)]
-    pub allow_emulated: bool,
     /// Copy each guest's console to stderr as it runs
     #[arg(long)]
     pub console: bool,
     /// The QEMU system emulator [default: qemu-system-x86_64 on PATH]
     #[arg(long, value_name = "PATH")]
     pub qemu: Option<PathBuf>,
-    /// The closing report with whole labels and no wrapping
-    #[arg(long)]
-    pub wide: bool,
-    /// The kbench command each guest runs: a benchmark with its flags, `run SCENARIO` or `matrix …`
-    #[arg(last = true, required = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
 }

@@ -5,6 +5,7 @@
 //! in `lifecycle/<name>.rs`; the plumbing every command shares (the
 //! fingerprint, the label, the store) is `session::Ctx`.
 
+mod bisect;
 mod compare;
 mod experiment;
 mod import;
@@ -57,6 +58,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Campaign(c) => experiment::campaign(&ctx, &c),
         Command::Vm(a) => vm::vm(&ctx, &a),
         Command::VmGuest => vm::guest(),
+        Command::Bisect(a) => bisect::bisect(&ctx, &a),
+        Command::Decide(a) => bisect::decide(&ctx, &a),
+        Command::BisectSim(a) => bisect::sim(&ctx, &a),
         Command::Restore { after, remove } => restore::run(after, &remove),
         Command::HealthMonitor {
             root,

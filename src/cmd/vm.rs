@@ -1,6 +1,6 @@
 //! `kbench vm`: flags to options; and the guest's first process.
 
-use crate::cli::{AccelArg, VmArgs};
+use crate::cli::{AccelArg, MachineArgs, VmArgs};
 use crate::session::Ctx;
 use anyhow::Result;
 
@@ -19,22 +19,11 @@ pub fn vm(ctx: &Ctx, a: &VmArgs) -> Result<()> {
         kernels: a.kernel.clone(),
         append: a.append.clone(),
         boots: a.boots,
-        cpus: a.cpus,
-        memory_mib: a.memory,
-        timeout: a.timeout,
-        accel: match a.accel {
-            AccelArg::Auto => crate::vm::Accel::Auto,
-            AccelArg::Kvm => crate::vm::Accel::Kvm,
-            AccelArg::Tcg => crate::vm::Accel::Tcg,
-        },
+        machine: machine(&a.machine),
         aa: a.aa,
-        share_root: a.share_root,
-        rt_priority: a.rt_priority,
         seed: a.seed,
         dry_run: a.dry_run,
         allow_emulated: a.allow_emulated,
-        console: a.console,
-        qemu: a.qemu.clone(),
         isolate: ctx.global.isolate,
         command: a.command.clone(),
         parse: crate::cli::check,
@@ -44,6 +33,24 @@ pub fn vm(ctx: &Ctx, a: &VmArgs) -> Result<()> {
         json: ctx.global.json,
         wide: a.wide,
     })
+}
+
+/// The machine's flags as options (shared with `bisect --vm`).
+pub fn machine(a: &MachineArgs) -> crate::vm::MachineOptions {
+    crate::vm::MachineOptions {
+        qemu: a.qemu.clone(),
+        accel: match a.accel {
+            AccelArg::Auto => crate::vm::Accel::Auto,
+            AccelArg::Kvm => crate::vm::Accel::Kvm,
+            AccelArg::Tcg => crate::vm::Accel::Tcg,
+        },
+        cpus: a.cpus,
+        memory_mib: a.memory,
+        timeout: a.timeout,
+        rt_priority: a.rt_priority,
+        share_root: a.share_root,
+        console: a.console,
+    }
 }
 
 /// The guest's first process (`/init` of a `kbench vm` guest).

@@ -408,7 +408,7 @@ fn child(o: &Options, exe: &std::path::Path, c: &Combination, tag: &serde_json::
 
 /// Wait for the child, passing a stop request on while it is still ours
 /// (unreaped, so its PID cannot be another process's).
-pub(super) fn wait(mut child: std::process::Child) -> Result<Option<i32>> {
+pub fn wait(mut child: std::process::Child) -> Result<Option<i32>> {
     let mut passed_on = false;
     loop {
         if let Some(st) = child.try_wait()? {

@@ -12,6 +12,7 @@ pub mod bootstrap;
 pub mod describe;
 pub mod effect;
 pub mod interval;
+pub mod ks;
 
 pub mod mann_whitney;
 pub mod multiple;

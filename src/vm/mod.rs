@@ -25,24 +25,24 @@ mod boot;
 pub mod channel;
 pub mod guest;
 pub mod image;
-mod initramfs;
+pub mod initramfs;
 mod job;
+mod machine;
 pub mod modules;
 pub mod plan;
 mod qemu;
 mod qmp;
 mod record;
-mod report;
+pub mod report;
 
 pub use accel::Wanted as Accel;
+pub use image::Image;
+pub use machine::{Booted, Guest, Machine, MachineOptions, Place};
 pub use plan::KernelSpec;
 
 use crate::error::input;
-use crate::store::RunStatus;
-use anyhow::{anyhow, Result};
-use image::Image;
+use anyhow::Result;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// What to boot and run.
 #[derive(Clone, Debug)]
@@ -51,19 +51,11 @@ pub struct Options {
     /// More kernel command line, after kbench's own words.
     pub append: Option<String>,
     pub boots: usize,
-    /// vCPUs [default: the host's CPUs less one, at least one].
-    pub cpus: Option<usize>,
-    pub memory_mib: u64,
-    pub timeout: Duration,
-    pub accel: Accel,
+    pub machine: MachineOptions,
     pub aa: bool,
-    pub share_root: bool,
-    pub rt_priority: Option<i32>,
     pub seed: Option<u64>,
     pub dry_run: bool,
     pub allow_emulated: bool,
-    pub console: bool,
-    pub qemu: Option<PathBuf>,
     pub isolate: bool,
     /// The kbench command each guest runs.
     pub command: Vec<String>,
@@ -81,10 +73,10 @@ const BASE_CMDLINE: &str = "console=ttyS0 panic=-1 quiet";
 
 /// A kernel's whole command line: kbench's words, `--append`, the
 /// kernel's own (`IMAGE=LABEL;ARGS`), then init's argument.
-fn cmdline(o: &Options, k: &KernelSpec) -> String {
+pub fn cmdline(append: Option<&str>, own: Option<&str>) -> String {
     let mut words = vec![BASE_CMDLINE];
-    words.extend(o.append.as_deref().map(str::trim).filter(|a| !a.is_empty()));
-    words.extend(k.append.as_deref());
+    words.extend(append.map(str::trim).filter(|a| !a.is_empty()));
+    words.extend(own.map(str::trim).filter(|a| !a.is_empty()));
     words.push("-- vm-guest");
     words.join(" ")
 }
@@ -112,8 +104,8 @@ fn check_command(o: &Options) -> Result<()> {
 
 /// The command as the guest runs it: a scenario file given by path is
 /// put into the initramfs and named there.
-fn guest_command(o: &Options) -> Result<(Vec<String>, Vec<initramfs::Entry>)> {
-    let mut cmd = o.command.clone();
+pub fn guest_command(command: &[String]) -> (Vec<String>, Vec<initramfs::Entry>) {
+    let mut cmd = command.to_vec();
     let mut files = Vec::new();
     if cmd.first().map(String::as_str) == Some("run") {
         if let Some(arg) = cmd.get(1).filter(|a| Path::new(a.as_str()).is_file()) {
@@ -130,7 +122,7 @@ fn guest_command(o: &Options) -> Result<(Vec<String>, Vec<initramfs::Entry>)> {
             cmd[1] = format!("/{inside}");
         }
     }
-    Ok((cmd, files))
+    (cmd, files)
 }
 
 /// The whole session.
@@ -144,9 +136,12 @@ pub fn run(o: &Options) -> Result<()> {
             "kbench vm compares kernels: give two --kernel, or one with --aa (the kernel against itself)",
         ));
     }
-    let qemu = qemu::find(o.qemu.as_deref())?;
-    let accel = accel::choose(o.accel, Path::new("/")).map_err(crate::error::resource)?;
-    let cmdlines: Vec<String> = o.kernels.iter().map(|k| cmdline(o, k)).collect();
+    let machine = Machine::new(&o.machine)?;
+    let cmdlines: Vec<String> = o
+        .kernels
+        .iter()
+        .map(|k| cmdline(o.append.as_deref(), k.append.as_deref()))
+        .collect();
     let images = o
         .kernels
         .iter()
@@ -156,26 +151,16 @@ pub fn run(o: &Options) -> Result<()> {
         })
         .collect::<Result<Vec<_>>>()?;
     let arms = plan::arms(&images, &o.kernels, &cmdlines, o.aa)?;
-    let online = crate::sys::cpus::online_here();
-    let cpus = o
-        .cpus
-        .unwrap_or_else(|| online.len().saturating_sub(1).max(1));
     let seed = o.seed.unwrap_or_else(crate::experiment::order::fresh_seed);
     let order = plan::order(arms.len(), o.boots, seed);
-    let exe = self_binary()?;
-    let session = Session {
+    let mut session = Session {
         id: format!("vm{}", &crate::sys::proc::random_hex128()[..12]),
-        qemu,
-        accel,
+        machine,
         cmdlines,
         images,
         arms,
         order,
         seed,
-        cpus,
-        placement: plan::placement(&online, cpus, o.rt_priority),
-        hugepages: plan::hugepages(o.memory_mib),
-        exe,
     };
     report::plan(o, &session);
     if o.dry_run {
@@ -187,285 +172,120 @@ pub fn run(o: &Options) -> Result<()> {
 /// Everything decided before the first boot.
 pub struct Session {
     pub id: String,
-    pub qemu: qemu::Qemu,
-    pub accel: accel::Choice,
+    pub machine: Machine,
     /// Each kernel's command line.
     pub cmdlines: Vec<String>,
     pub images: Vec<Image>,
     pub arms: Vec<plan::Arm>,
     pub order: Vec<Vec<usize>>,
     pub seed: u64,
-    pub cpus: usize,
-    pub placement: boot::Placement,
-    pub hugepages: std::result::Result<PathBuf, String>,
-    pub exe: PathBuf,
 }
 
-/// kbench's own binary, which must be linked statically: it is the
-/// guest's whole userland.
-fn self_binary() -> Result<PathBuf> {
-    use object::Object;
-    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
-    let data = std::fs::read(&exe)?;
-    let obj = object::File::parse(&*data).map_err(|e| anyhow!("reading {}: {e}", exe.display()))?;
-    // A dynamic executable names its loader in `.interp`.
-    if obj.section_by_name(".interp").is_some() {
-        return Err(input(format!(
-            "kbench vm makes kbench itself the guest's userland, and {} is linked dynamically: build it statically (the default on glibc, see the README)",
-            exe.display()
-        )));
+/// Keep every other process off the vCPUs' CPUs for the session, when
+/// asked and possible (said when not).
+pub fn isolate(
+    o_isolate: bool,
+    m: &mut Machine,
+    say: impl Fn(&str),
+) -> Option<Box<crate::isolate::Isolation>> {
+    if !o_isolate || m.placement.vcpu_cpus.is_empty() {
+        return None;
     }
-    Ok(exe)
+    match crate::isolate::apply(Some(&m.placement.vcpu_cpus), std::process::id() as i32) {
+        crate::isolate::Outcome::Isolated(i) => {
+            m.isolated = Some(i.summary.clone());
+            Some(i)
+        }
+        crate::isolate::Outcome::NotPossible(why) => {
+            say(&format!(
+                "--isolate: not possible ({why}); the boots go on without"
+            ));
+            None
+        }
+    }
 }
 
 impl Session {
-    fn label_of(&self, arm: usize) -> &str {
-        &self.arms[arm].label
-    }
-
     /// Write each arm's initramfs; then every boot in order.
-    fn boot_all(&self, o: &Options) -> Result<()> {
+    fn boot_all(&mut self, o: &Options) -> Result<()> {
         let scratch = crate::isolate::Scratch::in_tmp("vm")?;
-        let (command, files) = guest_command(o)?;
-        let bin = std::fs::metadata(&self.exe)?.len();
-        plan::check_room(
-            o.memory_mib,
-            bin + (64 << 20),
-            self.arms.len(),
-            scratch.path(),
-        )?;
+        let (command, files) = guest_command(&o.command);
+        self.machine.check_room(self.arms.len(), scratch.path())?;
         let mut initrds = Vec::new();
         for (i, arm) in self.arms.iter().enumerate() {
             let path = scratch.path().join(format!("initramfs-{i}.cpio"));
-            self.write_initramfs(o, arm, &command, &files, &path)?;
+            self.machine
+                .initramfs(&self.guest(arm, &command, &files), &path)?;
             initrds.push(path);
         }
-        let mut isolation = if o.isolate && !self.placement.vcpu_cpus.is_empty() {
-            match crate::isolate::apply(Some(&self.placement.vcpu_cpus), std::process::id() as i32)
-            {
-                crate::isolate::Outcome::Isolated(i) => Some(i),
-                crate::isolate::Outcome::NotPossible(why) => {
-                    report::say(
-                        o,
-                        &format!("--isolate: not possible ({why}); the boots go on without"),
-                    );
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        let isolated = isolation.as_ref().map(|i| i.summary.clone());
-        let mut store = crate::store::open(o.db.as_deref(), crate::store::Access::ReadWrite)?;
-        let mut log = report::Log::new(self);
-        let flat: Vec<usize> = self.order.iter().flatten().copied().collect();
-        let mut outcome = Ok(());
-        for (n, &arm) in flat.iter().enumerate() {
-            let dir = scratch.path().join(format!("boot-{}", n + 1));
-            std::fs::create_dir(&dir)?;
-            let r = self.one_boot(
-                o,
-                &mut *store,
-                &mut log,
-                n,
-                arm,
-                &initrds[arm],
-                &dir,
-                &command,
-                &isolated,
-            );
-            store.put_document("vm", &self.id, &serde_json::to_string(&log.document())?)?;
-            if let Err(e) = r {
-                outcome = Err(e);
-                break;
-            }
-        }
+        let mut isolation = isolate(o.isolate, &mut self.machine, |m| report::say(o, m));
+        let outcome = self.boots(o, &initrds, &command, &files, scratch.path());
         if let Some(i) = isolation.as_mut() {
             i.undo();
         }
-        outcome?;
+        let (store, log) = outcome?;
         report::closing(o, self, &*store, &log)
     }
 
-    fn write_initramfs(
+    fn guest<'a>(
+        &'a self,
+        arm: &'a plan::Arm,
+        command: &'a [String],
+        files: &'a [initramfs::Entry],
+    ) -> Guest<'a> {
+        Guest {
+            image: &self.images[arm.kernel],
+            cmdline: &self.cmdlines[arm.kernel],
+            label: &arm.label,
+            command,
+            files,
+        }
+    }
+
+    /// Every boot in order, each stored as it ends; the session's record
+    /// kept in the store after each.
+    fn boots(
         &self,
         o: &Options,
-        arm: &plan::Arm,
+        initrds: &[PathBuf],
         command: &[String],
         files: &[initramfs::Entry],
-        path: &Path,
-    ) -> Result<()> {
-        let img = &self.images[arm.kernel];
-        let mut entries = vec![initramfs::Entry {
-            name: "init".into(),
-            source: initramfs::Source::File(self.exe.clone()),
-            mode: 0o755,
-        }];
-        let mut module_names = Vec::new();
-        if o.share_root {
-            for (i, m) in share_root_modules(img)?.into_iter().enumerate() {
-                let name = format!(
-                    "{}/{i:02}-{}",
-                    initramfs::MODULES_DIR,
-                    m.file_name()
-                        .map(|f| f.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                );
-                module_names.push(name.clone());
-                entries.push(initramfs::Entry {
-                    name,
-                    source: initramfs::Source::File(m),
-                    mode: 0o644,
-                });
+        scratch: &Path,
+    ) -> Result<(Box<dyn crate::store::Store>, report::Log)> {
+        let mut store = crate::store::open(o.db.as_deref(), crate::store::Access::ReadWrite)?;
+        let mut log = report::Log::new(self);
+        let flat: Vec<usize> = self.order.iter().flatten().copied().collect();
+        for (n, &arm) in flat.iter().enumerate() {
+            let dir = scratch.join(format!("boot-{}", n + 1));
+            std::fs::create_dir(&dir)?;
+            let a = &self.arms[arm];
+            let at = Place {
+                session: &self.id,
+                number: n + 1,
+                of: flat.len(),
+                experiment: serde_json::json!({
+                    "kind": "vm", "id": self.id, "round": n + 1, "position": arm + 1,
+                    "kernel": a.kernel, "arm": arm,
+                }),
+            };
+            let bar = report::Bar::start(o, n + 1, flat.len(), &a.label);
+            let booted = self.machine.boot(
+                &mut *store,
+                &self.guest(a, command, files),
+                &initrds[arm],
+                &dir,
+                &at,
+                |t| bar.tick(t),
+            );
+            bar.finish();
+            let booted = booted?;
+            log.boot(n + 1, arm, &booted);
+            report::boot_line(o, self, n + 1, flat.len(), arm, &booted);
+            store.put_document("vm", &self.id, &serde_json::to_string(&log.document())?)?;
+            if booted.outcome.interrupted {
+                return Err(crate::error::Interrupted.into());
             }
         }
-        if let Some(c) = &img.config {
-            entries.push(initramfs::Entry {
-                name: job::CONFIG.into(),
-                source: initramfs::Source::File(c.clone()),
-                mode: 0o644,
-            });
-        }
-        let j = job::Job {
-            version: job::JOB_VERSION,
-            label: arm.label.clone(),
-            command: command.to_vec(),
-            modules: module_names,
-            share_root: o.share_root,
-        };
-        entries.push(initramfs::Entry {
-            name: initramfs::JOB.into(),
-            source: initramfs::Source::Bytes(serde_json::to_vec_pretty(&j)?),
-            mode: 0o644,
-        });
-        entries.extend(files.iter().cloned());
-        initramfs::write(path, &entries)
+        Ok((store, log))
     }
-
-    /// Boot `arm` as boot `n` (0-based) and store what it gave.
-    #[allow(clippy::too_many_arguments)]
-    fn one_boot(
-        &self,
-        o: &Options,
-        store: &mut dyn crate::store::Store,
-        log: &mut report::Log,
-        n: usize,
-        arm: usize,
-        initrd: &Path,
-        dir: &Path,
-        command: &[String],
-        isolated: &Option<serde_json::Value>,
-    ) -> Result<()> {
-        let kernel = self.arms[arm].kernel;
-        let img = &self.images[kernel];
-        let launch = qemu::Launch {
-            accel: self.accel.accel,
-            cpus: self.cpus as u32,
-            memory_mib: o.memory_mib,
-            kernel: &img.path,
-            initrd,
-            append: &self.cmdlines[kernel],
-            console: &dir.join("console.log"),
-            result: &dir.join("result.bin"),
-            qmp: &dir.join("qmp.sock"),
-            share_root: o.share_root,
-            hugepages: self.hugepages.as_ref().ok().map(PathBuf::as_path),
-        };
-        let plan = boot::Plan {
-            qemu: &self.qemu,
-            launch,
-            dir,
-            timeout: o.timeout,
-            placement: &self.placement,
-            console: o.console,
-        };
-        let total = self.order.iter().map(Vec::len).sum::<usize>();
-        let bar = report::Bar::start(o, n + 1, total, self.label_of(arm));
-        let out = boot::run(&plan, |t| bar.tick(t))?;
-        bar.finish();
-        let vm = report::vm_settings(self, o, &out, isolated, n + 1, kernel);
-        let b = record::Boot {
-            session: &self.id,
-            label: self.label_of(arm),
-            kernel,
-            arm,
-            number: n + 1,
-            of: total,
-            image: img,
-            vm,
-            emulated: self.accel.emulated.as_deref(),
-            command,
-            started: out.started,
-            ended: out.started + out.wall_s,
-        };
-        let runs = match &out.result {
-            Ok((rep, bytes)) => match record::guest_runs(&b, rep, bytes, dir) {
-                Ok(runs) if !runs.is_empty() => Ok(runs),
-                Ok(_) => Err(no_runs_reason(rep)),
-                Err(e) => Err(format!("{e:#}")),
-            },
-            Err(why) => Err(why.clone()),
-        };
-        let (runs, reason) = match runs {
-            Ok(r) => (r, None),
-            Err(why) => {
-                let status = if out.interrupted {
-                    RunStatus::Interrupted
-                } else {
-                    RunStatus::Failed
-                };
-                (
-                    vec![record::failed_boot(&b, &why, &out.console_tail, status)],
-                    Some(why),
-                )
-            }
-        };
-        let ids = store.save_runs(&runs)?;
-        log.boot(n + 1, arm, &out, reason.as_deref(), &runs, &ids);
-        report::boot_line(o, self, n + 1, total, arm, &out, reason.as_deref(), &ids);
-        if out.interrupted {
-            return Err(crate::error::Interrupted.into());
-        }
-        Ok(())
-    }
-}
-
-/// Why a boot whose guest answered gave no run.
-fn no_runs_reason(rep: &channel::Report) -> String {
-    let how = match (rep.exit_code, rep.signal) {
-        (Some(c), _) => format!("the command exited {c}"),
-        (_, Some(s)) => format!(
-            "the command was killed by {}",
-            crate::sys::proc::signal_name(s)
-        ),
-        _ => "the command did not run".into(),
-    };
-    if rep.problems.is_empty() {
-        format!("{how} and stored no run")
-    } else {
-        format!("{how} and stored no run: {}", rep.problems.join("; "))
-    }
-}
-
-/// The modules a guest loads to mount the host's root over virtio 9p,
-/// in load order (none where the image builds them in).
-fn share_root_modules(img: &Image) -> Result<Vec<PathBuf>> {
-    const WANTED: &[&str] = &["virtio_pci", "9pnet_virtio", "9p"];
-    let built_in = img.load_config().is_some_and(|c| {
-        ["CONFIG_VIRTIO_PCI", "CONFIG_NET_9P_VIRTIO", "CONFIG_9P_FS"]
-            .iter()
-            .all(|o| c.is_y(o))
-    });
-    if built_in {
-        return Ok(Vec::new());
-    }
-    let dir = img.modules.as_ref().ok_or_else(|| {
-        input(format!(
-            "--share-root: {} builds virtio 9p as modules (or says nothing of it), and no modules tree was found beside it (lib/modules/<release>, as a Debian package unpacks)",
-            img.path.display()
-        ))
-    })?;
-    let tree = modules::Tree::open(dir)?;
-    tree.resolve(WANTED)
-        .map_err(|e| input(format!("--share-root: {}: {e:#}", img.path.display())))
 }

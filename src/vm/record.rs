@@ -16,11 +16,7 @@ use std::path::Path;
 
 /// Everything about one boot that every run of it records.
 pub struct Boot<'a> {
-    pub session: &'a str,
     pub label: &'a str,
-    /// The kernel's index among `--kernel`s, and the arm's (A/A adds one).
-    pub kernel: usize,
-    pub arm: usize,
     /// 1-based, of `of`.
     pub number: usize,
     pub of: usize,
@@ -34,20 +30,15 @@ pub struct Boot<'a> {
     /// When the boot started and ended (Unix seconds).
     pub started: f64,
     pub ended: f64,
+    /// The experiment a run carries when the guest's command gave it none.
+    pub experiment: serde_json::Value,
 }
 
 impl Boot<'_> {
-    fn experiment(&self) -> serde_json::Value {
-        serde_json::json!({
-            "kind": "vm", "id": self.session, "round": self.number, "position": self.arm + 1,
-            "kernel": self.kernel, "arm": self.arm,
-        })
-    }
-
     fn tag(&self, r: &mut RunRecord) {
         r.settings["vm"] = self.vm.clone();
         if r.settings.get("experiment").is_none() {
-            r.settings["experiment"] = self.experiment();
+            r.settings["experiment"] = self.experiment.clone();
         }
         if let Some(why) = self.emulated {
             if !r.settings["health"].is_object() {

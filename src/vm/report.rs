@@ -3,7 +3,7 @@
 //! in the store, and the closing comparisons: the A/A calibration (the
 //! VM's own noise floor) first when asked, then the kernels.
 
-use super::{boot, Options, Session};
+use super::{Booted, Options, Session};
 use crate::compare;
 use crate::store::{RunFilter, RunRecord, Store};
 use anyhow::Result;
@@ -33,30 +33,18 @@ pub fn plan(o: &Options, s: &Session) {
         return;
     }
     let total: usize = s.order.iter().map(Vec::len).sum();
+    let m = &s.machine;
     let mut out = vec![format!(
         "kbench vm {} (seed {}): {} arm(s), {} boot(s) each, {total} boots; {} vCPU(s), {} MiB; {}",
         s.id,
         s.seed,
         s.arms.len(),
         o.boots,
-        s.cpus,
-        o.memory_mib,
-        s.qemu.version
+        m.cpus,
+        m.memory_mib,
+        m.qemu.version
     )];
-    out.push(format!(
-        "  accelerator: {} ({})",
-        s.accel.accel, s.accel.why
-    ));
-    if let Some(why) = &s.accel.emulated {
-        out.push(format!(
-            "  emulated: {why}; every run is marked so, and compare gives no verdict on them{}",
-            if o.allow_emulated {
-                " unless --allow-emulated (given)"
-            } else {
-                " unless --allow-emulated"
-            }
-        ));
-    }
+    out.extend(accel_lines(m, o.allow_emulated));
     for (i, a) in s.arms.iter().enumerate() {
         let what = if a.calibration {
             "the first kernel again, for the A/A calibration".to_string()
@@ -69,23 +57,8 @@ pub fn plan(o: &Options, s: &Session) {
             s.cmdlines[a.kernel]
         ));
     }
-    out.push(match &s.placement.not_pinned {
-        Some(why) => format!("  vCPUs not pinned: {why}"),
-        None => format!(
-            "  vCPUs on host CPUs {}, QEMU's own threads on {}{}",
-            crate::sys::cpus::format_list(&s.placement.vcpu_cpus),
-            crate::sys::cpus::format_list(&s.placement.house_cpus),
-            s.placement
-                .rt_priority
-                .map_or(String::new(), |p| format!(", vCPUs at SCHED_FIFO {p}"))
-        ),
-    });
-    out.push(match &s.hugepages {
-        Ok(p) => format!("  guest memory on hugepages ({})", p.display()),
-        Err(why) => format!("  guest memory on ordinary pages: {why}"),
-    });
+    out.extend(machine_lines(m));
     out.push(format!("  each guest runs: kbench {}", o.command.join(" ")));
-    out.push(format!("  timeout per boot: {} s", o.timeout.as_secs()));
     let order: Vec<String> = s
         .order
         .iter()
@@ -104,6 +77,43 @@ pub fn plan(o: &Options, s: &Session) {
     }
 }
 
+/// The accelerator, and what it means for the figures.
+pub fn accel_lines(m: &super::Machine, allowed: bool) -> Vec<String> {
+    let mut v = vec![format!(
+        "  accelerator: {} ({})",
+        m.accel.accel, m.accel.why
+    )];
+    if let Some(why) = &m.accel.emulated {
+        v.push(format!(
+            "  emulated: {why}; every run is marked so, and no verdict is given on them unless --allow-emulated{}",
+            if allowed { " (given)" } else { "" }
+        ));
+    }
+    v
+}
+
+/// The machine's placement, memory and timeout, as the plan says them.
+pub fn machine_lines(m: &super::Machine) -> Vec<String> {
+    vec![
+        match &m.placement.not_pinned {
+            Some(why) => format!("  vCPUs not pinned: {why}"),
+            None => format!(
+                "  vCPUs on host CPUs {}, QEMU's own threads on {}{}",
+                crate::sys::cpus::format_list(&m.placement.vcpu_cpus),
+                crate::sys::cpus::format_list(&m.placement.house_cpus),
+                m.placement
+                    .rt_priority
+                    .map_or(String::new(), |p| format!(", vCPUs at SCHED_FIFO {p}"))
+            ),
+        },
+        match &m.hugepages {
+            Ok(p) => format!("  guest memory on hugepages ({})", p.display()),
+            Err(why) => format!("  guest memory on ordinary pages: {why}"),
+        },
+        format!("  timeout per boot: {} s", m.timeout.as_secs()),
+    ]
+}
+
 /// Which boot is running, and for how long (a bar on a terminal, a line
 /// at its start elsewhere).
 pub struct Bar {
@@ -114,15 +124,26 @@ pub struct Bar {
 
 impl Bar {
     pub fn start(o: &Options, n: usize, total: usize, label: &str) -> Bar {
-        let at = format!("boot {n}/{total}");
-        if o.quiet || o.json {
+        Bar::new(
+            o.quiet || o.json,
+            o.machine.console,
+            &format!("boot {n}/{total}"),
+            label,
+        )
+    }
+
+    /// `at` says which boot (`boot 3/8`); silent when `quiet`; a line,
+    /// not a bar, off a terminal or when the console is shown.
+    pub fn new(quiet: bool, console: bool, at: &str, label: &str) -> Bar {
+        let at = at.to_string();
+        if quiet {
             return Bar {
                 bar: None,
                 label: label.into(),
                 at,
             };
         }
-        if !std::io::stderr().is_terminal() || o.console {
+        if !std::io::stderr().is_terminal() || console {
             eprintln!("{at}: {} …", crate::text::clean(label));
             return Bar {
                 bar: None,
@@ -164,61 +185,25 @@ impl Bar {
 }
 
 /// The line a finished boot leaves.
-#[allow(clippy::too_many_arguments)]
-pub fn boot_line(
-    o: &Options,
-    s: &Session,
-    n: usize,
-    total: usize,
-    arm: usize,
-    out: &boot::Outcome,
-    reason: Option<&str>,
-    ids: &[i64],
-) {
+pub fn boot_line(o: &Options, s: &Session, n: usize, total: usize, arm: usize, b: &Booted) {
     let head = format!("boot {n}/{total} {}", s.arms[arm].label);
-    let ids = crate::text::id_list(ids);
-    let line = match reason {
-        None => format!("{head}: {:.1} s to its result; runs {ids}", out.wall_s),
-        Some(why) => format!(
-            "{head}: failed after {:.1} s: {why} (stored as run {ids})",
-            out.wall_s
-        ),
-    };
-    say(
-        o,
-        &crate::text::wrap(&crate::text::clean(&line), crate::text::WIDTH),
-    );
+    say(o, &done_line(&head, b));
 }
 
-/// What the VM was, stored with each of its runs.
-pub fn vm_settings(
-    s: &Session,
-    o: &Options,
-    out: &boot::Outcome,
-    isolated: &Option<serde_json::Value>,
-    n: usize,
-    kernel: usize,
-) -> serde_json::Value {
-    serde_json::json!({
-        "session": s.id,
-        "boot": n,
-        "accel": s.accel.accel,
-        "accel_why": s.accel.why,
-        "emulated": s.accel.emulated,
-        "vcpus": s.cpus,
-        "memory_mib": o.memory_mib,
-        "qemu": s.qemu.version,
-        "cmdline": s.cmdlines[kernel],
-        "image": s.images[kernel].path.display().to_string(),
-        "image_sha256": s.images[kernel].sha256,
-        "placement": out.placement,
-        "hugepages": match &s.hugepages { Ok(p) => p.display().to_string(), Err(why) => format!("no: {why}") },
-        "host": out.host,
-        "host_cpus": crate::sys::cpus::online_here().len(),
-        "wall_s": out.wall_s,
-        "share_root": o.share_root,
-        "isolation": isolated,
-    })
+/// `head: 15.1 s to its result; runs 4-5`, or why it failed.
+pub fn done_line(head: &str, b: &Booted) -> String {
+    let ids = crate::text::id_list(&b.ids);
+    let line = match &b.failed {
+        None => format!(
+            "{head}: {:.1} s to its result; runs {ids}",
+            b.outcome.wall_s
+        ),
+        Some(why) => format!(
+            "{head}: failed after {:.1} s: {why} (stored as run {ids})",
+            b.outcome.wall_s
+        ),
+    };
+    crate::text::wrap(&crate::text::clean(&line), crate::text::WIDTH)
 }
 
 /// The session as a store document (`vm`/<id>): the plan and each boot.
@@ -239,27 +224,19 @@ impl Log {
                     "cmdline": s.cmdlines[a.kernel],
                 })).collect::<Vec<_>>(),
                 "order": s.order,
-                "accel": s.accel,
+                "accel": s.machine.accel,
                 "started": crate::sys::time::unix_now(),
             }),
             boots: Vec::new(),
         }
     }
 
-    pub fn boot(
-        &mut self,
-        n: usize,
-        arm: usize,
-        out: &boot::Outcome,
-        reason: Option<&str>,
-        runs: &[RunRecord],
-        ids: &[i64],
-    ) {
+    pub fn boot(&mut self, n: usize, arm: usize, b: &Booted) {
         self.boots.push(serde_json::json!({
             "boot": n, "arm": arm,
-            "status": match (reason, out.interrupted) { (None, _) => "ok", (_, true) => "interrupted", _ => "failed" },
-            "reason": reason, "wall_s": out.wall_s, "runs": ids,
-            "uuids": runs.iter().map(|r| r.uuid.clone()).collect::<Vec<_>>(),
+            "status": match (&b.failed, b.outcome.interrupted) { (None, _) => "ok", (_, true) => "interrupted", _ => "failed" },
+            "reason": b.failed, "wall_s": b.outcome.wall_s, "runs": b.ids,
+            "uuids": b.runs.iter().map(|r| r.uuid.clone()).collect::<Vec<_>>(),
         }));
     }
 

@@ -623,3 +623,79 @@ fn refusals_before_any_boot() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }
+
+/// A bisection over a list of Debian's kernel images, booted with --vm:
+/// where the guests would be emulated it decides nothing (the honest
+/// result), and with --allow-emulated it runs end to end, its boots
+/// stored, and says what it could or could not tell.
+#[test]
+fn a_bisection_of_kernel_images_boots_them_and_stays_honest() {
+    let Some(k) = kernels() else { return };
+    let _l = lock();
+    let vm = Vm::new();
+    let (std, rt) = (s(&k.std), s(&k.rt));
+    let base = [
+        "bisect",
+        "--candidates",
+        &std,
+        &rt,
+        &rt,
+        "--vm",
+        "--metric",
+        "p99_us",
+        "--max-runs",
+        "3",
+        "--seed",
+        "4",
+        "--timeout",
+        "300s",
+    ];
+    let with = |extra: &[&'static str]| -> Vec<String> {
+        let mut a: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a.extend(
+            ["--", "cyclictest", "-t", "1", "-D", "2s"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        a
+    };
+    let run = |a: Vec<String>| vm.run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (code, out, err) = run(with(&[]));
+    assert_eq!(code, 0, "{err}");
+    let emulated = out.contains("would boot emulated");
+    if emulated {
+        assert!(
+            out.starts_with("nothing to bisect: the candidates would boot emulated"),
+            "{out}"
+        );
+        assert!(
+            !vm.env.db().exists() || vm.runs().is_empty(),
+            "nothing was booted"
+        );
+    }
+    let (code, out, err) = run(with(&["--allow-emulated"]));
+    assert_eq!(code, 0, "{err}\n{out}");
+    let first = out.lines().next().unwrap_or("");
+    assert!(
+        [
+            "nothing to bisect",
+            "cannot tell",
+            "culprit",
+            "first bad candidate",
+            "the culprit lies among"
+        ]
+        .iter()
+        .any(|w| first.starts_with(w)),
+        "{out}"
+    );
+    // The ends' boots are stored, each a run of the guest's cyclictest.
+    let runs = vm.runs();
+    assert!(runs.len() >= 6, "{runs:?}");
+    assert!(
+        runs.iter()
+            .all(|r| r["benchmark"] == "cyclictest" && r["status"] == "complete"),
+        "{runs:?}"
+    );
+    assert!(vm.leftovers().is_empty(), "{:?}", vm.leftovers());
+}

@@ -1,0 +1,265 @@
+//! `kbench decide`: for people with a bisect loop of their own (`git
+//! bisect run kbench decide --good A --bad B -- COMMAND`).  The current
+//! candidate is measured with COMMAND (or read from its stored label)
+//! and set against the stored runs of the good and bad labels with one
+//! bisection step's test ([`super::call`], at `--alpha`); the exit status
+//! is what `git bisect run` reads: 0 like good, 1 like bad, 125 cannot
+//! tell (git skips it).  Anything else that goes wrong exits 128, which
+//! makes `git bisect run` stop rather than mark the commit bad.
+
+use super::call::{self, Call, Sides, StepRule};
+use crate::error::input;
+use crate::stats::Better;
+use crate::store::{RunFilter, RunRecord};
+use anyhow::Result;
+
+/// What `git bisect run` reads.
+pub const EXIT_GOOD: i32 = 0;
+pub const EXIT_BAD: i32 = 1;
+pub const EXIT_CANNOT_TELL: i32 = 125;
+/// Anything else: `git bisect run` stops.
+pub const EXIT_ABORT: i32 = 128;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub good: String,
+    pub bad: String,
+    /// The candidate's stored label (instead of measuring it).
+    pub candidate: Option<String>,
+    /// Measure the candidate with this kbench command (instead).
+    pub command: Vec<String>,
+    pub metrics: Vec<super::MetricArg>,
+    pub alpha: f64,
+    /// Most runs of the candidate.
+    pub cap: usize,
+    pub threshold_pct: f64,
+    pub parse: crate::experiment::ParseCommand,
+    pub env: super::Env,
+}
+
+/// Decide; `Ok(code)` is the exit status.
+pub fn run(o: &Options) -> Result<i32> {
+    if o.candidate.is_none() == o.command.is_empty() {
+        return Err(input(
+            "say what the candidate is: a kbench command after --, or --candidate LABEL of stored runs",
+        ));
+    }
+    if !o.command.is_empty() {
+        crate::experiment::matrix::check_command(&o.command, o.parse)?;
+    }
+    let good = runs_of_label(o, &o.good, true)?;
+    let bad = runs_of_label(o, &o.bad, true)?;
+    let metrics = directions(o, &good)?;
+    let ends: Vec<(Vec<f64>, Vec<f64>)> = metrics
+        .iter()
+        .map(|(m, _)| (values(&good, m), values(&bad, m)))
+        .collect();
+    let rule = StepRule {
+        alpha: o.alpha,
+        cap: cap(o, &metrics, &ends)?,
+        threshold_pct: o.threshold_pct,
+    };
+    let label = o
+        .candidate
+        .clone()
+        .unwrap_or_else(|| format!("decide-{}", &crate::sys::proc::random_hex128()[..8]));
+    let mut cand: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
+    let mut stored = match &o.candidate {
+        Some(l) => Some(runs_of_label(o, l, false)?),
+        None => None,
+    };
+    let say = |m: &str| {
+        if !o.env.quiet {
+            eprintln!("kbench decide: {}", crate::text::clean(m));
+        }
+    };
+    loop {
+        let n = cand[0].len();
+        if let Some(code) = verdict(o, &rule, &metrics, &ends, &cand, say) {
+            return Ok(code);
+        }
+        let next = match stored.as_mut() {
+            Some(runs) if !runs.is_empty() => Some(runs.remove(0)),
+            Some(_) => {
+                say(&format!(
+                    "cannot tell: {label} has only {n} stored runs, and more would be needed"
+                ));
+                return Ok(EXIT_CANNOT_TELL);
+            }
+            None => measure_one(o, &label)?,
+        };
+        let Some(r) = next else {
+            say("the candidate's command stored no complete run: cannot tell");
+            return Ok(EXIT_CANNOT_TELL);
+        };
+        for (k, (m, _)) in metrics.iter().enumerate() {
+            match values(std::slice::from_ref(&r), m).first() {
+                Some(v) => cand[k].push(*v),
+                None => return Err(input(format!("the candidate's run has no metric {m}"))),
+            }
+        }
+    }
+}
+
+/// A metric's finite values in `runs`.
+fn values(runs: &[RunRecord], m: &str) -> Vec<f64> {
+    runs.iter()
+        .filter_map(|r| r.metrics.iter().find(|x| x.name == m).map(|x| x.value))
+        .filter(|v| v.is_finite())
+        .collect()
+}
+
+/// The most candidate runs: `--max-runs`, and no more than the ends have.
+fn cap(o: &Options, metrics: &[(String, Better)], ends: &[(Vec<f64>, Vec<f64>)]) -> Result<usize> {
+    let shortest = ends
+        .iter()
+        .map(|(g, b)| g.len().min(b.len()))
+        .min()
+        .unwrap_or(0);
+    if shortest < crate::stats::sequential::MIN_RUNS {
+        return Err(input(format!(
+            "--good {} and --bad {} need at least {} runs each with {} (they have {shortest})",
+            o.good,
+            o.bad,
+            crate::stats::sequential::MIN_RUNS,
+            metrics
+                .iter()
+                .map(|m| m.0.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(o.cap.min(shortest))
+}
+
+/// The step's test on the candidate's runs so far: the exit status when
+/// it is decided.
+fn verdict(
+    o: &Options,
+    rule: &StepRule,
+    metrics: &[(String, Better)],
+    ends: &[(Vec<f64>, Vec<f64>)],
+    cand: &[Vec<f64>],
+    say: impl Fn(&str),
+) -> Option<i32> {
+    let n = cand[0].len();
+    let sides: Vec<Sides> = metrics
+        .iter()
+        .zip(ends)
+        .zip(cand)
+        .map(|(((name, better), (g, b)), c)| Sides {
+            name,
+            better: *better,
+            good: &g[..n.min(g.len())],
+            bad: &b[..n.min(b.len())],
+            cand: c,
+        })
+        .collect();
+    match call::candidate(rule, &sides) {
+        Call::LikeGood => {
+            say(&format!("like good ({} after {n} runs)", o.good));
+            Some(EXIT_GOOD)
+        }
+        Call::LikeBad { .. } => {
+            say(&format!("like bad ({} after {n} runs)", o.bad));
+            Some(EXIT_BAD)
+        }
+        Call::CannotTell(why) => {
+            say(&format!("cannot tell: {why}"));
+            Some(EXIT_CANNOT_TELL)
+        }
+        Call::NotYet => None,
+    }
+}
+
+/// The complete runs of `label`, oldest first (`needed`: none is an error).
+fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord>> {
+    let store = crate::store::open(o.env.db.as_deref(), crate::store::Access::ReadOnly)?;
+    let f = RunFilter {
+        labels: vec![label.to_string()],
+        only_complete: true,
+        ..Default::default()
+    };
+    let runs = store.load_runs(&f, false)?;
+    if needed && runs.is_empty() {
+        return Err(input(format!(
+            "no complete runs under label '{label}' (see `kbench labels`)"
+        )));
+    }
+    Ok(runs)
+}
+
+/// One run of the candidate's command (a child kbench), as stored.
+fn measure_one(o: &Options, label: &str) -> Result<Option<RunRecord>> {
+    let started = crate::sys::time::unix_now();
+    let mut cmd = std::process::Command::new(std::env::current_exe()?);
+    if let Some(db) = &o.env.db {
+        cmd.arg("--db").arg(db);
+    }
+    cmd.arg("--label")
+        .arg(label)
+        .arg("-q")
+        .args(&o.command)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null());
+    crate::sys::proc::on_exec(
+        &mut cmd,
+        crate::sys::proc::OnExec {
+            die_with_parent: true,
+            ..Default::default()
+        },
+    );
+    let status = crate::experiment::matrix::wait(cmd.spawn()?)?;
+    if crate::sys::signals::stop_requested() || status == Some(130) {
+        return Err(crate::error::Interrupted.into());
+    }
+    let store = crate::store::open(o.env.db.as_deref(), crate::store::Access::ReadOnly)?;
+    let f = RunFilter {
+        labels: vec![label.to_string()],
+        since: Some(started - 1.0),
+        only_complete: true,
+        ..Default::default()
+    };
+    Ok(store.load_runs(&f, false)?.into_iter().last())
+}
+
+/// The metrics and their directions: given, else the good runs'
+/// benchmark's headline; directions from the stored runs.
+fn directions(o: &Options, good: &[RunRecord]) -> Result<Vec<(String, Better)>> {
+    let names: Vec<String> = if o.metrics.is_empty() {
+        let b = &good[0].benchmark;
+        let e = crate::registry::find(b).ok_or_else(|| {
+            input(format!(
+                "say which metric: --metric NAME ({b} has no headline metric kbench knows)"
+            ))
+        })?;
+        vec![e.headline.to_string()]
+    } else {
+        o.metrics.iter().map(|m| m.name.clone()).collect()
+    };
+    names
+        .iter()
+        .map(|n| {
+            let given = o
+                .metrics
+                .iter()
+                .find(|m| &m.name == n)
+                .and_then(|m| m.better);
+            let stored = good
+                .iter()
+                .flat_map(|r| &r.metrics)
+                .find(|m| &m.name == n)
+                .map(|m| m.better);
+            match given.or(stored) {
+                Some(b) if b != Better::Neither => Ok((n.clone(), b)),
+                None => Err(input(format!(
+                    "the runs of --good {} have no metric {n}",
+                    o.good
+                ))),
+                _ => Err(input(format!(
+                    "--metric {n} has no direction: give {n}:lower or {n}:higher"
+                ))),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,237 @@
+//! The four kinds of decision a bisection makes, each measured with
+//! [`State::measure`] and decided with [`super::call`]: the ends (which
+//! metrics got worse), a candidate (like good, like bad, or cannot
+//! tell), the confirmation (the culprit against its parent, afresh) and
+//! the revert (the culprit undone on the bad end).
+
+use super::call::{self, Call, Ends, Sides};
+use super::search::{Change, Measure, Role, State};
+use crate::stats::Better;
+use anyhow::Result;
+
+impl State {
+    /// The ends: which metrics got worse.  `Some(why)` when none did.
+    pub(super) fn decide_ends(
+        &mut self,
+        m: &mut dyn Measure,
+        last: usize,
+    ) -> Result<Option<String>> {
+        let k = self.open_step("ends", last);
+        let names: Vec<String> = self.metrics.iter().map(|x| x.0.clone()).collect();
+        let (vals, _) = self.measure(m, k, &[(0, Role::Good), (last, Role::Bad)], |s, v| {
+            let metrics: Vec<(&str, Better, &[f64], &[f64])> = s
+                .metrics
+                .iter()
+                .enumerate()
+                .map(|(j, (n, b))| (n.as_str(), *b, v.v[0][j].as_slice(), v.v[1][j].as_slice()))
+                .collect();
+            match call::ends(&s.rule(k), &metrics) {
+                Ends::NotYet => None,
+                e => Some(e),
+            }
+        })?;
+        let Some(decided) = vals else {
+            return Ok(Some("an end gave no value (it does not run)".into()));
+        };
+        match decided {
+            Ends::Worse(w) => {
+                self.close_step(k, &format!("worse: {}", w.join(", ")));
+                let dropped: Vec<&String> = names.iter().filter(|n| !w.contains(n)).collect();
+                if !dropped.is_empty() {
+                    m.say(&format!(
+                        "not bisected (the ends do not show them worse): {}",
+                        dropped
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                self.bisected = w;
+                m.save(self)?;
+                Ok(None)
+            }
+            Ends::Nothing(why) => {
+                self.close_step(k, "nothing got worse");
+                Ok(Some(why))
+            }
+            Ends::NotYet => unreachable!(),
+        }
+    }
+
+    pub(super) fn bisected_idx(&self) -> Vec<usize> {
+        self.metrics
+            .iter()
+            .enumerate()
+            .filter(|(_, (n, _))| self.bisected.contains(n))
+            .map(|(j, _)| j)
+            .collect()
+    }
+
+    /// A candidate's step: `None` when it gave no value.
+    pub(super) fn decide_candidate(
+        &mut self,
+        m: &mut dyn Measure,
+        c: usize,
+        last: usize,
+    ) -> Result<Option<Call>> {
+        let k = self.open_step("candidate", c);
+        let idx = self.bisected_idx();
+        let (got, _) = self.measure(
+            m,
+            k,
+            &[(0, Role::Good), (last, Role::Bad), (c, Role::Candidate)],
+            |s, v| {
+                let sides: Vec<Sides> = idx
+                    .iter()
+                    .map(|&j| Sides {
+                        name: &s.metrics[j].0,
+                        better: s.metrics[j].1,
+                        good: &v.v[0][j],
+                        bad: &v.v[1][j],
+                        cand: &v.v[2][j],
+                    })
+                    .collect();
+                match call::candidate(&s.rule(k), &sides) {
+                    Call::NotYet => None,
+                    d => Some(d),
+                }
+            },
+        )?;
+        if let Some(d) = &got {
+            let said = match d {
+                Call::LikeGood => "like good".to_string(),
+                Call::LikeBad { partly: false } => "like bad".to_string(),
+                Call::LikeBad { partly: true } => {
+                    "like bad (and unlike the bad end too: the change may come in parts)"
+                        .to_string()
+                }
+                Call::CannotTell(_) => "cannot tell".to_string(),
+                Call::NotYet => String::new(),
+            };
+            self.close_step(k, &said);
+            m.say(&format!(
+                "{} {}: {said} after {} units a side",
+                self.candidates[c].name, self.candidates[c].detail, self.steps[k].units
+            ));
+        }
+        Ok(got)
+    }
+
+    /// The culprit against its parent, afresh: confirmed when worse in a
+    /// bisected metric; the change and its 95 % interval per metric.
+    pub(super) fn confirm(
+        &mut self,
+        m: &mut dyn Measure,
+        parent: usize,
+        culprit: usize,
+    ) -> Result<(bool, Vec<Change>)> {
+        let k = self.open_step("confirm", culprit);
+        let idx = self.bisected_idx();
+        let (got, vals) = self.measure(
+            m,
+            k,
+            &[(parent, Role::Parent), (culprit, Role::Culprit)],
+            |s, v| {
+                let n = v.rounds();
+                let rule = s.rule(k);
+                if !crate::stats::sequential::is_look(n, rule.cap)
+                    || n < crate::stats::sequential::MIN_RUNS
+                {
+                    return None;
+                }
+                let a = crate::stats::sequential::alpha_at(
+                    rule.alpha / idx.len().max(1) as f64,
+                    n,
+                    rule.cap,
+                );
+                let worse = idx.iter().any(|&j| {
+                    call::worse(
+                        &v.v[1][j],
+                        &v.v[0][j],
+                        s.metrics[j].1,
+                        a,
+                        rule.threshold_pct,
+                    )
+                });
+                (worse || n >= rule.cap).then_some(worse)
+            },
+        )?;
+        let confirmed = got == Some(true);
+        let changes = idx
+            .iter()
+            .filter_map(|&j| {
+                let (p, c) = (vals.v.first()?.get(j)?, vals.v.get(1)?.get(j)?);
+                let lr = crate::stats::interval::LogRatio::of(p, c);
+                let change = (crate::stats::describe::mean(c) / crate::stats::describe::mean(p)
+                    - 1.0)
+                    * 100.0;
+                let ci = lr.map(|l| {
+                    let (a, b) = l.ratio_ci(0.95);
+                    ((a - 1.0) * 100.0, (b - 1.0) * 100.0)
+                });
+                Some((self.metrics[j].0.clone(), change, ci))
+            })
+            .collect();
+        self.close_step(
+            k,
+            if confirmed {
+                "confirmed: worse than its parent"
+            } else {
+                "not confirmed against its parent"
+            },
+        );
+        Ok((confirmed, changes))
+    }
+
+    /// Reverting the culprit on the bad end, where it applies: better
+    /// than the bad end, or not.
+    pub(super) fn revert(&mut self, m: &mut dyn Measure, culprit: usize) -> Result<Option<String>> {
+        // A resumed bisection has it already.
+        if self.candidates.len() == self.bad_end + 1 {
+            let Some(c) = m.revert(&self.candidates[culprit]) else {
+                return Ok(None);
+            };
+            self.candidates.push(c);
+            m.save(self)?;
+        }
+        let r = self.bad_end + 1;
+        if let Err(why) = m.prepare(r) {
+            return Ok(Some(format!("the revert could not be built: {why}")));
+        }
+        let last = self.bad_end;
+        let k = self.open_step("revert", r);
+        let idx = self.bisected_idx();
+        let (got, _) = self.measure(m, k, &[(last, Role::Bad), (r, Role::Revert)], |s, v| {
+            let n = v.rounds();
+            let rule = s.rule(k);
+            if !crate::stats::sequential::is_look(n, rule.cap)
+                || n < crate::stats::sequential::MIN_RUNS
+            {
+                return None;
+            }
+            let a = crate::stats::sequential::alpha_at(
+                rule.alpha / idx.len().max(1) as f64,
+                n,
+                rule.cap,
+            );
+            let better = idx.iter().all(|&j| {
+                call::better_than(
+                    &v.v[1][j],
+                    &v.v[0][j],
+                    s.metrics[j].1,
+                    a,
+                    rule.threshold_pct,
+                )
+            });
+            (better || n >= rule.cap).then_some(better)
+        })?;
+        let said = match got {
+            Some(true) => "reverting it on the bad end makes it better again",
+            Some(false) => "reverting it on the bad end did not make it measurably better",
+            None => "the revert gave no value",
+        };
+        self.close_step(k, said);
+        Ok(Some(said.to_string()))
+    }
+}

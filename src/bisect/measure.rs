@@ -1,0 +1,530 @@
+//! The real candidates: built, measured and stored.  A unit is one run
+//! of the command as a child kbench in the candidate's work tree, one
+//! boot of its image (`--vm`), or the next stored run of a label; each is
+//! tagged (`settings.experiment`: the bisection, its decision, the
+//! candidate's role, the unit's number), so a resumed bisection reads
+//! back what it had measured.
+
+use super::git::{self, Commit};
+use super::search::{Candidate, Measure, Role, State, Status, Unit};
+use super::{Env, Plan, Runner, Source};
+use crate::error::input;
+use crate::store::{RunFilter, RunRecord, Store};
+use anyhow::{anyhow, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A list item's short name: a file's name, or the label itself.
+pub fn short_name(item: &str) -> String {
+    Path::new(item)
+        .file_name()
+        .filter(|_| Path::new(item).exists())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| item.to_string())
+}
+
+/// A candidate ready to measure.
+enum Ready {
+    /// Its work tree, built.
+    Tree(PathBuf),
+    /// Its kernel image (and the initramfs of its guest, once written).
+    Image(Box<crate::vm::Image>, Option<PathBuf>),
+    /// A stored label: its runs' values, in order, and how many are used.
+    Stored(Vec<Vec<f64>>, usize),
+}
+
+pub struct Real<'a> {
+    plan: &'a Plan,
+    env: &'a Env,
+    store: Option<Box<dyn Store>>,
+    scratch: crate::isolate::Scratch,
+    /// The git range's commits (good end first), and the revert's tree.
+    commits: Vec<Commit>,
+    revert_tree: Option<PathBuf>,
+    trees: Vec<PathBuf>,
+    ready: BTreeMap<usize, Ready>,
+    pub machine: Option<crate::vm::Machine>,
+    labels: Vec<String>,
+    metrics: Vec<String>,
+    boots: usize,
+    exe: PathBuf,
+}
+
+impl<'a> Real<'a> {
+    pub fn new(plan: &'a Plan, env: &'a Env) -> Result<Real<'a>> {
+        let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadWrite)?;
+        let scratch = crate::isolate::Scratch::in_tmp("bisect")?;
+        let commits = match &plan.source {
+            Source::Git {
+                repo, good, bad, ..
+            } => {
+                git::prune(repo);
+                git::range(repo, good, bad)?
+            }
+            Source::List { .. } => Vec::new(),
+        };
+        let machine = match &plan.runner {
+            Runner::Vm { .. } => {
+                let o = env.machine.clone().ok_or_else(|| {
+                    input("a --vm bisection needs the machine's flags again to resume: give --vm with --resume")
+                })?;
+                Some(crate::vm::Machine::new(&o)?)
+            }
+            _ => None,
+        };
+        let labels = match &plan.source {
+            Source::Git { .. } => commits
+                .iter()
+                .map(|c| format!("{}/{}", plan.label, c.short))
+                .collect(),
+            Source::List { items } if plan.runner == Runner::Stored => items.clone(),
+            Source::List { items } => items
+                .iter()
+                .enumerate()
+                .map(|(i, it)| format!("{}/{i}-{}", plan.label, short_name(it)))
+                .collect(),
+        };
+        let metrics = super::directions(plan)?.into_iter().map(|m| m.0).collect();
+        Ok(Real {
+            plan,
+            env,
+            store: Some(store),
+            scratch,
+            commits,
+            revert_tree: None,
+            trees: Vec::new(),
+            ready: BTreeMap::new(),
+            machine,
+            labels,
+            metrics,
+            boots: 0,
+            exe: std::env::current_exe()?,
+        })
+    }
+
+    fn store(&mut self) -> &mut dyn Store {
+        &mut **self
+            .store
+            .as_mut()
+            .expect("the store is open until the end")
+    }
+
+    /// Remove the work trees; hand back the store.
+    pub fn finish(mut self) -> Box<dyn Store> {
+        if let Source::Git { repo, .. } = &self.plan.source {
+            for t in self.trees.iter().chain(&self.revert_tree) {
+                git::remove_worktree(repo, t);
+            }
+        }
+        self.store.take().expect("the store is open until the end")
+    }
+
+    fn label(&self, i: usize) -> String {
+        self.labels
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("{}/revert", self.plan.label))
+    }
+
+    /// Build candidate `i` of the git range (or the revert) in a tree of its own.
+    fn build(&mut self, i: usize) -> std::result::Result<Ready, String> {
+        let Source::Git {
+            repo, build, image, ..
+        } = &self.plan.source
+        else {
+            return Err("not a git range".into());
+        };
+        let tree = match (self.commits.get(i), &self.revert_tree) {
+            (Some(c), _) => {
+                let t = self.scratch.path().join(format!("tree-{i}-{}", c.short));
+                git::worktree(repo, &t, &c.id).map_err(|e| format!("{e:#}"))?;
+                self.trees.push(t.clone());
+                t
+            }
+            (None, Some(t)) => t.clone(),
+            (None, None) => return Err("no such candidate".into()),
+        };
+        let log = self.scratch.path().join(format!("build-{i}.log"));
+        let last = git::build(&tree, build, &log)?;
+        if self.machine.is_none() {
+            return Ok(Ready::Tree(tree));
+        }
+        let img = git::image(&tree, image.as_deref(), &last)?;
+        self.image_ready(
+            i,
+            &img,
+            tree.join(".config").is_file().then(|| tree.join(".config")),
+        )
+    }
+
+    /// A built image copied out where its config is found beside it.
+    fn image_ready(
+        &self,
+        i: usize,
+        img: &Path,
+        config: Option<PathBuf>,
+    ) -> std::result::Result<Ready, String> {
+        let found =
+            crate::vm::Image::inspect(img).map_err(|e| format!("{}: {e}", img.display()))?;
+        let release = found
+            .release
+            .clone()
+            .unwrap_or_else(|| format!("candidate-{i}"));
+        let boot = self.scratch.path().join(format!("image-{i}/boot"));
+        std::fs::create_dir_all(&boot).map_err(|e| e.to_string())?;
+        let to = boot.join(format!("vmlinuz-{release}"));
+        std::fs::copy(img, &to).map_err(|e| format!("copying {}: {e}", img.display()))?;
+        if let Some(c) = config.or(found.config) {
+            let _ = std::fs::copy(c, boot.join(format!("config-{release}")));
+        }
+        let copied = crate::vm::Image::inspect(&to).map_err(|e| e.to_string())?;
+        Ok(Ready::Image(Box::new(copied), None))
+    }
+
+    /// A stored label's runs as units: each run's values, oldest first.
+    fn stored(&self, label: &str) -> std::result::Result<Ready, String> {
+        let store = self.store.as_ref().ok_or("no store")?;
+        let f = RunFilter {
+            labels: vec![label.to_string()],
+            only_complete: true,
+            ..Default::default()
+        };
+        let runs = store.load_runs(&f, false).map_err(|e| format!("{e:#}"))?;
+        let values: Vec<Vec<f64>> = runs
+            .iter()
+            .filter_map(|r| values_of(std::slice::from_ref(r), &self.metrics))
+            .collect();
+        if values.is_empty() {
+            return Err(format!(
+                "label {label} has no run with {}",
+                self.metrics.join(", ")
+            ));
+        }
+        Ok(Ready::Stored(values, 0))
+    }
+
+    /// The tag of a new unit (its own random id: a resumed bisection's
+    /// units never meet an earlier one's).
+    fn tag(&self, i: usize, step: usize, role: Role) -> serde_json::Value {
+        serde_json::json!({
+            "kind": "bisect", "id": self.plan.id, "step": step, "role": role.as_str(),
+            "candidate": i, "unit": &crate::sys::proc::random_hex128()[..12],
+        })
+    }
+
+    /// One run of the command in candidate `i`'s tree.
+    fn run_here(
+        &mut self,
+        i: usize,
+        tree: &Path,
+        tag: serde_json::Value,
+    ) -> Result<Option<Vec<f64>>> {
+        let label = self.label(i);
+        let started = crate::sys::time::unix_now();
+        let command = in_tree(&self.plan.command, &self.plan.source, tree);
+        let mut cmd = std::process::Command::new(&self.exe);
+        if let Some(db) = &self.env.db {
+            cmd.arg("--db").arg(db);
+        }
+        cmd.arg("--label")
+            .arg(&label)
+            .arg("-q")
+            .args(&command)
+            .current_dir(tree)
+            .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
+            .env(
+                crate::session::inherited::ENV_ROOT,
+                std::process::id().to_string(),
+            )
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null());
+        crate::sys::proc::on_exec(
+            &mut cmd,
+            crate::sys::proc::OnExec {
+                die_with_parent: true,
+                ..Default::default()
+            },
+        );
+        let status = crate::experiment::matrix::wait(cmd.spawn()?)?;
+        if crate::sys::signals::stop_requested() || status == Some(130) {
+            return Err(crate::error::Interrupted.into());
+        }
+        let runs = self.tagged(started, Some(&label), &tag)?;
+        Ok(values_of(&runs, &self.metrics))
+    }
+
+    /// One boot of candidate `i`'s image.
+    fn boot(&mut self, i: usize, tag: serde_json::Value) -> Result<Option<Vec<f64>>> {
+        let label = self.label(i);
+        let Some(Ready::Image(img, initrd)) = self.ready.get(&i) else {
+            return Ok(None);
+        };
+        let (img, initrd) = (img.clone(), initrd.clone());
+        let Runner::Vm { append, .. } = &self.plan.runner else {
+            return Ok(None);
+        };
+        let cmdline = crate::vm::cmdline(append.as_deref(), None);
+        let (command, files) = crate::vm::guest_command(&self.plan.command);
+        let m = self
+            .machine
+            .as_ref()
+            .expect("a --vm bisection has its machine");
+        let guest = crate::vm::Guest {
+            image: &img,
+            cmdline: &cmdline,
+            label: &label,
+            command: &command,
+            files: &files,
+        };
+        let initrd = match initrd {
+            Some(p) => p,
+            None => {
+                let p = self.scratch.path().join(format!("initramfs-{i}.cpio"));
+                m.initramfs(&guest, &p)?;
+                if let Some(Ready::Image(_, slot)) = self.ready.get_mut(&i) {
+                    *slot = Some(p.clone());
+                }
+                p
+            }
+        };
+        self.boots += 1;
+        let dir = self.scratch.path().join(format!("boot-{}", self.boots));
+        std::fs::create_dir(&dir)?;
+        let at = crate::vm::Place {
+            session: &self.plan.id,
+            number: self.boots,
+            of: 0,
+            experiment: tag,
+        };
+        let bar = crate::vm::report::Bar::new(
+            self.env.quiet || self.env.json,
+            m.console,
+            &format!("boot {}", self.boots),
+            &label,
+        );
+        let mut store = self.store.take().expect("the store is open until the end");
+        let booted = m.boot(&mut *store, &guest, &initrd, &dir, &at, |t| bar.tick(t));
+        self.store = Some(store);
+        bar.finish();
+        let booted = booted?;
+        if booted.outcome.interrupted {
+            return Err(crate::error::Interrupted.into());
+        }
+        if let Some(why) = &booted.failed {
+            self.say(&format!(
+                "{label}: {}",
+                crate::vm::report::done_line("boot", &booted)
+            ));
+            let _ = why;
+            return Ok(None);
+        }
+        let complete: Vec<RunRecord> = booted
+            .runs
+            .into_iter()
+            .filter(|r| r.status == crate::store::RunStatus::Complete)
+            .collect();
+        Ok(values_of(&complete, &self.metrics))
+    }
+
+    /// The complete runs carrying `tag`, stored since `since`.
+    fn tagged(
+        &self,
+        since: f64,
+        label: Option<&str>,
+        tag: &serde_json::Value,
+    ) -> Result<Vec<RunRecord>> {
+        let store = self
+            .store
+            .as_ref()
+            .expect("the store is open until the end");
+        let f = RunFilter {
+            labels: label.map(|l| vec![l.to_string()]).unwrap_or_default(),
+            since: Some(since - 1.0),
+            only_complete: true,
+            ..Default::default()
+        };
+        Ok(store
+            .load_runs(&f, false)?
+            .into_iter()
+            .filter(|r| same_unit(&r.settings["experiment"], tag))
+            .collect())
+    }
+}
+
+/// Is `e` (a run's experiment) the unit `tag` names?
+fn same_unit(e: &serde_json::Value, tag: &serde_json::Value) -> bool {
+    ["id", "step", "role", "candidate", "unit"]
+        .iter()
+        .all(|k| e[*k] == tag[*k])
+}
+
+/// The command with the repository's path (as given, or a path under
+/// it) turned into the candidate's work tree.
+fn in_tree(command: &[String], source: &Source, tree: &Path) -> Vec<String> {
+    let Source::Git { repo, .. } = source else {
+        return command.to_vec();
+    };
+    let mut forms = vec![repo.display().to_string()];
+    if let Ok(c) = repo.canonicalize() {
+        forms.push(c.display().to_string());
+    }
+    let t = tree.display().to_string();
+    command
+        .iter()
+        .map(|a| {
+            for f in &forms {
+                let f = f.trim_end_matches('/');
+                if a == f {
+                    return t.clone();
+                }
+                if let Some(rest) = a.strip_prefix(&format!("{f}/")) {
+                    return format!("{t}/{rest}");
+                }
+            }
+            a.clone()
+        })
+        .collect()
+}
+
+/// Each metric's mean over `runs`; `None` when a metric is in none.
+fn values_of(runs: &[RunRecord], metrics: &[String]) -> Option<Vec<f64>> {
+    metrics
+        .iter()
+        .map(|m| {
+            let v: Vec<f64> = runs
+                .iter()
+                .flat_map(|r| r.metrics.iter().filter(|x| &x.name == m).map(|x| x.value))
+                .filter(|v| v.is_finite())
+                .collect();
+            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        })
+        .collect()
+}
+
+impl Measure for Real<'_> {
+    fn prepare(&mut self, i: usize) -> std::result::Result<(), String> {
+        if self.ready.contains_key(&i) {
+            return Ok(());
+        }
+        let ready = match (&self.plan.source, &self.plan.runner) {
+            (Source::Git { .. }, _) => self.build(i)?,
+            (Source::List { items }, Runner::Stored) => self.stored(&items[i])?,
+            (Source::List { items }, _) => self.image_ready(i, Path::new(&items[i]), None)?,
+        };
+        self.ready.insert(i, ready);
+        Ok(())
+    }
+
+    fn unit(&mut self, i: usize, step: usize, role: Role) -> Result<Option<Vec<f64>>> {
+        let tag = self.tag(i, step, role);
+        match self.ready.get_mut(&i) {
+            Some(Ready::Stored(values, used)) => {
+                let v = values.get(*used).cloned();
+                *used += 1;
+                Ok(v)
+            }
+            Some(Ready::Tree(t)) => {
+                let t = t.clone();
+                self.run_here(i, &t, tag)
+            }
+            Some(Ready::Image(..)) => self.boot(i, tag),
+            None => Err(anyhow!("candidate {i} was not prepared")),
+        }
+    }
+
+    fn units_of(&self, step: usize) -> Result<Vec<Unit>> {
+        if self.plan.runner == Runner::Stored {
+            return Ok(Vec::new());
+        }
+        let tag = serde_json::json!({ "id": self.plan.id, "step": step });
+        let store = self
+            .store
+            .as_ref()
+            .expect("the store is open until the end");
+        let f = RunFilter {
+            since: Some(self.plan.started - 1.0),
+            only_complete: true,
+            ..Default::default()
+        };
+        let mut units: BTreeMap<(i64, String, String), Vec<RunRecord>> = BTreeMap::new();
+        for r in store.load_runs(&f, false)? {
+            let e = &r.settings["experiment"];
+            if e["kind"] != "bisect" || e["id"] != tag["id"] || e["step"] != tag["step"] {
+                continue;
+            }
+            let key = (
+                e["candidate"].as_i64().unwrap_or(-1),
+                e["role"].as_str().unwrap_or("").to_string(),
+                e["unit"].as_str().unwrap_or("").to_string(),
+            );
+            units.entry(key).or_default().push(r);
+        }
+        // In the order they were measured.
+        let mut units: Vec<_> = units.into_iter().collect();
+        units.sort_by(|a, b| a.1[0].started.total_cmp(&b.1[0].started));
+        let mut out = Vec::new();
+        for ((c, role, _), runs) in units {
+            let role = match role.as_str() {
+                "good" => Role::Good,
+                "bad" => Role::Bad,
+                "candidate" => Role::Candidate,
+                "parent" => Role::Parent,
+                "culprit" => Role::Culprit,
+                _ => Role::Revert,
+            };
+            if let (Ok(c), Some(values)) = (usize::try_from(c), values_of(&runs, &self.metrics)) {
+                out.push(Unit {
+                    candidate: c,
+                    role,
+                    values,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    fn revert(&mut self, culprit: &Candidate) -> Option<Candidate> {
+        let Source::Git { repo, .. } = &self.plan.source else {
+            return None;
+        };
+        let c = self
+            .commits
+            .iter()
+            .find(|c| c.short == culprit.name)?
+            .clone();
+        let bad = self.commits.last()?.clone();
+        let t = self.scratch.path().join(format!("tree-revert-{}", c.short));
+        git::worktree(repo, &t, &bad.id).ok()?;
+        self.revert_tree = Some(t.clone());
+        if !git::revert(&t, &c.id) {
+            self.say(&format!(
+                "the revert of {} does not apply cleanly on the bad end: not tried",
+                c.short
+            ));
+            return None;
+        }
+        self.labels
+            .push(format!("{}/revert-{}", self.plan.label, c.short));
+        Some(Candidate {
+            name: format!("revert-{}", c.short),
+            detail: format!("{} with {} reverted", bad.short, c.short),
+            status: Status::Untested,
+        })
+    }
+
+    fn save(&mut self, s: &State) -> Result<()> {
+        let doc = serde_json::json!({ "plan": self.plan, "state": s });
+        let id = self.plan.id.clone();
+        self.store()
+            .put_document("bisect", &id, &serde_json::to_string(&doc)?)
+    }
+
+    fn say(&mut self, line: &str) {
+        if !self.env.quiet && !self.env.json {
+            eprintln!(
+                "{}",
+                crate::text::wrap(&crate::text::clean(line), crate::text::WIDTH)
+            );
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! `kbench bisect`: which change made it slower, with the whole
+//! bisection's chance of naming a wrong culprit stated and bounded, and
+//! `kbench decide`, the verdict `git bisect run` can use.
+//!
+//! Candidates are a git range (each built in a work tree of its own) or a
+//! list (kernel images, or labels already in the store).  Every decision
+//! measures its candidate interleaved with fresh units of both ends, in
+//! seeded random rounds, and decides with a sequential test at its share
+//! of `--alpha` ([`call`], [`budget`]); a candidate that does not build
+//! or run is skipped as `git bisect skip` does.  The first bad candidate
+//! is confirmed against its parent in a comparison of its own, and where
+//! its revert applies cleanly on the bad end, the revert is measured
+//! against the bad end too.  The state is a store document, saved after
+//! every unit, so Ctrl-C, SIGKILL or a reboot lose at most the unit being
+//! measured (`--resume`).
+
+mod budget;
+mod call;
+pub mod decide;
+mod decisions;
+mod git;
+mod measure;
+mod report;
+mod search;
+mod session;
+pub mod sim;
+
+use crate::error::input;
+use crate::stats::Better;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Where the candidates come from.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Source {
+    /// A git range, each candidate built with `build`.
+    Git {
+        repo: PathBuf,
+        good: String,
+        bad: String,
+        build: String,
+        /// The built image's path in the tree (else the build's last line).
+        image: Option<PathBuf>,
+    },
+    /// An ordered list: kernel images (booted under `--vm`) or labels.
+    List { items: Vec<String> },
+}
+
+/// How a candidate is measured.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Runner {
+    /// The command runs here, in the candidate's work tree.
+    InPlace,
+    /// The candidate is a kernel image, booted once per unit.
+    Vm { append: Option<String> },
+    /// The candidates are stored labels: their runs, in order, are the
+    /// units; nothing is measured.
+    Stored,
+}
+
+/// A metric to bisect and its direction (`NAME`, or `NAME:lower|higher`
+/// where the benchmark does not declare it).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MetricArg {
+    pub name: String,
+    pub better: Option<Better>,
+}
+
+pub fn parse_metric(s: &str) -> std::result::Result<MetricArg, String> {
+    let (name, dir) = match s.rsplit_once(':') {
+        Some((n, "lower")) => (n, Some(Better::Lower)),
+        Some((n, "higher")) => (n, Some(Better::Higher)),
+        Some((_, d)) => {
+            return Err(format!(
+                "'{s}': the direction after : is lower or higher, not '{d}'"
+            ))
+        }
+        None => (s, None),
+    };
+    if name.is_empty()
+        || name.len() > 200
+        || name.chars().any(|c| c.is_control() || c.is_whitespace())
+    {
+        return Err(format!("'{s}' is not a metric name"));
+    }
+    Ok(MetricArg {
+        name: name.to_string(),
+        better: dir,
+    })
+}
+
+/// Everything a bisection is, kept in its document so `--resume` can go on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    pub id: String,
+    pub source: Source,
+    pub runner: Runner,
+    pub command: Vec<String>,
+    pub metrics: Vec<MetricArg>,
+    pub alpha: f64,
+    /// Most units a side one decision takes.
+    pub cap: usize,
+    pub threshold_pct: f64,
+    pub seed: u64,
+    /// Runs are labelled `<label>/<candidate>`.
+    pub label: String,
+    pub allow_emulated: bool,
+    pub started: f64,
+}
+
+/// What to bisect, as asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub source: Source,
+    pub runner: Runner,
+    pub command: Vec<String>,
+    pub metrics: Vec<MetricArg>,
+    pub alpha: f64,
+    pub cap: usize,
+    pub threshold_pct: f64,
+    pub seed: Option<u64>,
+    pub label: Option<String>,
+    pub allow_emulated: bool,
+    pub dry_run: bool,
+    pub parse: crate::experiment::ParseCommand,
+    pub env: Env,
+}
+
+/// What every bisect command shares.
+#[derive(Clone, Debug)]
+pub struct Env {
+    pub db: Option<String>,
+    pub quiet: bool,
+    pub json: bool,
+    /// Machine options for a resumed `--vm` bisection.
+    pub machine: Option<crate::vm::MachineOptions>,
+}
+
+/// Start a bisection.
+pub fn run(o: &Options) -> Result<()> {
+    if o.runner != Runner::Stored {
+        crate::experiment::matrix::check_command(&o.command, o.parse)?;
+    }
+    let id = format!("b{}", &crate::sys::proc::random_hex128()[..10]);
+    let plan = Plan {
+        label: o.label.clone().unwrap_or_else(|| format!("bisect-{id}")),
+        id,
+        source: o.source.clone(),
+        runner: o.runner.clone(),
+        command: o.command.clone(),
+        metrics: o.metrics.clone(),
+        alpha: o.alpha,
+        cap: o.cap,
+        threshold_pct: o.threshold_pct,
+        seed: o.seed.unwrap_or_else(crate::experiment::order::fresh_seed),
+        allow_emulated: o.allow_emulated,
+        started: crate::sys::time::unix_now(),
+    };
+    session::start(&plan, &o.env, o.dry_run)
+}
+
+/// Go on with a stopped bisection (`None`: the newest unfinished one).
+pub fn resume(env: &Env, id: Option<&str>) -> Result<()> {
+    let (plan, state) = report::load(env, id, true)?;
+    session::go_on(plan, state, env)
+}
+
+/// Every step of a bisection, with its decision and units.
+pub fn log(env: &Env, id: Option<&str>) -> Result<()> {
+    let (plan, state) = report::load(env, id, false)?;
+    report::log(&plan, &state, env.json)
+}
+
+/// The metrics' directions: given, else declared by the benchmark.
+pub fn directions(plan: &Plan) -> Result<Vec<(String, Better)>> {
+    let entry = plan.command.first().and_then(|c| crate::registry::find(c));
+    let metrics: Vec<MetricArg> = if plan.metrics.is_empty() {
+        match entry {
+            Some(e) => vec![MetricArg {
+                name: e.headline.to_string(),
+                better: None,
+            }],
+            None => return Err(input(
+                "say which metric to bisect: --metric NAME (with `run`, NAME:lower or NAME:higher)",
+            )),
+        }
+    } else {
+        plan.metrics.clone()
+    };
+    metrics
+        .iter()
+        .map(|m| {
+            let declared = entry
+                .and_then(|e| e.metrics.iter().find(|s| s.name == m.name))
+                .map(|s| s.better);
+            match m.better.or(declared) {
+                Some(Better::Neither) | None => Err(input(format!(
+                    "--metric {}: its direction is not known{}: give {}:lower or {}:higher",
+                    m.name,
+                    entry.map_or(String::new(), |e| format!(
+                        " ({} does not declare it)",
+                        e.name
+                    )),
+                    m.name,
+                    m.name
+                ))),
+                Some(b) => Ok((m.name.clone(), b)),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_parse_with_their_direction() {
+        assert_eq!(
+            parse_metric("time").unwrap(),
+            MetricArg {
+                name: "time".into(),
+                better: None
+            }
+        );
+        assert_eq!(
+            parse_metric("rps:higher").unwrap().better,
+            Some(Better::Higher)
+        );
+        assert!(parse_metric("x:sideways").is_err());
+        assert!(parse_metric("").is_err());
+        assert!(parse_metric("a b").is_err());
+    }
+}

@@ -1,0 +1,336 @@
+//! What a bisection says: its plan (all of it with `--dry-run`: the
+//! candidates, the worst case in decisions and units, the error it keeps),
+//! its result (the culprit with its change and interval, confirmed or
+//! not, the revert, the units and time it took, the error again), and
+//! `--log`, every decision with its units.
+
+use super::search::{Outcome, State, Status};
+use super::{Env, Plan, Runner, Source};
+use crate::error::input;
+use crate::store::Store;
+use anyhow::Result;
+
+fn out(env: &Env, dry_run: bool, text: &str) {
+    if dry_run {
+        println!("{text}");
+    } else if !env.quiet && !env.json {
+        eprintln!("{text}");
+    }
+}
+
+/// A line wrapped at the terminal's width, its indent kept on every line.
+fn wrap(s: &str) -> String {
+    let text = s.trim_start();
+    let pad = " ".repeat(s.len() - text.len());
+    let wrapped = crate::text::wrap(&crate::text::clean(text), crate::text::WIDTH - pad.len());
+    format!("{pad}{}", wrapped.replace('\n', &format!("\n{pad}")))
+}
+
+/// The plan: to stdout with `--dry-run`, else to stderr.
+pub fn plan(p: &Plan, s: &State, env: &Env, dry_run: bool) {
+    if env.json && !dry_run {
+        return;
+    }
+    let n = s.candidates.len();
+    let sides = |kind: usize| kind * p.cap;
+    // Worst case: every planned decision to its cap (ends and confirm 2
+    // sides, steps 3, the revert 2).
+    let steps = s.budget.planned;
+    let git = matches!(p.source, Source::Git { .. });
+    let decisions = 2 + steps + usize::from(git);
+    let worst = sides(2) * 2 + steps * sides(3) + if git { sides(2) } else { 0 };
+    let what = match (&p.source, &p.runner) {
+        (Source::Git { repo, build, .. }, Runner::InPlace) => format!(
+            "commits of {} built with `{build}`, the command run in each one's work tree",
+            repo.display()
+        ),
+        (Source::Git { repo, build, .. }, _) => format!(
+            "commits of {} built with `{build}`, each image booted under QEMU",
+            repo.display()
+        ),
+        (Source::List { .. }, Runner::Stored) => {
+            "stored labels (their runs, in order; nothing is measured)".into()
+        }
+        (Source::List { .. }, _) => "kernel images, each booted under QEMU".into(),
+    };
+    let mut lines = vec![
+        format!("kbench bisect {} (seed {}): {n} candidates, {what}", p.id, p.seed),
+        format!(
+            "  metric{}: {}",
+            if s.metrics.len() == 1 { "" } else { "s" },
+            s.metrics.iter().map(|(m, b)| format!("{m} ({} is better)", b.as_str())).collect::<Vec<_>>().join(", ")
+        ),
+        format!("  each unit: kbench {}", p.command.join(" ")),
+        format!(
+            "  {decisions} decisions planned (the ends, {steps} steps, the confirmation{}), each to at most {} units a side: {worst} units in the worst case",
+            if git { ", the revert" } else { "" },
+            p.cap
+        ),
+        format!("  {}", s.budget.describe()),
+        format!("  runs are labelled {}/<candidate>", p.label),
+    ];
+    let show = |i: usize| {
+        format!(
+            "    {i:>3} {} {}",
+            s.candidates[i].name, s.candidates[i].detail
+        )
+    };
+    if n <= 12 || dry_run {
+        lines.extend((0..n).map(show));
+    } else {
+        lines.extend((0..3).map(show));
+        lines.push(format!("    … {} more", n - 6));
+        lines.extend((n - 3..n).map(show));
+    }
+    // The candidates' lines keep their columns; the rest is prose.
+    let text: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            if l.starts_with("    ") {
+                crate::text::clean(l).into_owned()
+            } else {
+                wrap(l)
+            }
+        })
+        .collect();
+    out(env, dry_run, &text.join("\n"));
+}
+
+/// The result, to stdout (JSON with `--json`).
+pub fn result(p: &Plan, s: &State, store: &dyn Store, env: &Env) -> Result<()> {
+    if env.json {
+        return crate::session::print_json("bisect", serde_json::json!({ "plan": p, "state": s }));
+    }
+    let took = crate::sys::time::unix_now() - p.started;
+    let mut lines = outcome_lines(s);
+    lines.push(format!(
+        "{} decisions, {} units measured, {:.0} s since it started; {}",
+        s.steps.len(),
+        s.units,
+        took,
+        s.budget.describe()
+    ));
+    lines.push(format!("`kbench bisect --log {}` shows every step", p.id));
+    println!(
+        "{}",
+        lines.iter().map(|l| wrap(l)).collect::<Vec<_>>().join("\n")
+    );
+    if let Some(Outcome::Culprit { index, .. }) = s.outcome.as_ref() {
+        side_by_side(p, s, store, *index)?;
+    }
+    Ok(())
+}
+
+/// How the bisection ended, in lines.
+fn outcome_lines(s: &State) -> Vec<String> {
+    let name = |i: usize| format!("{} {}", s.candidates[i].name, s.candidates[i].detail);
+    let mut lines = Vec::new();
+    match s.outcome.as_ref() {
+        Some(Outcome::Culprit {
+            index,
+            confirmed,
+            changes,
+            revert,
+        }) => {
+            lines.push(format!(
+                "{}: {}",
+                if *confirmed {
+                    "culprit"
+                } else {
+                    "first bad candidate (not confirmed)"
+                },
+                name(*index)
+            ));
+            for (m, c, ci) in changes {
+                lines.push(format!(
+                    "  {m}: {c:+.1} % against its parent {}{}",
+                    s.candidates[index - 1].name,
+                    ci.map_or(String::new(), |(a, b)| format!(
+                        " [95 % interval {a:+.1}, {b:+.1}]"
+                    ))
+                ));
+            }
+            if !confirmed {
+                lines.push("  measured afresh against its parent, it was not shown worse: treat it as a lead, not a verdict".into());
+            }
+            if let Some(r) = revert {
+                lines.push(format!("  {r}"));
+            }
+        }
+        Some(Outcome::Among { candidates }) => {
+            let skipped: Vec<String> = candidates
+                .iter()
+                .map(|&i| match &s.candidates[i].status {
+                    Status::Skipped(why) => format!("{} (skipped: {why})", name(i)),
+                    _ => name(i),
+                })
+                .collect();
+            lines.push("the culprit lies among these (skipped candidates stand between the last good and the first bad):".into());
+            lines.extend(skipped.into_iter().map(|l| format!("  {l}")));
+        }
+        Some(Outcome::CannotTell { candidate, why }) => {
+            lines.push(format!("cannot tell at {}: {why}", name(*candidate)));
+        }
+        Some(Outcome::Nothing { why }) => lines.push(format!("nothing to bisect: {why}")),
+        None => lines.push("the bisection has not ended".into()),
+    }
+    lines
+}
+
+/// The culprit's confirmation as a comparison: its parent's runs and its
+/// own, with what their worst wake-ups waited behind when traced.
+fn side_by_side(p: &Plan, s: &State, store: &dyn Store, culprit: usize) -> Result<()> {
+    if p.runner == Runner::Stored {
+        return Ok(());
+    }
+    let Some(k) = s.steps.iter().position(|st| st.kind == "confirm") else {
+        return Ok(());
+    };
+    let f = crate::store::RunFilter {
+        since: Some(p.started - 1.0),
+        only_complete: true,
+        ..Default::default()
+    };
+    let runs: Vec<_> = store
+        .load_runs(&f, false)?
+        .into_iter()
+        .filter(|r| {
+            let e = &r.settings["experiment"];
+            e["kind"] == "bisect" && e["id"] == p.id.as_str() && e["step"] == k
+        })
+        .collect();
+    let mut labels: Vec<String> = Vec::new();
+    for role in ["parent", "culprit"] {
+        if let Some(r) = runs
+            .iter()
+            .find(|r| r.settings["experiment"]["role"] == role)
+        {
+            labels.push(r.label.clone());
+        }
+    }
+    if labels.len() < 2 {
+        return Ok(());
+    }
+    let c = crate::compare::build(
+        &runs,
+        &crate::compare::Options {
+            labels,
+            allow_emulated: p.allow_emulated,
+            ..Default::default()
+        },
+    )?;
+    println!(
+        "\nThe culprit ({}) against its parent, the confirmation's runs:",
+        s.candidates[culprit].name
+    );
+    print!("{}", crate::report::terminal::render(&c, false, false));
+    Ok(())
+}
+
+/// A bisection's plan and state from the store: `id`, or the newest
+/// (unfinished, when `unfinished`).
+pub fn load(env: &Env, id: Option<&str>, unfinished: bool) -> Result<(Plan, State)> {
+    let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadOnly)?;
+    let docs = store.list_documents("bisect")?;
+    let parse = |body: &str| -> Result<(Plan, State)> {
+        let v: serde_json::Value = serde_json::from_str(body)?;
+        Ok((
+            serde_json::from_value(v["plan"].clone())?,
+            serde_json::from_value(v["state"].clone())?,
+        ))
+    };
+    match id {
+        Some(id) => {
+            let (_, body) = docs
+                .iter()
+                .find(|(n, _)| n == id)
+                .ok_or_else(|| input(format!("no bisection {id} in {}", store.describe())))?;
+            parse(body).map_err(|e| input(format!("bisection {id}: its record is damaged ({e:#})")))
+        }
+        None => {
+            let mut all: Vec<(Plan, State)> =
+                docs.iter().filter_map(|(_, b)| parse(b).ok()).collect();
+            all.sort_by(|a, b| a.0.started.total_cmp(&b.0.started));
+            all.into_iter()
+                .rev()
+                .find(|(_, s)| !unfinished || s.outcome.is_none())
+                .ok_or_else(|| {
+                    input(if unfinished {
+                        "no unfinished bisection to resume (kbench bisect --log lists the last one)"
+                    } else {
+                        "no bisection in the store yet"
+                    })
+                })
+        }
+    }
+}
+
+/// Every decision of a bisection, and where each candidate stands.
+pub fn log(p: &Plan, s: &State, json: bool) -> Result<()> {
+    if json {
+        return crate::session::print_json("bisect", serde_json::json!({ "plan": p, "state": s }));
+    }
+    println!(
+        "bisection {} (seed {}), {} candidates; {}",
+        p.id,
+        p.seed,
+        s.candidates.len(),
+        s.budget.describe()
+    );
+    let mut t = crate::text::table::new(&[
+        "#",
+        "decision",
+        "candidate",
+        "alpha",
+        "units a side",
+        "decided",
+    ]);
+    for (i, st) in s.steps.iter().enumerate() {
+        let c = s
+            .candidates
+            .get(st.candidate)
+            .map_or("?".to_string(), |c| c.name.clone());
+        t.add_row(vec![
+            (i + 1).to_string(),
+            st.kind.clone(),
+            c,
+            format!("{:.4}", st.alpha),
+            st.units.to_string(),
+            if st.call.is_empty() {
+                "(measuring)".into()
+            } else {
+                st.call.clone()
+            },
+        ]);
+    }
+    println!("{t}");
+    let mut c = crate::text::table::new(&["candidate", "what", "status"]);
+    for (i, x) in s.candidates.iter().enumerate() {
+        let end = match i {
+            0 => Some("the good end"),
+            i if i == s.bad_end => Some("the bad end"),
+            _ => None,
+        };
+        c.add_row(vec![
+            x.name.clone(),
+            x.detail.clone(),
+            match (&x.status, end) {
+                (_, Some(e)) => e.into(),
+                (Status::Untested, _) => "-".into(),
+                (Status::Good, _) => "good".into(),
+                (Status::Bad, _) => "bad".into(),
+                (Status::Skipped(why), _) => format!("skipped: {why}"),
+            },
+        ]);
+    }
+    println!("{c}");
+    match &s.outcome {
+        Some(_) => {
+            for l in outcome_lines(s) {
+                println!("{}", wrap(&l));
+            }
+        }
+        None => println!("unfinished: `kbench bisect --resume {}` goes on", p.id),
+    }
+    Ok(())
+}

@@ -1,0 +1,403 @@
+//! The search: which candidate to measure next, each decision made with
+//! [`super::call`] at its share of α ([`super::budget`]), skips handled
+//! as `git bisect skip` does, the culprit confirmed against its parent.
+//!
+//! The search knows nothing of git, builds or stores: a [`Measure`]
+//! prepares a candidate and measures one unit of it (a run, or a boot)
+//! and gives back its values; the state ([`State`]) is plain data, saved
+//! after every unit, so a bisection stopped anywhere resumes where it was
+//! (the units a step has already measured are read back, not redone).
+//! The same search runs over simulated candidates in `bisect-sim`.
+
+use super::budget::Budget;
+use super::call::{Call, StepRule};
+use crate::stats::bootstrap::SplitMix;
+use crate::stats::Better;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+/// What a unit is measured as, within its step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Good,
+    Bad,
+    Candidate,
+    Parent,
+    Culprit,
+    Revert,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Good => "good",
+            Role::Bad => "bad",
+            Role::Candidate => "candidate",
+            Role::Parent => "parent",
+            Role::Culprit => "culprit",
+            Role::Revert => "revert",
+        }
+    }
+}
+
+/// One unit measured: its candidate, role and values (one per metric).
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub candidate: usize,
+    pub role: Role,
+    pub values: Vec<f64>,
+}
+
+/// What the search needs measured.
+pub trait Measure {
+    /// Ready candidate `i` (build it): `Err` is why it cannot be, and it
+    /// is skipped.
+    fn prepare(&mut self, i: usize) -> std::result::Result<(), String>;
+    /// One unit of candidate `i` as `role` in decision `step`: its value
+    /// per metric, or `None` when it gave none (the candidate does not run).
+    fn unit(&mut self, i: usize, step: usize, role: Role) -> Result<Option<Vec<f64>>>;
+    /// The units decision `step` already has (a resumed bisection).
+    fn units_of(&self, step: usize) -> Result<Vec<Unit>>;
+    /// The candidate that reverts the culprit on the bad end, when there
+    /// can be one (a git range whose revert applies cleanly); it is
+    /// measured as the candidate after all the others.
+    fn revert(&mut self, _culprit: &Candidate) -> Option<Candidate> {
+        None
+    }
+    /// The state changed: keep it.
+    fn save(&mut self, _s: &State) -> Result<()> {
+        Ok(())
+    }
+    /// Say a line of progress.
+    fn say(&mut self, _line: &str) {}
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "status", content = "why")]
+pub enum Status {
+    Untested,
+    Good,
+    Bad,
+    Skipped(String),
+}
+
+/// A candidate as the search sees it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Short name (a commit's short id, an image's file name, a label).
+    pub name: String,
+    /// What it is (a commit's subject, an image's path).
+    pub detail: String,
+    pub status: Status,
+}
+
+/// One decision, as the log shows it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Step {
+    /// `ends`, `candidate`, `confirm` or `revert`.
+    pub kind: String,
+    /// The candidate decided (the culprit for confirm, the revert for revert).
+    pub candidate: usize,
+    pub alpha: f64,
+    /// Units a side so far.
+    pub units: usize,
+    /// What it decided (empty while measuring).
+    pub call: String,
+}
+
+/// A metric's change from parent to culprit (%, ratio of means) and
+/// its 95 % interval.
+pub type Change = (String, f64, Option<(f64, f64)>);
+
+/// How the bisection ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Outcome {
+    /// The first bad candidate, confirmed against its parent (or not).
+    Culprit {
+        index: usize,
+        confirmed: bool,
+        /// The change from parent to culprit (%, ratio of means) and its
+        /// 95 % interval, per bisected metric.
+        changes: Vec<Change>,
+        /// What reverting it on the bad end did, when tried.
+        revert: Option<String>,
+    },
+    /// Skips left several: the first bad one is among these.
+    Among { candidates: Vec<usize> },
+    /// A step could not tell, and why.
+    CannotTell { candidate: usize, why: String },
+    /// The ends do not differ (or the bad end cannot be measured).
+    Nothing { why: String },
+}
+
+/// Everything the search knows; saved after every unit.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    /// Good end first, bad end at `bad_end`; a revert after it.
+    pub candidates: Vec<Candidate>,
+    pub bad_end: usize,
+    /// Metric names and directions (the ends' first run says them).
+    pub metrics: Vec<(String, Better)>,
+    /// The metrics the ends showed worse: the ones bisected.
+    pub bisected: Vec<String>,
+    pub steps: Vec<Step>,
+    pub budget: Budget,
+    /// Most units a side one decision may take.
+    pub cap: usize,
+    pub threshold_pct: f64,
+    pub seed: u64,
+    /// Units measured in all, and seconds spent measuring.
+    pub units: usize,
+    pub outcome: Option<Outcome>,
+}
+
+/// Values of one decision: per side, per metric.
+pub(super) struct Values {
+    sides: Vec<(usize, Role)>,
+    pub(super) v: Vec<Vec<Vec<f64>>>,
+}
+
+impl Values {
+    fn new(sides: &[(usize, Role)], metrics: usize) -> Values {
+        Values {
+            sides: sides.to_vec(),
+            v: vec![vec![Vec::new(); metrics]; sides.len()],
+        }
+    }
+
+    fn push(&mut self, side: usize, values: &[f64]) {
+        for (m, x) in values.iter().enumerate() {
+            if let Some(col) = self.v[side].get_mut(m) {
+                col.push(*x);
+            }
+        }
+    }
+
+    fn len(&self, side: usize) -> usize {
+        self.v[side].first().map_or(0, Vec::len)
+    }
+
+    pub(super) fn rounds(&self) -> usize {
+        (0..self.sides.len())
+            .map(|s| self.len(s))
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+impl State {
+    pub fn new(
+        candidates: Vec<Candidate>,
+        metrics: Vec<(String, Better)>,
+        budget: Budget,
+        cap: usize,
+        threshold_pct: f64,
+        seed: u64,
+    ) -> State {
+        State {
+            bad_end: candidates.len().saturating_sub(1),
+            candidates,
+            metrics,
+            bisected: Vec::new(),
+            steps: Vec::new(),
+            budget,
+            cap,
+            threshold_pct,
+            seed,
+            units: 0,
+            outcome: None,
+        }
+    }
+
+    pub(super) fn rule(&self, k: usize) -> StepRule {
+        StepRule {
+            alpha: self.steps[k].alpha,
+            cap: self.cap,
+            threshold_pct: self.threshold_pct,
+        }
+    }
+
+    /// Run (or resume) the search to its end.
+    pub fn run(&mut self, m: &mut dyn Measure) -> Result<Outcome> {
+        if let Some(o) = &self.outcome {
+            return Ok(o.clone());
+        }
+        let last = self.bad_end;
+        // Every decision measures the ends: ready them first (again, when
+        // resumed).
+        for i in [0, last] {
+            if let Err(why) = m.prepare(i) {
+                let which = if i == 0 { "good" } else { "bad" };
+                let why = format!("the {which} end cannot be measured: {why}");
+                return self.finish(m, Outcome::Nothing { why });
+            }
+        }
+        if self.bisected.is_empty() {
+            if let Some(why) = self.decide_ends(m, last)? {
+                return self.finish(m, Outcome::Nothing { why });
+            }
+        }
+        loop {
+            let (lo, hi) = self.bounds();
+            let Some(c) = self.next(lo, hi) else {
+                return self.settle(m, lo, hi);
+            };
+            if let Err(why) = m.prepare(c) {
+                m.say(&format!("{}: skipped ({why})", self.candidates[c].name));
+                self.candidates[c].status = Status::Skipped(why);
+                m.save(self)?;
+                continue;
+            }
+            match self.decide_candidate(m, c, last)? {
+                Some(Call::LikeGood) => self.candidates[c].status = Status::Good,
+                Some(Call::LikeBad { .. }) => self.candidates[c].status = Status::Bad,
+                Some(Call::CannotTell(why)) => {
+                    return self.finish(m, Outcome::CannotTell { candidate: c, why })
+                }
+                Some(Call::NotYet) => unreachable!("a decision ends decided"),
+                None => {
+                    let why = "it gave no value (it does not run)".to_string();
+                    m.say(&format!("{}: skipped ({why})", self.candidates[c].name));
+                    self.candidates[c].status = Status::Skipped(why);
+                }
+            }
+            m.save(self)?;
+        }
+    }
+
+    fn finish(&mut self, m: &mut dyn Measure, o: Outcome) -> Result<Outcome> {
+        self.outcome = Some(o.clone());
+        m.save(self)?;
+        Ok(o)
+    }
+
+    /// The last good candidate and the first bad one.
+    fn bounds(&self) -> (usize, usize) {
+        let last = self.bad_end;
+        let lo = (0..=last)
+            .filter(|&i| i == 0 || self.candidates[i].status == Status::Good)
+            .max()
+            .unwrap_or(0);
+        let hi = (lo + 1..=last)
+            .find(|&i| i == last || self.candidates[i].status == Status::Bad)
+            .unwrap_or(last);
+        (lo, hi)
+    }
+
+    /// The untested candidate nearest the middle of (lo, hi).
+    fn next(&self, lo: usize, hi: usize) -> Option<usize> {
+        let mid = (lo + hi) as f64 / 2.0;
+        (lo + 1..hi)
+            .filter(|&i| self.candidates[i].status == Status::Untested)
+            .min_by(|a, b| {
+                ((*a as f64 - mid).abs(), *a)
+                    .partial_cmp(&((*b as f64 - mid).abs(), *b))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+    }
+
+    /// Nothing left untested between lo and hi: the culprit is hi (then
+    /// confirmed), or skips leave several.
+    fn settle(&mut self, m: &mut dyn Measure, lo: usize, hi: usize) -> Result<Outcome> {
+        if hi > lo + 1 {
+            let candidates: Vec<usize> = (lo + 1..=hi).collect();
+            return self.finish(m, Outcome::Among { candidates });
+        }
+        let (confirmed, changes) = self.confirm(m, lo, hi)?;
+        let revert = if confirmed { self.revert(m, hi)? } else { None };
+        self.finish(
+            m,
+            Outcome::Culprit {
+                index: hi,
+                confirmed,
+                changes,
+                revert,
+            },
+        )
+    }
+
+    /// Measure decision `k` over `sides` in seeded random rounds (one
+    /// unit of each side a round) until `decide` says; the units the
+    /// decision already had are read back first.  `None` when a side gave
+    /// no value; the values either way.
+    pub(super) fn measure<T>(
+        &mut self,
+        m: &mut dyn Measure,
+        k: usize,
+        sides: &[(usize, Role)],
+        decide: impl Fn(&State, &Values) -> Option<T>,
+    ) -> Result<(Option<T>, Values)> {
+        let mut vals = Values::new(sides, self.metrics.len());
+        // Ready (again, after a resume) every side measured here.
+        for &(c, _) in sides {
+            if m.prepare(c).is_err() {
+                return Ok((None, vals));
+            }
+        }
+        for u in m.units_of(k)? {
+            if let Some(side) = sides
+                .iter()
+                .position(|&(c, r)| c == u.candidate && r == u.role)
+            {
+                vals.push(side, &u.values);
+            }
+        }
+        loop {
+            if let Some(d) = decide(self, &vals) {
+                return Ok((Some(d), vals));
+            }
+            let r = vals.rounds();
+            if r > self.cap {
+                anyhow::bail!("decision {k} went past its cap of {} units", self.cap);
+            }
+            let mut order: Vec<usize> = (0..sides.len()).collect();
+            let mut rng = SplitMix(self.seed ^ ((k as u64) << 32) ^ r as u64);
+            for i in (1..order.len()).rev() {
+                order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+            }
+            for side in order {
+                if vals.len(side) > r {
+                    continue; // measured before a resume
+                }
+                let (c, role) = sides[side];
+                match m.unit(c, k, role)? {
+                    Some(v) => vals.push(side, &v),
+                    None => return Ok((None, vals)),
+                }
+                self.units += 1;
+                self.steps[k].units = vals.rounds();
+                m.save(self)?;
+            }
+        }
+    }
+
+    pub(super) fn open_step(&mut self, kind: &str, candidate: usize) -> usize {
+        // A resumed bisection reopens the decision it stopped in.
+        if let Some(k) = self.steps.iter().position(|s| s.call.is_empty()) {
+            return k;
+        }
+        let k = self.steps.len();
+        // Steps share the bisection's α; the ends, the confirmation and
+        // the revert each have all of it (see `budget`).
+        let alpha = if kind == "candidate" {
+            self.budget
+                .step(self.steps.iter().filter(|s| s.kind == "candidate").count())
+        } else {
+            self.budget.whole()
+        };
+        self.steps.push(Step {
+            kind: kind.into(),
+            candidate,
+            alpha,
+            units: 0,
+            call: String::new(),
+        });
+        k
+    }
+
+    pub(super) fn close_step(&mut self, k: usize, call: &str) {
+        self.steps[k].call = call.to_string();
+    }
+}

@@ -1,0 +1,87 @@
+//! A bisection from its plan to its result: the candidates listed
+//! (a git range's commits, or the list given), the plan said, then the
+//! search run with the real candidates ([`super::measure`]) and its
+//! result said.
+
+use super::budget::Budget;
+use super::git;
+use super::measure::{short_name, Real};
+use super::search::{self, Candidate, Measure, State, Status};
+use super::{Env, Plan, Runner, Source};
+use crate::error::input;
+use anyhow::Result;
+
+/// Plan the candidates, say the plan, and (unless a dry run) bisect.
+pub fn start(plan: &Plan, env: &Env, dry_run: bool) -> Result<()> {
+    let metrics = super::directions(plan)?;
+    let candidates = candidates(plan, env)?;
+    if candidates.len() < 2 {
+        return Err(input(
+            "a bisection needs at least two candidates (a good and a bad end)",
+        ));
+    }
+    let budget = Budget::new(plan.alpha, candidates.len());
+    let state = State::new(
+        candidates,
+        metrics,
+        budget,
+        plan.cap,
+        plan.threshold_pct,
+        plan.seed,
+    );
+    super::report::plan(plan, &state, env, dry_run);
+    if dry_run {
+        return Ok(());
+    }
+    go_on(plan.clone(), state, env)
+}
+
+/// The candidates, good end first.
+fn candidates(plan: &Plan, env: &Env) -> Result<Vec<Candidate>> {
+    let c = |name: String, detail: String| Candidate {
+        name,
+        detail,
+        status: Status::Untested,
+    };
+    Ok(match &plan.source {
+        Source::Git {
+            repo, good, bad, ..
+        } => git::range(repo, good, bad)?
+            .into_iter()
+            .map(|k| c(k.short, k.subject))
+            .collect(),
+        Source::List { items } => {
+            if plan.runner == Runner::Stored {
+                let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadOnly)?;
+                let labels: Vec<String> = store.labels()?.into_iter().map(|l| l.label).collect();
+                for i in items {
+                    if !labels.contains(i) {
+                        return Err(input(format!(
+                            "--candidates: no label '{i}' in the store (see `kbench labels`)"
+                        )));
+                    }
+                }
+            }
+            items.iter().map(|i| c(short_name(i), i.clone())).collect()
+        }
+    })
+}
+
+/// Bisect (or go on bisecting) to the end, and say the result.
+pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<()> {
+    let mut real = Real::new(&plan, env)?;
+    if let Some(m) = &real.machine {
+        if let (Some(why), false) = (&m.accel.emulated, plan.allow_emulated) {
+            state.outcome = Some(search::Outcome::Nothing {
+                why: format!(
+                    "the candidates would boot emulated ({why}): kbench decides nothing on the emulator's figures; --allow-emulated bisects anyway, as a test of the bisection rather than of the kernels"
+                ),
+            });
+            real.save(&state)?;
+        }
+    }
+    let outcome = state.run(&mut real);
+    let store = real.finish();
+    outcome?;
+    super::report::result(&plan, &state, &*store, env)
+}

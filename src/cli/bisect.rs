@@ -1,0 +1,124 @@
+//! Flags of `kbench bisect` and `kbench decide`.
+
+use super::vm::MachineArgs;
+use clap::Args;
+use std::path::PathBuf;
+
+fn alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 0.5 => Ok(a),
+        _ => Err(format!("'{s}' is not an error rate between 0 and 0.5")),
+    }
+}
+
+fn cap(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (3..=1000).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a number of units from 3 to 1000")),
+    }
+}
+
+fn metric(s: &str) -> Result<crate::bisect::MetricArg, String> {
+    crate::bisect::parse_metric(s)
+}
+
+const BISECT_HELP: &str = "Examples:\n  \
+kbench bisect --repo ~/src/prog --good v1 --bad v2 --build make -- job --job-cmd ./prog --job-dir ~/src/prog\n  \
+kbench bisect --candidates a.img b.img c.img d.img --vm --metric p99_us -- cyclictest -t 1 -D 10s\n  \
+kbench bisect --candidates 6.1.42 6.1.44 6.1.46 6.1.48 --metric wakeup_p99_us   # stored labels\n  \
+kbench bisect --resume; kbench bisect --log\n\n\
+Each decision measures its candidate interleaved with fresh runs of both ends and decides \
+'like good', 'like bad' or 'not yet' with a sequential test at its share of --alpha, which \
+bounds the whole bisection's chance of naming a wrong culprit. The command's arguments that name \
+--repo are turned into the candidate's own work tree.";
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = BISECT_HELP)]
+pub struct BisectArgs {
+    /// The git work tree whose commits are the candidates
+    #[arg(long, value_name = "DIR", requires_all = ["good", "bad", "build"], conflicts_with = "candidates")]
+    pub repo: Option<PathBuf>,
+    /// The last commit known good
+    #[arg(long, value_name = "REV")]
+    pub good: Option<String>,
+    /// The first commit known bad
+    #[arg(long, value_name = "REV")]
+    pub bad: Option<String>,
+    /// How to build a candidate (a shell command run in its work tree); with --vm its last
+    /// output line names the image unless --image says
+    #[arg(long, value_name = "CMD")]
+    pub build: Option<String>,
+    /// The built kernel image, relative to the work tree (with --vm)
+    #[arg(long, value_name = "PATH", requires = "vm")]
+    pub image: Option<PathBuf>,
+    /// An ordered list instead of a git range: kernel images (with --vm) or labels in the store,
+    /// good first, bad last
+    #[arg(long, value_name = "CANDIDATE", num_args = 2.., conflicts_with_all = ["good", "bad", "build"])]
+    pub candidates: Vec<String>,
+    /// Measure each candidate by booting it under QEMU (kbench vm), one boot a unit
+    #[arg(long)]
+    pub vm: bool,
+    /// More kernel command line for the guests (with --vm)
+    #[arg(long, value_name = "ARGS", requires = "vm", allow_hyphen_values = true)]
+    pub append: Option<String>,
+    #[command(flatten)]
+    pub machine: MachineArgs,
+    /// The metric to bisect (repeatable; NAME:lower or NAME:higher where the benchmark does not
+    /// say) [default: the benchmark's headline]
+    #[arg(long, value_name = "NAME", value_parser = metric)]
+    pub metric: Vec<crate::bisect::MetricArg>,
+    /// The chance the whole bisection names a wrong culprit, at most
+    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    pub alpha: f64,
+    /// Most units a side one decision takes before it says it cannot tell
+    #[arg(long, value_name = "N", default_value = "80", value_parser = cap)]
+    pub max_runs: usize,
+    /// Seed of the rounds' order (default: a fresh one, printed and stored)
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Decide on emulated guests' figures too (under TCG: a test of the bisection, not of the kernels)
+    #[arg(long)]
+    pub allow_emulated: bool,
+    /// Print the plan (candidates, worst case in decisions and units, the error kept) and stop
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Go on with a stopped bisection (the newest unfinished one, or ID)
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["repo", "candidates"])]
+    pub resume: Option<String>,
+    /// Every step of a bisection (the newest, or ID), with its decision and units
+    #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["repo", "candidates", "resume"])]
+    pub log: Option<String>,
+    /// The kbench command that measures one unit of a candidate
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Args, Debug, Clone)]
+#[command(
+    after_help = "For `git bisect run kbench decide --good A --bad B -- COMMAND`: exit 0 like good, \
+1 like bad, 125 cannot tell (git skips the commit); anything else that goes wrong exits 128, which \
+stops git bisect run instead of marking the commit bad."
+)]
+pub struct DecideArgs {
+    /// The stored label the good end's runs are under
+    #[arg(long, value_name = "LABEL")]
+    pub good: String,
+    /// The stored label the bad end's runs are under
+    #[arg(long, value_name = "LABEL")]
+    pub bad: String,
+    /// Decide a stored label's runs instead of measuring with COMMAND
+    #[arg(long, value_name = "LABEL", conflicts_with = "command")]
+    pub candidate: Option<String>,
+    /// The metric to decide on (repeatable) [default: the good runs' benchmark's headline]
+    #[arg(long, value_name = "NAME", value_parser = metric)]
+    pub metric: Vec<crate::bisect::MetricArg>,
+    /// The chance of a wrong "good" or "bad", at most
+    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    pub alpha: f64,
+    /// Most runs of the candidate (and no more than the ends have)
+    #[arg(long, value_name = "N", default_value = "30", value_parser = cap)]
+    pub max_runs: usize,
+    /// The kbench command that measures the current candidate once
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}

@@ -1,0 +1,443 @@
+//! `kbench bisect` and `kbench decide` on a real git repository of a
+//! small C program, one of whose commits makes its work 25 % slower.  A
+//! test binary of its own, its tests one at a time: a bisection's
+//! decisions are only as quick as the runs are steady, and other tests
+//! beside it would make them noisier (never wrong: the tests assert
+//! which commit is named, never a time).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use common::{wait_for, Env};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard};
+
+static ONE: Mutex<()> = Mutex::new(());
+
+fn one() -> MutexGuard<'static, ()> {
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Loops of the program before and from the slow commit on.
+const FAST: u64 = 40_000_000;
+const SLOW: u64 = 50_000_000;
+
+fn sh(dir: &Path, script: &str) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A repository of 16 commits; from commit `slow` on the work is 25 %
+/// more; commit `broken` (if any) does not build.  Each commit also adds
+/// a file of its own, so reverting one applies cleanly on the last.
+fn repo(root: &Path, slow: usize, broken: Option<usize>) -> PathBuf {
+    let r = root.join("repo");
+    std::fs::create_dir_all(&r).unwrap();
+    sh(
+        &r,
+        "git init -q . && git config user.email t@example.com && git config user.name t",
+    );
+    std::fs::write(
+        r.join("Makefile"),
+        "prog: prog.c work.h\n\tcc -O1 -o prog prog.c\n",
+    )
+    .unwrap();
+    std::fs::write(
+        r.join("prog.c"),
+        "#include \"work.h\"\n#include <stdio.h>\nint main(void) { volatile unsigned long x = 0;\n  for (unsigned long i = 0; i < WORK; i++) x += i ^ (x >> 3);\n  printf(\"%lu\\n\", (unsigned long)x); return 0; }\n",
+    )
+    .unwrap();
+    for i in 1..=16 {
+        let work = if i >= slow { SLOW } else { FAST };
+        let body = if Some(i) == broken {
+            format!("#define WORK {work}\n#error this commit does not build\n")
+        } else {
+            format!("#define WORK {work}\n")
+        };
+        std::fs::write(r.join("work.h"), body).unwrap();
+        std::fs::write(r.join(format!("note-{i}.txt")), format!("commit {i}\n")).unwrap();
+        let subject = if i == slow {
+            format!("change {i} (slower)")
+        } else {
+            format!("change {i}")
+        };
+        sh(&r, &format!("git add -A && git commit -qm '{subject}'"));
+    }
+    r
+}
+
+fn short(repo: &Path, rev: &str) -> String {
+    let out = Command::new("git")
+        .args(["-C", repo.to_str().unwrap(), "rev-parse", "--short", rev])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn have_tools() -> bool {
+    let ok = common::which("git") && common::which("cc") && common::which("make");
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have git, cc and make"
+        );
+        eprintln!("skipped: no git, cc or make here");
+    }
+    ok
+}
+
+struct Bisect {
+    env: Env,
+    tmp: tempfile::TempDir,
+}
+
+impl Bisect {
+    fn new() -> Bisect {
+        Bisect {
+            env: Env::new(),
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = self.env.cmd();
+        c.env("TMPDIR", self.tmp.path()).args(args);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let o = self.cmd(args).output().unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into(),
+            String::from_utf8_lossy(&o.stderr).into(),
+        )
+    }
+
+    /// `bisect` over the range of `repo` measuring its `./prog`.
+    fn args(repo: &Path) -> Vec<String> {
+        let d = repo.display().to_string();
+        [
+            "bisect",
+            "--repo",
+            &d,
+            "--good",
+            "HEAD~15",
+            "--bad",
+            "HEAD",
+            "--build",
+            "make",
+            "--seed",
+            "7",
+            "--",
+            "job",
+            "--job-cmd",
+            "./prog",
+            "--job-dir",
+            &d,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// The issue's own case: the slow commit is named, confirmed against its
+/// parent with its change and interval, its revert tried on the bad end,
+/// and the error is stated at the start and the end.
+#[test]
+fn a_bisection_names_the_slow_commit_and_confirms_it() {
+    if !have_tools() {
+        return;
+    }
+    let _l = one();
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, None);
+    let (code, out, err) = b.run(&strs(&Bisect::args(&r)));
+    assert_eq!(code, 0, "{err}\n{out}");
+    let culprit = short(&r, "HEAD~7");
+    assert!(
+        out.starts_with(&format!("culprit: {culprit} change 9 (slower)")),
+        "{out}\n{err}"
+    );
+    assert!(
+        out.contains("time: +")
+            && out.contains("against its parent")
+            && out.contains("[95 % interval +"),
+        "{out}"
+    );
+    assert!(
+        out.contains("reverting it on the bad end makes it better again"),
+        "{out}\n{err}"
+    );
+    let promise = "the chance that this bisection names a wrong culprit is at most 0.05";
+    let flat = |t: &str| t.replace("\n  ", " ");
+    assert!(
+        flat(&err).contains(promise) && flat(&out).contains(promise),
+        "stated at the start and the end:\n{err}\n{out}"
+    );
+    // The user's checkout is as it was, and nothing is left behind.
+    let trees = Command::new("git")
+        .args(["-C", r.to_str().unwrap(), "worktree", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&trees.stdout).lines().count(), 1);
+    assert!(
+        common::walk(b.tmp.path()).is_empty(),
+        "{:?}",
+        common::walk(b.tmp.path())
+    );
+    // The log shows every decision.
+    let (code, log, _) = b.run(&["bisect", "--log"]);
+    assert_eq!(code, 0);
+    for step in [
+        "ends",
+        "candidate",
+        "confirm",
+        "revert",
+        "the good end",
+        "the bad end",
+    ] {
+        assert!(log.contains(step), "{step} missing from the log:\n{log}");
+    }
+}
+
+/// The slow commit does not build: it is skipped, and the result says
+/// the culprit lies among the skipped and its neighbour.
+#[test]
+fn a_culprit_that_does_not_build_is_among_the_suspects() {
+    if !have_tools() {
+        return;
+    }
+    let _l = one();
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, Some(9));
+    let (code, out, err) = b.run(&strs(&Bisect::args(&r)));
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(
+        out.starts_with("the culprit lies among these"),
+        "{out}\n{err}"
+    );
+    let nine = short(&r, "HEAD~7");
+    let ten = short(&r, "HEAD~6");
+    assert!(
+        out.contains(&format!("{nine} change 9 (slower) (skipped: `make` failed")),
+        "{out}"
+    );
+    assert!(out.contains(&format!("{ten} change 10")), "{out}");
+    assert!(err.contains("skipped"), "{err}");
+}
+
+/// Ctrl-C once the ends are decided; `--resume` goes on from the store
+/// and names the same commit.
+#[test]
+fn ctrl_c_and_resume_end_at_the_same_culprit() {
+    if !have_tools() {
+        return;
+    }
+    let _l = one();
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, None);
+    let kb = b
+        .cmd(&strs(&Bisect::args(&r)))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let decided = || {
+        let o = b.cmd(&["bisect", "--log", "--json"]).output().unwrap();
+        serde_json::from_slice::<serde_json::Value>(&o.stdout)
+            .ok()
+            .and_then(|v| v["state"]["steps"].as_array().map(|s| s.len()))
+            .is_some_and(|n| n >= 2)
+    };
+    assert!(wait_for(300, decided), "the ends were never decided");
+    let out = common::interrupt(kb);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    let (code, log, _) = b.run(&["bisect", "--log"]);
+    assert_eq!(code, 0);
+    assert!(log.contains("unfinished: `kbench bisect --resume"), "{log}");
+    let (code, out, err) = b.run(&["bisect", "--resume"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(&format!("culprit: {} change 9", short(&r, "HEAD~7"))),
+        "{out}\n{err}"
+    );
+    assert!(common::walk(b.tmp.path()).is_empty());
+}
+
+/// `kbench decide` against stored good and bad labels: 0, 1 and 125 as
+/// `git bisect run` reads them; its own failures exit 128.
+#[test]
+fn decide_exits_0_1_and_125() {
+    if !have_tools() {
+        return;
+    }
+    let _l = one();
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, None);
+    sh(&r, "git worktree add -q --detach ../fast HEAD~15 && git worktree add -q --detach ../slow HEAD && make -s -C ../fast && make -s -C ../slow");
+    let fast = b.env.dir.path().join("fast/prog").display().to_string();
+    let slow = b.env.dir.path().join("slow/prog").display().to_string();
+    for (label, prog) in [("good", &fast), ("bad", &slow)] {
+        let (code, _, err) = b.run(&["--label", label, "job", "--job-cmd", prog, "--runs", "12"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let decide = |prog: &str, extra: &[&str]| {
+        let mut a = vec!["decide", "--good", "good", "--bad", "bad"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--", "job", "--job-cmd", prog]);
+        b.run(&a)
+    };
+    let (code, _, err) = decide(&fast, &[]);
+    assert_eq!(code, 0, "a good candidate: {err}");
+    let (code, _, err) = decide(&slow, &[]);
+    assert_eq!(code, 1, "a bad candidate: {err}");
+    // Three runs a side can never reach the test's level: cannot tell.
+    let (code, _, err) = decide(&slow, &["--max-runs", "3"]);
+    assert_eq!(code, 125, "{err}");
+    assert!(err.contains("cannot tell"), "{err}");
+    // Its own failures stop git bisect run instead of marking "bad".
+    let (code, _, err) = b.run(&[
+        "decide",
+        "--good",
+        "nosuch",
+        "--bad",
+        "bad",
+        "--",
+        "job",
+        "--job-cmd",
+        &fast,
+    ]);
+    assert_eq!(code, 128, "{err}");
+    assert!(
+        err.contains("no complete runs under label 'nosuch'"),
+        "{err}"
+    );
+    let (code, _, _) = b.run(&["decide", "--good", "good", "--bda", "bad"]);
+    assert_eq!(code, 128, "a typo in decide's flags");
+}
+
+/// The plan before anything is built, and what is refused.
+#[test]
+fn the_plan_and_the_refusals() {
+    if !have_tools() {
+        return;
+    }
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, None);
+    let mut a = Bisect::args(&r);
+    a.insert(1, "--dry-run".into());
+    let (code, out, err) = b.run(&strs(&a));
+    assert_eq!(code, 0, "{err}");
+    let flat = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("16 candidates") && flat.contains("units in the worst case"),
+        "{out}"
+    );
+    assert!(
+        out.contains("change 9 (slower)"),
+        "every candidate is listed: {out}"
+    );
+    assert!(!b.env.db().exists(), "a dry run stores nothing");
+    let d = r.display().to_string();
+    let refused = |args: &[&str], says: &str| {
+        let (code, _, err) = b.run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    };
+    refused(
+        &[
+            "bisect",
+            "--repo",
+            &d,
+            "--good",
+            "HEAD",
+            "--bad",
+            "HEAD~3",
+            "--build",
+            "make",
+            "--",
+            "job",
+            "--job-cmd",
+            "x",
+        ],
+        "is not an ancestor",
+    );
+    refused(
+        &[
+            "bisect",
+            "--repo",
+            &d,
+            "--good",
+            "nosuch",
+            "--bad",
+            "HEAD",
+            "--build",
+            "make",
+            "--",
+            "job",
+            "--job-cmd",
+            "x",
+        ],
+        "no commit 'nosuch'",
+    );
+    refused(
+        &[
+            "bisect",
+            "--repo",
+            "/",
+            "--good",
+            "a",
+            "--bad",
+            "b",
+            "--build",
+            "make",
+            "--",
+            "job",
+            "--job-cmd",
+            "x",
+        ],
+        "not a git work tree",
+    );
+    refused(
+        &[
+            "bisect", "--repo", &d, "--good", "HEAD~3", "--bad", "HEAD", "--build", "make",
+        ],
+        "give the kbench command",
+    );
+    refused(
+        &[
+            "bisect",
+            "--repo",
+            &d,
+            "--good",
+            "HEAD~3",
+            "--bad",
+            "HEAD",
+            "--build",
+            "make",
+            "--metric",
+            "x:sideways",
+            "--",
+            "job",
+        ],
+        "lower or higher",
+    );
+    refused(&["bisect", "--resume"], "no result store");
+}

@@ -36,6 +36,7 @@ mod stats;
 mod store;
 mod text;
 mod trace;
+mod track;
 mod values;
 mod vm;
 // The one home of `unsafe`: thin wrappers over the Linux calls the

@@ -19,3 +19,4 @@ mod responsiveness;
 mod scenario;
 mod schbench;
 mod store;
+mod track;

@@ -466,3 +466,22 @@ fn a_run_reads_back_the_same_from_both_stores() {
         "the trace attachment reads back differently"
     );
 }
+
+/// `kbench track` over one series in both stores gives the same answer.
+#[test]
+fn track_gives_the_same_answer_from_both_stores() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "track");
+    let env = Env::new();
+    let f = env.dir.path().join("series.csv");
+    std::fs::write(&f, crate::track::series_csv("", 2026)).unwrap();
+    env.ok(&["import", f.to_str().unwrap(), "--format", "csv", "-q"]);
+    env.ok(&["push", "--to", &db.url]);
+    let local = env.json(&["track"]);
+    let remote = env.json(&["track", "--db", &db.url]);
+    assert_eq!(
+        local, remote,
+        "track from PostgreSQL equals track from SQLite"
+    );
+    assert_eq!(crate::track::found(&local).len(), 3);
+}

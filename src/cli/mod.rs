@@ -5,12 +5,14 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 mod bisect;
 mod experiment;
+mod track;
 mod vm;
 use crate::session::GlobalArgs;
 use crate::values;
 
 pub use bisect::{BisectArgs, DecideArgs};
 pub use experiment::{CampaignCommand, MatrixArgs};
+pub use track::{OrderArg, TrackArgs, TrackFormat};
 pub use vm::{AccelArg, MachineArgs, VmArgs};
 
 #[derive(Parser, Debug)]
@@ -125,6 +127,9 @@ pub enum Command {
     Bisect(BisectArgs),
     /// Is the current candidate like the good or the bad label? Exit 0, 1 or 125 for git bisect run
     Decide(DecideArgs),
+    /// Where a series of labels changed: change points in every metric, the false discovery rate
+    /// held across them, each said as a comparison (table, markdown, json, html)
+    Track(TrackArgs),
     /// Simulated bisections: kbench's runs and culprits beside Pinpoint's (bench/bisect-runs.sh)
     #[command(hide = true)]
     BisectSim(BisectSimArgs),

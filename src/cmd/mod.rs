@@ -10,12 +10,14 @@ mod compare;
 mod experiment;
 mod import;
 mod meta;
+mod output;
 mod push;
 mod restore;
 mod run;
 mod runs;
 mod sysinfo;
 mod trace_export;
+mod track;
 mod vm;
 
 use crate::cli::{Cli, Command};
@@ -26,7 +28,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     crate::sys::signals::install();
     let many_labels_ok = matches!(
         &cli.command,
-        Command::Runs(_) | Command::Labels | Command::Compare(_)
+        Command::Runs(_) | Command::Labels | Command::Compare(_) | Command::Track(_)
     ) || matches!(&cli.command, Command::Bench(b)
         if crate::registry::find(b.name).is_some_and(|e| (e.many_labels)(&b.matches)));
     if cli.global.label.len() > 1 && !many_labels_ok {
@@ -61,6 +63,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Bisect(a) => bisect::bisect(&ctx, &a),
         Command::Decide(a) => bisect::decide(&ctx, &a),
         Command::BisectSim(a) => bisect::sim(&ctx, &a),
+        Command::Track(a) => track::track(&ctx, &a),
         Command::Restore { after, remove } => restore::run(after, &remove),
         Command::HealthMonitor {
             root,

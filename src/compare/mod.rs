@@ -116,7 +116,7 @@ pub struct BootSpread {
 /// 8th ed., 1989, §13.12): exact for balanced designs and never
 /// anticonservative, at the cost of fewer degrees of freedom than a mixed
 /// model would claim.
-fn by_boot(runs: &[(f64, Option<&str>)]) -> (Vec<f64>, BootSpread) {
+pub fn by_boot(runs: &[(f64, Option<&str>)]) -> (Vec<f64>, BootSpread) {
     let mut boots: Vec<(Option<&str>, Vec<f64>)> = Vec::new();
     for &(v, b) in runs {
         match boots.iter_mut().find(|(k, _)| *k == b) {
@@ -245,7 +245,7 @@ pub fn command_words(benchmark: &str, params: &serde_json::Value) -> Vec<String>
 /// each benchmark reads its stored parameters of any version (see
 /// [`crate::registry::canonical_params`]), so a field added with a default
 /// does not split old runs from new ones.
-fn group_key(r: &RunRecord) -> (String, String) {
+pub fn group_key(r: &RunRecord) -> (String, String) {
     let mut p = crate::registry::canonical_params(&r.benchmark, &r.params);
     if let serde_json::Value::Object(m) = &mut p {
         for k in VOLATILE_PARAMS {
@@ -265,7 +265,7 @@ fn group_key(r: &RunRecord) -> (String, String) {
 }
 
 /// Per-CPU / per-thread metrics (`cpu0.p99_us`) are left out unless named.
-fn default_metric(name: &str, better: Better) -> bool {
+pub fn default_metric(name: &str, better: Better) -> bool {
     better != Better::Neither && !name.contains('.')
 }
 
@@ -613,7 +613,7 @@ fn single_boot(runs: &[&RunRecord], labels: &[String]) -> Option<String> {
 }
 
 /// The boot a run was measured in, when known.
-fn boot_of(r: &RunRecord) -> Option<&str> {
+pub fn boot_of(r: &RunRecord) -> Option<&str> {
     r.fingerprint.as_ref()?.boot_id.as_deref()
 }
 

@@ -9,6 +9,7 @@
 //! `permutation_test`), so a change in numbers is a test failure.
 
 pub mod bootstrap;
+pub mod changepoint;
 pub mod describe;
 pub mod effect;
 pub mod interval;

@@ -328,6 +328,7 @@ r.empty=s.filter(e=>{const b=e.getBoundingClientRect();return !(b.width>0&&b.hei
 const t=[...document.querySelectorAll('svg.timeline')];r.timelines=t.length;\
 r.timeline_rects=t.map(e=>e.querySelectorAll('rect').length);\
 r.traced_rows=document.querySelectorAll('table.traced tbody tr').length;\
+r.changepoints=document.querySelectorAll('svg .changepoint').length;r.points=document.querySelectorAll('svg .point').length;\
 const lines=e=>{const g=document.createRange();g.selectNodeContents(e);\
 return new Set([...g.getClientRects()].map(x=>Math.round(x.top))).size};\
 const sb=document.querySelector('table.scoreboard');\

@@ -1,0 +1,252 @@
+//! `kbench track`: where a series of labels (release candidates, nightly
+//! builds, a distribution's kernel updates) changed, by how much, and
+//! whether that is real.
+//!
+//! The labels are ordered (by time, kernel version, or as given); every
+//! benchmark and metric group forms a series, each label's runs (or
+//! boots) its values; change points are found with rank CUSUM tests
+//! sensitive to level and to spread or a tail, the false discovery rate
+//! held across every series of the report ([`detect`]), and each change
+//! point is said as a comparison between two labels, with the change and
+//! its interval, the segments' medians and what differs between the two
+//! labels' systems ([`report`], [`html`]).
+
+pub mod detect;
+mod html;
+pub mod order;
+mod report;
+pub mod series;
+
+use crate::error::input;
+use crate::store::{RunFilter, RunRecord, Store};
+use anyhow::Result;
+use order::{Keyed, Order};
+
+/// What to track.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Labels named (in the order given).
+    pub labels: Vec<String>,
+    /// Labels matching this pattern (`*` any run of characters, `?` one).
+    pub glob: Option<String>,
+    /// Only runs started on or after this time (Unix seconds).
+    pub since: Option<f64>,
+    pub order: Order,
+    pub metrics: Vec<String>,
+    /// The false discovery rate held across the report.
+    pub q: f64,
+    pub threshold_pct: f64,
+    pub format: Format,
+    pub fail_on_change: bool,
+    pub db: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Json,
+    Html,
+}
+
+/// Everything a report shows.
+pub struct Tracked {
+    pub labels: Vec<Keyed>,
+    pub series: Vec<series::Series>,
+    pub detection: detect::Detection,
+    pub order: Order,
+    /// What differs between the two labels at each change point, per
+    /// series and change point.
+    pub systems: Vec<Vec<Vec<String>>>,
+}
+
+/// `*` and `?` matching, the whole text.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    // Iterative matching with one backtrack point (linear in practice).
+    let (mut i, mut j, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
+    while j < t.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == t[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some(i);
+            mark = j;
+            i += 1;
+        } else if let Some(s) = star {
+            i = s + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    while i < p.len() && p[i] == '*' {
+        i += 1;
+    }
+    i == p.len()
+}
+
+/// The labels to track, keyed for ordering.
+fn labels(o: &Options, store: &dyn Store) -> Result<Vec<Keyed>> {
+    let all = store.labels()?;
+    let chosen: Vec<String> = if !o.labels.is_empty() {
+        for l in &o.labels {
+            if !all.iter().any(|s| &s.label == l) {
+                return Err(input(format!(
+                    "no label '{l}' in {} (see `kbench labels`)",
+                    store.describe()
+                )));
+            }
+        }
+        o.labels.clone()
+    } else {
+        all.iter()
+            .filter(|s| o.glob.as_deref().is_none_or(|g| glob_match(g, &s.label)))
+            .filter(|s| o.since.is_none_or(|t| s.last >= t))
+            .map(|s| s.label.clone())
+            .collect()
+    };
+    if chosen.len() < 2 {
+        return Err(input(format!(
+            "a series needs at least two labels; {} match{}",
+            chosen.len(),
+            if chosen.len() == 1 { "es" } else { "" }
+        )));
+    }
+    Ok(chosen
+        .into_iter()
+        .map(|label| {
+            let first = all
+                .iter()
+                .find(|s| s.label == label)
+                .map_or(0.0, |s| s.first);
+            Keyed {
+                label,
+                first,
+                release: None,
+            }
+        })
+        .collect())
+}
+
+/// Each label's first run and the release its runs say (when they agree
+/// on one), in one pass over the runs.
+fn first_and_release(runs: &[RunRecord]) -> std::collections::HashMap<&str, (f64, Option<String>)> {
+    let mut seen: std::collections::HashMap<&str, (f64, std::collections::BTreeSet<&str>)> =
+        std::collections::HashMap::new();
+    for r in runs {
+        let e = seen
+            .entry(r.label.as_str())
+            .or_insert((f64::INFINITY, Default::default()));
+        e.0 = e.0.min(r.started);
+        if let Some(rel) = r.fingerprint.as_ref().and_then(|f| f.release.as_deref()) {
+            e.1.insert(rel);
+        }
+    }
+    seen.into_iter()
+        .map(|(l, (t, rel))| {
+            let one =
+                (rel.len() == 1).then(|| rel.into_iter().next().unwrap_or_default().to_string());
+            (l, (t, one))
+        })
+        .collect()
+}
+
+/// Build the report: the labels in order, their series, the change points.
+pub fn build(o: &Options, store: &dyn Store) -> Result<(Tracked, Vec<RunRecord>)> {
+    let keyed = labels(o, store)?;
+    let filter = RunFilter {
+        labels: keyed.iter().map(|k| k.label.clone()).collect(),
+        since: o.since,
+        only_complete: true,
+        ..Default::default()
+    };
+    let runs = store.load_runs(&filter, false)?;
+    let known = first_and_release(&runs);
+    let keyed: Vec<Keyed> = keyed
+        .into_iter()
+        .map(|mut k| {
+            if let Some((t, rel)) = known.get(k.label.as_str()) {
+                k.first = *t;
+                k.release = rel.clone();
+            }
+            k
+        })
+        .collect();
+    let ordered = order::sort(keyed, o.order);
+    let names: Vec<String> = ordered.iter().map(|k| k.label.clone()).collect();
+    let series = series::build(&runs, &names, &o.metrics);
+    if series.is_empty() {
+        return Err(input(
+            "no metric has values under two or more of these labels: nothing to track",
+        ));
+    }
+    let detection = detect::detect(&series, o.q, o.threshold_pct);
+    let systems = report::systems(&series, &detection, &runs);
+    Ok((
+        Tracked {
+            labels: ordered,
+            series,
+            detection,
+            order: o.order,
+            systems,
+        },
+        runs,
+    ))
+}
+
+/// The report in its format, and what `--fail-on change` found.
+pub struct Output {
+    pub text: String,
+    pub gate: Option<String>,
+}
+
+/// Track: build the report once, render it, and check the gate.
+pub fn run(o: &Options) -> Result<Output> {
+    let store = crate::store::open(o.db.as_deref(), crate::store::Access::ReadOnly)?;
+    let (t, _) = build(o, &*store)?;
+    let text = match o.format {
+        Format::Table => report::text(&t),
+        Format::Markdown => report::markdown(&t),
+        Format::Json => report::json(&t)?,
+        Format::Html => html::render(&t),
+    };
+    let gate = if o.fail_on_change { gate(&t, o) } else { None };
+    Ok(Output { text, gate })
+}
+
+/// `--fail-on change`: the last label starts a new, worse segment
+/// ([`detect::last_worse`]; only series whose last point is the last label).
+fn gate(t: &Tracked, o: &Options) -> Option<String> {
+    let last = t.labels.last().map(|k| k.label.clone()).unwrap_or_default();
+    let worse: Vec<String> = detect::last_worse(&t.series, &t.detection, o.q, o.threshold_pct)
+        .into_iter()
+        .map(|i| &t.series[i])
+        .filter(|s| s.points.last().is_some_and(|p| p.label == last))
+        .map(|s| format!("{} {}", s.title(), s.metric))
+        .collect();
+    (!worse.is_empty()).then(|| {
+        format!(
+            "--fail-on change: the last label, {last}, starts a new worse segment in {}",
+            worse.join(", ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_whole_labels() {
+        assert!(glob_match("6.1.0-*", "6.1.0-42-amd64"));
+        assert!(glob_match("*rt*", "6.1.0-42-rt-amd64"));
+        assert!(!glob_match("6.1.0-*", "6.2.0-1"));
+        assert!(glob_match("6.?", "6.9"));
+        assert!(!glob_match("6.?", "6.10"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "aXXbYYc"));
+        assert!(!glob_match("a*b*c", "aXXbYY"));
+    }
+}

@@ -489,14 +489,15 @@ fn runs_auto_against_says_what_would_decide_and_takes_a_threshold() {
         "{why}"
     );
     let t = why
-        .split("or --threshold ")
+        .split("only a change beyond ±")
         .nth(1)
         .and_then(|s| s.split_whitespace().next())
-        .unwrap_or_else(|| panic!("a threshold these runs could decide: {why}"));
+        .unwrap_or_else(|| panic!("a change these runs could decide: {why}"));
     assert!(t.parse::<f64>().is_ok_and(|t| t > 2.0), "{why}");
     let decided = auto(&["--threshold", t], "with-threshold");
     assert!(
-        decided.starts_with("equivalent to the baseline"),
+        decided.starts_with("equivalent to the baseline")
+            && decided.contains(&format!("within ±{t} %")),
         "--threshold {t}: {decided}"
     );
     for bad in ["abc", "1001", "nan", "-5"] {

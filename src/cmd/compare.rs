@@ -153,7 +153,21 @@ fn gate(c: &compare::Comparison, fail_on: Option<FailOn>) -> Result<()> {
     if hits.is_empty() {
         return Ok(());
     }
-    Err(crate::error::GateFailed(format!("--fail-on: {}", hits.join(", "))).into())
+    // A verdict that rests on one boot each is said as such here too.
+    let thin = c
+        .groups
+        .iter()
+        .flat_map(|g| &g.metrics)
+        .flat_map(|m| &m.labels)
+        .filter_map(|l| l.versus.as_ref())
+        .filter(|v| bad.contains(&v.verdict) && v.rests_on.is_some())
+        .count();
+    let rests = if thin > 0 {
+        format!(" ({thin} of them on one boot each: the kernel and its boot cannot be told apart)")
+    } else {
+        String::new()
+    };
+    Err(crate::error::GateFailed(format!("--fail-on: {}{rests}", hits.join(", "))).into())
 }
 
 fn emit(a: &CompareArgs, text: &str) -> Result<()> {

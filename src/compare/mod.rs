@@ -9,6 +9,8 @@ pub mod config_diff;
 pub mod curve;
 mod emulated;
 mod missing;
+#[cfg(test)]
+mod report_tests;
 pub mod scheduling;
 #[cfg(test)]
 mod tests;
@@ -161,6 +163,11 @@ pub struct Group {
     /// Metrics left out because they equal another in every run
     /// (`p9999_us` = `max_us` below 10,000 samples): (left out, kept).
     pub duplicates: Vec<(String, String)>,
+    /// Metrics shown but not tested on their own because they are a fixed
+    /// multiple of another in every run (`mb_per_s` of `messages_per_s`):
+    /// (derived, the one it is a multiple of).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<(String, String)>,
     /// What each label's worst wake-ups waited behind, when traced.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub waited_behind: Vec<traced::LabelTrace>,
@@ -180,6 +187,9 @@ pub struct Comparison {
     pub threshold_pct: f64,
     /// Verdict counts over every label and metric, in report order.
     pub tally: Vec<(Verdict, usize)>,
+    /// Comparisons decided as one family (the scoreboard's and the
+    /// scheduling section's), each a difference and an equivalence test.
+    pub tests: usize,
     pub config_diff: Vec<config_diff::Row>,
     /// What a reader must know before the scoreboard (emulated runs),
     /// said above it in every format.
@@ -200,6 +210,9 @@ pub struct Comparison {
     /// the command sets after building).
     #[serde(skip)]
     pub wide: bool,
+    /// The runs from emulated guests, whose verdicts are withheld.
+    #[serde(skip)]
+    pub emulated_ids: Vec<i64>,
 }
 
 /// Parameters that differ between runs of the same experiment and must
@@ -269,9 +282,55 @@ pub fn default_metric(name: &str, better: Better) -> bool {
     better != Better::Neither && !name.contains('.')
 }
 
-/// Compare `runs` (complete runs only are used).
+/// Compare `runs` (complete runs only are used): the scoreboard's groups
+/// and, with no `--metric` named, the scheduling section's counters, all
+/// of their tests decided as one family, so the whole report keeps α.
 pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
-    let all = runs;
+    let mut c = undecided(runs, o)?;
+    let mut sched = if o.metrics.is_empty() {
+        scheduling::undecided(runs, o)
+    } else {
+        None
+    };
+    let mut both: Vec<&mut Group> = c.groups.iter_mut().collect();
+    if let Some(s) = sched.as_mut() {
+        both.extend(s.groups.iter_mut());
+    }
+    decide_all(&mut both, o);
+    if !o.allow_emulated {
+        emulated::withhold(&mut c.groups, &c.emulated_ids);
+        if let Some(s) = sched.as_mut() {
+            emulated::withhold(&mut s.groups, &c.emulated_ids);
+        }
+    }
+    c.tally = tally(&c.groups);
+    c.tests = c
+        .groups
+        .iter()
+        .chain(sched.iter().flat_map(|s| &s.groups))
+        .map(tests_of)
+        .sum();
+    c.scheduling = sched.and_then(|s| scheduling::section(&s));
+    Ok(c)
+}
+
+/// Tests that can give a verdict in a group: the comparisons with enough
+/// runs (each a difference test and an equivalence test), a metric that
+/// is a fixed multiple of another not counted again.
+fn tests_of(g: &Group) -> usize {
+    g.metrics
+        .iter()
+        .flat_map(|m| &m.labels)
+        .filter(|l| {
+            l.versus
+                .as_ref()
+                .is_some_and(|v| v.p_value.is_some() && v.same_test_as.is_none())
+        })
+        .count()
+}
+
+/// The comparison with every pair's figures but no verdict yet.
+pub(crate) fn undecided(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
     let runs: Vec<&RunRecord> = runs
         .iter()
         .filter(|r| r.status == crate::store::RunStatus::Complete)
@@ -320,7 +379,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
     }
     let emulated = emulated::find(&runs, &labels);
     let compared = runs.iter().filter(|r| labels.contains(&r.label)).count();
-    let above: Vec<String> = emulated::notice(&emulated, compared, o.allow_emulated)
+    let mut above: Vec<String> = emulated::notice(&emulated, compared, o.allow_emulated)
         .into_iter()
         .collect();
     let warmup: Vec<i64> = runs
@@ -357,8 +416,9 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         }
     }
     let missing = missing::missing(&by_group, &labels, o);
+    // Said first, and beside each verdict it touches.
     if let Some(w) = single_boot(&runs, &labels) {
-        warnings.push(w);
+        above.push(w);
     }
     let mut groups = Vec::new();
     for ((benchmark, params), rs) in by_group {
@@ -381,11 +441,6 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
                 .into(),
         );
     }
-    decide_all(&mut groups, o);
-    if !o.allow_emulated {
-        emulated::withhold(&mut groups, &emulated.ids);
-    }
-    let tally = tally(&groups);
     let diff = config_diff::build(&runs, &labels, &mut warnings);
     Ok(Comparison {
         labels,
@@ -394,19 +449,17 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         decider: o.decider,
         correction: o.correction,
         threshold_pct: o.threshold_pct,
-        tally,
+        tally: Vec::new(),
+        tests: 0,
         config_diff: diff,
         above,
         warnings,
         left_out,
         missing,
         groups,
-        scheduling: if o.metrics.is_empty() {
-            scheduling::scheduling(all, o)
-        } else {
-            None
-        },
+        scheduling: None,
         wide: false,
+        emulated_ids: emulated.ids.clone(),
     })
 }
 
@@ -468,6 +521,7 @@ fn build_group(
         }
         kept.push((k, v));
     }
+    let derived = multiples(&kept);
     let mut run_ids: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     for r in rs {
         run_ids.entry(r.label.clone()).or_default().push(r.id);
@@ -519,8 +573,12 @@ fn build_group(
                     b.runs
                 ));
             }
-            let versus = (l != baseline && !base_vals.is_empty())
+            let mut versus = (l != baseline && !base_vals.is_empty())
                 .then(|| verdict::versus(&base_vals, &vals, better, o));
+            if let Some(v) = versus.as_mut() {
+                v.unit = if boot_unit { "boots" } else { "runs" };
+                v.rests_on = one_boot_each(&per_label[base_idx], &per_label[i]);
+            }
             per.push(LabelStats {
                 label: l.clone(),
                 summary: summary(&vals),
@@ -568,9 +626,41 @@ fn build_group(
         params: serde_json::from_str(params).unwrap_or_default(),
         metrics,
         duplicates,
+        derived,
         waited_behind: traced::waited_behind(rs, labels),
         run_ids,
     })
+}
+
+/// Metrics that are a fixed multiple of an earlier one in every run of
+/// the group (the same ratio, other than 1, to 1e-9): (derived, of).
+fn multiples(kept: &[(MetricKey, Vec<Option<f64>>)]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (j, (k, v)) in kept.iter().enumerate() {
+        let of = kept[..j].iter().find(|(_, w)| {
+            let mut ratio = None;
+            v.len() >= 2
+                && v.iter().zip(w).all(|(a, b)| match (a, b) {
+                    (Some(a), Some(b)) if *b != 0.0 && a.is_finite() && b.is_finite() => {
+                        let r = a / b;
+                        match ratio {
+                            None => {
+                                ratio = Some(r);
+                                r != 1.0 && r > 0.0
+                            }
+                            Some(q) => (r - q).abs() <= 1e-9 * q.abs(),
+                        }
+                    }
+                    _ => false,
+                })
+        });
+        if let Some((o, _)) = of {
+            if !out.iter().any(|(d, _): &(String, String)| d == &o.0) {
+                out.push((k.0.clone(), o.0.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// The README's A/B workflow (run on kernel A, reboot, run on B) gives
@@ -612,6 +702,21 @@ fn single_boot(runs: &[&RunRecord], labels: &[String]) -> Option<String> {
     })
 }
 
+/// Both sides' runs from one boot each, and the boots differ: a verdict
+/// then cannot tell the kernel from the luck of its boot.
+fn one_boot_each(base: &[(f64, Option<&str>)], x: &[(f64, Option<&str>)]) -> Option<String> {
+    let boots = |v: &[(f64, Option<&str>)]| {
+        let mut b: Vec<&str> = v.iter().filter_map(|r| r.1).collect();
+        b.sort_unstable();
+        b.dedup();
+        (b.len() == 1 && v.iter().all(|r| r.1.is_some())).then(|| b[0].to_string())
+    };
+    match (boots(base), boots(x)) {
+        (Some(a), Some(b)) if a != b => Some(verdict::ONE_BOOT.to_string()),
+        _ => None,
+    }
+}
+
 /// The boot a run was measured in, when known.
 pub fn boot_of(r: &RunRecord) -> Option<&str> {
     r.fingerprint.as_ref()?.boot_id.as_deref()
@@ -634,10 +739,17 @@ fn summary(vals: &[f64]) -> Summary {
     s
 }
 
-/// Every pair of the report is one family.
-fn decide_all(groups: &mut [Group], o: &Options) {
+/// Every pair of the report is one family; a metric that is a fixed
+/// multiple of another takes that one's test ([`Group::derived`]).
+fn decide_all(groups: &mut [&mut Group], o: &Options) {
     let mut all = Vec::new();
-    for g in groups.iter_mut() {
+    // (group, metric name, label) of each pair, to find a derived one's source.
+    let mut keys: Vec<(usize, String, String)> = Vec::new();
+    let mut derived: Vec<(usize, String, String)> = Vec::new();
+    for (gi, g) in groups.iter_mut().enumerate() {
+        for (d, of) in &g.derived {
+            derived.push((gi, d.clone(), of.clone()));
+        }
         for m in g.metrics.iter_mut() {
             let base = m
                 .labels
@@ -647,16 +759,30 @@ fn decide_all(groups: &mut [Group], o: &Options) {
                 .unwrap_or_default();
             for l in m.labels.iter_mut() {
                 if let Some(v) = l.versus.as_mut() {
+                    keys.push((gi, m.metric.clone(), l.label.clone()));
                     all.push((v, base.clone(), l.values.clone()));
                 }
             }
         }
     }
+    let source: Vec<Option<usize>> = keys
+        .iter()
+        .map(|(gi, name, label)| {
+            let of = derived.iter().find(|(g, d, _)| g == gi && d == name)?;
+            keys.iter()
+                .position(|(g, n, l)| g == gi && n == &of.2 && l == label)
+        })
+        .collect();
     let mut refs: Vec<(&mut Versus, &[f64], &[f64])> = all
         .iter_mut()
         .map(|(v, b, x)| (&mut **v, b.as_slice(), x.as_slice()))
         .collect();
-    verdict::decide(&mut refs, o);
+    for (r, s) in refs.iter_mut().zip(&source) {
+        if let Some(s) = s {
+            r.0.same_test_as = Some(keys[*s].1.clone());
+        }
+    }
+    verdict::decide(&mut refs, &source, o);
 }
 
 /// Verdict counts in a fixed order, zero counts left out.

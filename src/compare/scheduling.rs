@@ -2,14 +2,14 @@
 //! run (switches, CPU, run-queue wait, migrations of the probe's tasks
 //! and of a scenario's background tasks; every other task's switches;
 //! interrupts and softirqs) compared between labels with the scoreboard's
-//! own tests and interval rules, as a family of their own (its p-values
-//! adjusted over this section's tests only, so the counters neither dilute
-//! the scoreboard nor are diluted by it).  Listed: the counters whose
+//! own tests and interval rules, in the same family as the scoreboard's
+//! tests (one error rate for the whole report: `compare::build` decides
+//! them together).  Listed: the counters whose
 //! difference is decided, largest change first; counted: those that did
 //! not differ.  Per-CPU counters (`sched.cpuN.*`) are stored but left out
 //! here unless named with `--metric`.
 
-use super::{build, Options, Verdict};
+use super::{undecided as build_undecided, Comparison, Options, Verdict};
 use crate::store::RunRecord;
 use serde::Serialize;
 
@@ -40,9 +40,9 @@ fn in_section(name: &str) -> bool {
     name.starts_with("sched.") && !name.starts_with("sched.cpu")
 }
 
-/// The section over `runs` (`None` when no run has a `sched.*` counter
-/// under more than one label).
-pub fn scheduling(runs: &[RunRecord], o: &Options) -> Option<Scheduling> {
+/// The section's comparison over `runs`, its verdicts not made yet
+/// (`None` when no run has a `sched.*` counter under more than one label).
+pub fn undecided(runs: &[RunRecord], o: &Options) -> Option<Comparison> {
     let mut names: Vec<String> = runs
         .iter()
         .flat_map(|r| r.metrics.iter())
@@ -58,7 +58,12 @@ pub fn scheduling(runs: &[RunRecord], o: &Options) -> Option<Scheduling> {
         metrics: names,
         ..o.clone()
     };
-    let c = build(runs, &opts).ok()?;
+    build_undecided(runs, &opts).ok()
+}
+
+/// The section from its decided comparison: what differed, largest change
+/// first, and how many did not.
+pub fn section(c: &Comparison) -> Option<Scheduling> {
     let (mut rows, mut tests, mut not_different, mut too_few) = (Vec::new(), 0, 0, 0);
     for g in &c.groups {
         let task = g

@@ -5,7 +5,7 @@ use super::*;
 use crate::bench::Metric;
 use crate::stats::bootstrap::SplitMix;
 
-fn opts(decider: Decider, correction: Correction) -> Options {
+pub(super) fn opts(decider: Decider, correction: Correction) -> Options {
     Options {
         labels: vec!["a".into(), "b".into()],
         baseline: None,
@@ -22,7 +22,7 @@ fn opts(decider: Decider, correction: Correction) -> Options {
 }
 
 /// Runs of labels a and b, one metric per column of `values`.
-fn runs(a: &[Vec<f64>], b: &[Vec<f64>], unit: &str) -> Vec<RunRecord> {
+pub(super) fn runs(a: &[Vec<f64>], b: &[Vec<f64>], unit: &str) -> Vec<RunRecord> {
     let mut out = Vec::new();
     for (label, rows) in [("a", a), ("b", b)] {
         for (i, row) in rows.iter().enumerate() {
@@ -38,7 +38,7 @@ fn runs(a: &[Vec<f64>], b: &[Vec<f64>], unit: &str) -> Vec<RunRecord> {
     out
 }
 
-fn verdicts(c: &Comparison) -> Vec<Verdict> {
+pub(super) fn verdicts(c: &Comparison) -> Vec<Verdict> {
     c.groups
         .iter()
         .flat_map(|g| &g.metrics)

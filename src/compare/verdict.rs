@@ -112,7 +112,23 @@ pub struct Versus {
     /// Why no change could be detected at all, when that is so.
     pub note: Option<String>,
     pub verdict: Verdict,
+    /// What a unit is on both sides: "runs", or "boots" when the boot is
+    /// the unit (each value a boot's mean).
+    pub unit: &'static str,
+    /// Units on each side: the baseline's and this label's.
+    pub n: (usize, usize),
+    /// What the verdict rests on when it rests on little: both sides from
+    /// one boot each, different boots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rests_on: Option<String>,
+    /// A metric that is a fixed multiple of another in every run is not a
+    /// test of its own: its verdict is that metric's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_test_as: Option<String>,
 }
+
+/// What one-boot verdicts rest on, said beside them.
+pub const ONE_BOOT: &str = "one boot each";
 
 /// Both samples divided by their largest magnitude, and that divisor:
 /// every test and relative figure is the same on them, and values near
@@ -156,8 +172,13 @@ fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus
         Better::Neither => None,
     };
     let enough = base.len() >= MIN_RUNS && x.len() >= MIN_RUNS;
+    // Test and interval from one model: for positive metrics Welch's
+    // change interval is on the log scale, and so is the deciding test.
     let p_value = match o.decider {
-        Decider::Welch => w.map(|w| w.p),
+        Decider::Welch => match LogRatio::of(base, x) {
+            Some(lr) => Some(lr.p_value()),
+            None => w.map(|w| w.p),
+        },
         Decider::MannWhitney => mw.map(|m| m.p),
     };
     Versus {
@@ -184,6 +205,10 @@ fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus
         cv_pct: None,
         note: None,
         verdict: Verdict::TooFewRuns,
+        unit: "runs",
+        n: (base.len(), x.len()),
+        rests_on: None,
+        same_test_as: None,
     }
 }
 
@@ -212,6 +237,7 @@ fn change_ci(decider: Decider, base: &[f64], x: &[f64], level: f64) -> Option<(f
         Decider::MannWhitney => shift_change_ci(
             effect::hodges_lehmann_ci(base, x, level),
             median(base).abs(),
+            base,
             x,
         ),
     }
@@ -279,16 +305,22 @@ fn shift_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
     let bmed = median(base).abs();
     let pct = (bmed != 0.0).then(|| shift / bmed * 100.0);
     let tost = effect::hodges_lehmann_tost_p(base, x, margin * bmed);
-    (pct, shift_change_ci(ci, bmed, x), shift, ci, tost)
+    (pct, shift_change_ci(ci, bmed, base, x), shift, ci, tost)
 }
 
 /// A Hodges–Lehmann shift interval over the baseline's median `bmed`
-/// (%), for the label's values `x`.
-fn shift_change_ci(ci: Option<(f64, f64)>, bmed: f64, x: &[f64]) -> Option<(f64, f64)> {
+/// (%), for the baseline's values and the label's `x`.
+fn shift_change_ci(
+    ci: Option<(f64, f64)>,
+    bmed: f64,
+    base: &[f64],
+    x: &[f64],
+) -> Option<(f64, f64)> {
     ci.filter(|_| bmed != 0.0).map(|(lo, hi)| {
         let (lo, hi) = (lo / bmed * 100.0, hi / bmed * 100.0);
-        // A positive metric cannot fall by more than all of it.
-        if interval::all_positive(x) {
+        // A metric none of whose values is negative (a latency with zeros
+        // among them) cannot fall by more than all of it.
+        if base.iter().chain(x).all(|v| *v >= 0.0) {
             (lo.max(-100.0), hi)
         } else {
             (lo, hi)
@@ -296,14 +328,32 @@ fn shift_change_ci(ci: Option<(f64, f64)>, bmed: f64, x: &[f64]) -> Option<(f64,
     })
 }
 
-/// The verdicts of a whole report: adjust every test of the family (and
-/// every equivalence test, as a second family), then decide each pair.
-/// Power figures use α/m, the strictest step of Holm's and BH's ladders.
-pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], o: &Options) {
-    let raw: Vec<Option<f64>> = all.iter().map(|(v, _, _)| v.p_value).collect();
-    let tost: Vec<Option<f64>> = all.iter().map(|(v, _, _)| v.tost_p_value).collect();
-    let adj = crate::stats::multiple::adjust(&raw, o.correction);
-    let tadj = crate::stats::multiple::adjust(&tost, o.correction);
+/// The verdicts of a whole report: every test that can give a verdict
+/// (each comparison's difference test and its equivalence test, in the
+/// scoreboard and the scheduling section alike) adjusted as one family
+/// ([`crate::stats::multiple::adjust_paired`]), then each pair decided.
+/// Power figures use α/m, the strictest step of the ladder.  A pair whose
+/// `source` names another (a metric that is a fixed multiple of another)
+/// is no test of its own: it takes that one's adjusted p-values.
+pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], source: &[Option<usize>], o: &Options) {
+    let own = |i: usize| source.get(i).copied().flatten().is_none();
+    let raw: Vec<Option<f64>> = all
+        .iter()
+        .enumerate()
+        .map(|(i, (v, _, _))| v.p_value.filter(|_| own(i)))
+        .collect();
+    let tost: Vec<Option<f64>> = all
+        .iter()
+        .enumerate()
+        .map(|(i, (v, _, _))| v.tost_p_value.filter(|_| own(i)))
+        .collect();
+    let (mut adj, mut tadj) = crate::stats::multiple::adjust_paired(&raw, &tost, o.correction);
+    for (i, s) in source.iter().enumerate() {
+        if let Some(s) = s {
+            adj[i] = adj[*s].filter(|_| all[i].0.p_value.is_some());
+            tadj[i] = tadj[*s].filter(|_| all[i].0.tost_p_value.is_some());
+        }
+    }
     let m = raw.iter().filter(|p| p.is_some()).count().max(1) as f64;
     let alpha_each = match o.correction {
         Correction::None => o.alpha,
@@ -336,10 +386,16 @@ pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], o: &Options) {
         if v.verdict == Verdict::Inconclusive {
             let floor = mann_whitney_floor(base.len(), x.len());
             if o.decider == Decider::MannWhitney && floor >= alpha_each {
+                // Against what the family's strictest step needs, and the
+                // runs a side that would reach under it.
+                let reach = (2..=200)
+                    .find(|&k| mann_whitney_floor(k.max(base.len()), k.max(x.len())) < alpha_each)
+                    .map_or("over 200".to_string(), |k| k.to_string());
                 v.note = Some(format!(
-                    "Mann-Whitney cannot go below p = {floor:.3} with {}+{} runs",
+                    "Mann-Whitney cannot go below p = {floor:.3} with {}+{} {u}, and this report's first step needs p < {alpha_each:.4}: about {reach} {u} a side would reach under it",
                     base.len(),
-                    x.len()
+                    x.len(),
+                    u = v.unit
                 ));
                 continue;
             }

@@ -82,7 +82,7 @@ impl AutoRuns {
 
     pub fn outcome(&self, runs: usize) -> String {
         format!(
-            "{}; stopped after {runs} run(s), {} of them counted ({} of complete runs, not suspect, warm-up left out as compare does; 5% error rate kept across every look)",
+            "{}; stopped after {runs} run(s), {} of them counted ({} of complete runs, warm-up left out and suspect runs kept, as compare counts by default; 5% error rate kept across every look)",
             self.why_stopped.as_deref().unwrap_or("stopped"),
             self.values.len(),
             self.metric
@@ -91,11 +91,10 @@ impl AutoRuns {
 }
 
 /// Whether a run counts for the sequential rule: exactly the runs compare
-/// counts by default (complete, not suspect, not a warm-up repetition).
+/// counts by default (complete, not a warm-up repetition; suspect runs
+/// are kept, as compare keeps them unless `--exclude-suspect`).
 fn counts(r: &RunRecord) -> bool {
-    r.status == RunStatus::Complete
-        && !crate::health::is_suspect(&r.settings)
-        && r.settings["warmup"] != true
+    r.status == RunStatus::Complete && r.settings["warmup"] != true
 }
 
 /// The headline metric of `label`'s stored runs of this benchmark with the
@@ -119,16 +118,37 @@ fn baseline_values(
         false,
     )?;
     let want = (entry.canonical)(params);
-    let v: Vec<f64> = runs
+    let same: Vec<&RunRecord> = runs
         .iter()
         .filter(|r| (entry.canonical)(&r.params) == want)
-        .filter(|r| counts(r))
+        .collect();
+    let counted: Vec<&RunRecord> = same.iter().copied().filter(|r| counts(r)).collect();
+    let v: Vec<f64> = counted
+        .iter()
         .filter_map(|r| r.metrics.iter().find(|m| m.name == metric).map(|m| m.value))
         .collect();
     if v.len() < 2 {
+        let warm = same.len() - counted.len();
         return Err(crate::error::input(format!(
-            "--against {label}: {} stored run(s) of {benchmark} with these settings; at least 2 are needed",
-            v.len()
+            "--against {label}: {} stored run(s) of {benchmark} with these settings count ({} of {} runs with other settings, {warm} warm-up left out, as compare counts); at least 2 are needed",
+            v.len(),
+            runs.len() - same.len(),
+            runs.len()
+        )));
+    }
+    // Boots as boots: where the baseline's runs come from several boots
+    // compare takes the boot as its unit, and more runs of this one boot
+    // add none.
+    let mut boots: Vec<&str> = counted
+        .iter()
+        .filter_map(|r| r.fingerprint.as_ref()?.boot_id.as_deref())
+        .collect();
+    boots.sort_unstable();
+    boots.dedup();
+    if boots.len() >= 2 {
+        return Err(crate::error::input(format!(
+            "--against {label}: its runs come from {} boots, so compare takes the boot as the unit and more runs within this one boot add none; compare boots instead (kbench vm or kbench campaign), or --against a label of one boot",
+            boots.len()
         )));
     }
     Ok(v)

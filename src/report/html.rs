@@ -2,7 +2,8 @@
 //! scripts, nothing fetched from the network.  The scoreboard comes
 //! first; every metric's chart and detail table follow.
 
-use super::sections::{details, footnotes, scheduling, scoreboard, systems, tally_line, Section};
+use super::footnotes::footnotes;
+use super::sections::{details, scheduling, scoreboard, systems, tally_line, Section};
 use super::svg::{escape, latency_cdf, strip_plot};
 use crate::compare::Comparison;
 use crate::store::RunRecord;

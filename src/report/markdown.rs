@@ -1,8 +1,9 @@
 //! The comparison as Markdown, fit to paste into a mailing-list post or an
 //! issue: the scoreboard first, details with `--details`.
 
+use super::footnotes::footnotes;
 use super::sections::{
-    details, footnotes, scheduling, scoreboard, systems, tally_line, waited_behind, Section,
+    details, scheduling, scoreboard, systems, tally_line, waited_behind, Section,
 };
 use crate::compare::Comparison;
 

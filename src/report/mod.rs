@@ -6,6 +6,7 @@
 
 pub mod csv;
 pub mod curves;
+pub mod footnotes;
 pub mod html;
 pub mod markdown;
 pub mod sections;

@@ -112,13 +112,18 @@ fn needs(l: &LabelStats, c: &Comparison) -> String {
         } else {
             format!("only beyond +{d:.0} % or -{down:.0} %")
         };
-        let n = l.summary.n;
+        // Both sides' units: the side with fewer is what blocks.
+        let (nb, nx) = v.n;
+        let u = v.unit;
         s = match v.cv_pct {
-            Some(cv) => format!("n = {n}, CV {cv:.0} %: {beyond}"),
-            None => format!("n = {n}: {beyond}"),
+            Some(cv) => format!("n = {nb}+{nx} {u}, CV {cv:.0} %: {beyond}"),
+            None => format!("n = {nb}+{nx} {u}: {beyond}"),
         };
         if let Some((want, runs)) = v.to_decide {
-            s = format!("{s}; --detect {want} needs about {runs} runs a side");
+            s = format!("{s}; --detect {want} needs about {runs} {u} a side");
+            if u == "boots" {
+                s.push_str(" (more runs within the same boots add none)");
+            }
         }
     }
     s
@@ -235,7 +240,7 @@ pub fn scoreboard(c: &Comparison) -> Section {
                     with_unit(l.summary.median, &m.unit),
                     change_text(v.change_pct, v.change_ci_pct),
                     p_text(v.p_adjusted),
-                    v.verdict.as_str().to_string(),
+                    verdict_text(v),
                     needs(l, c),
                 ]);
             }
@@ -247,7 +252,7 @@ pub fn scoreboard(c: &Comparison) -> Section {
         &format!("{} (median)", short(&c.baseline)),
         "label",
         "median",
-        "change [95% CI]",
+        change_head(c),
         "p adj",
         "verdict",
         "note",
@@ -286,6 +291,29 @@ pub fn scoreboard(c: &Comparison) -> Section {
         groups,
         lead: None,
         break_at: None,
+    }
+}
+
+/// The change column's head: the medians are shown beside it, so it says
+/// what the change is of (the means for Welch; the Hodges-Lehmann shift
+/// over the baseline's median for Mann-Whitney).
+pub fn change_head(c: &Comparison) -> &'static str {
+    match c.decider {
+        crate::compare::Decider::Welch => "Δ mean [95% CI]",
+        crate::compare::Decider::MannWhitney => "HL shift [95% CI]",
+    }
+}
+
+/// A verdict as a row shows it: with what it rests on when that is
+/// little (`worse (one boot each)`).
+pub fn verdict_text(v: &crate::compare::Versus) -> String {
+    let decided = matches!(
+        v.verdict,
+        Verdict::Better | Verdict::Worse | Verdict::Different | Verdict::Equivalent
+    );
+    match &v.rests_on {
+        Some(r) if decided => format!("{} ({r})", v.verdict.as_str()),
+        _ => v.verdict.as_str().to_string(),
     }
 }
 
@@ -401,7 +429,7 @@ pub fn details(c: &Comparison) -> Vec<Section> {
                     "95% CI",
                     "min",
                     "max",
-                    "change [95% CI]",
+                    change_head(c),
                     "p Welch",
                     "p MW",
                     "p adj",
@@ -422,48 +450,6 @@ pub fn details(c: &Comparison) -> Vec<Section> {
         }
     }
     out
-}
-
-/// The lines under the tables: how to read them, and warnings.
-pub fn footnotes(c: &Comparison) -> Vec<String> {
-    let test = match c.decider {
-        crate::compare::Decider::Welch => {
-            "Welch's t-test; change = ratio of means, its interval on the log scale for positive metrics (Fieller's otherwise)"
-        }
-        crate::compare::Decider::MannWhitney => {
-            "the Mann-Whitney U test; change = Hodges-Lehmann shift over the baseline median, with its exact interval"
-        }
-    };
-    let mut v = vec![
-        format!("verdicts: {}", tally_line(c)),
-        format!(
-            "baseline {}; decided by {test}; p adj = adjusted over all {} tests of this report ({}); \
-             better/worse = p adj < {}, the change's interval clear of no change, and the change at least {} %; equivalent = the change's {:.0} % interval within ±{} % (two one-sided tests at the same alpha, adjusted the same way; \
-             the 95 % interval shown may reach past it); inconclusive = neither, with the smallest change these runs could detect (80 % power); \
-             no verdict below {} runs a side; the intervals are each comparison's own, not adjusted for the report's many tests (p adj is)",
-            c.baseline,
-            c.tally.iter().filter(|(v, _)| *v != Verdict::TooFewRuns).map(|(_, n)| n).sum::<usize>(),
-            c.correction.as_str(),
-            c.alpha,
-            c.threshold_pct,
-            (1.0 - 2.0 * c.alpha) * 100.0,
-            c.threshold_pct,
-            crate::compare::MIN_RUNS
-        ),
-        "95% CI of a label's mean: log-normal (Cox) for positive metrics, so it never goes below zero; Student t otherwise".into(),
-    ];
-    for g in &c.groups {
-        for (dup, of) in &g.duplicates {
-            v.push(format!(
-                "{} {dup} equals {of} in every run and is not shown again",
-                g.benchmark
-            ));
-        }
-    }
-    v.extend(c.left_out.iter().cloned());
-    v.extend(c.missing.iter().map(|m| format!("missing: {m}")));
-    v.extend(c.warnings.iter().map(|w| format!("warning: {w}")));
-    v
 }
 
 /// A group's short name for its trace rows: the benchmark, and the
@@ -535,9 +521,8 @@ pub fn scheduling(c: &Comparison) -> Option<Section> {
         .collect();
     Some(Section {
         title: format!(
-            "How the kernel scheduled the run ({} tests of sched.* counters, {} over this section alone; {} did not differ{}; against {})",
+            "How the kernel scheduled the run ({} tests of sched.* counters, adjusted with the scoreboard's as one family; {} did not differ{}; against {})",
             s.tests,
-            c.correction.as_str(),
             s.not_different,
             if s.too_few_runs > 0 {
                 format!(", {} too few runs", s.too_few_runs)
@@ -550,7 +535,7 @@ pub fn scheduling(c: &Comparison) -> Option<Section> {
             "runs of".into(),
             "label".into(),
             "counter".into(),
-            "change [95% CI]".into(),
+            change_head(c).into(),
             "verdict".into(),
         ],
         rows,
@@ -586,6 +571,45 @@ mod tests {
             include_warmup: false,
             allow_emulated: false,
         }
+    }
+
+    /// Boots as boots in the notes, and a verdict that rests on one boot
+    /// each says so in its own cell.
+    #[test]
+    fn notes_count_boots_and_thin_verdicts_say_what_they_rest_on() {
+        let mut rs = Vec::new();
+        for (label, means) in [("a", [100.0, 103.0, 97.0]), ("b", [101.0, 104.0, 98.0])] {
+            for (bi, m) in means.iter().enumerate() {
+                for k in 0..5 {
+                    let fp = crate::fingerprint::Fingerprint {
+                        boot_id: Some(format!("{label}-{bi}")),
+                        ..Default::default()
+                    };
+                    let mut r = RunRecord::new(label, "bench", serde_json::json!({}), Some(fp));
+                    r.id = rs.len() as i64;
+                    r.metrics.push(crate::bench::Metric::new(
+                        "t",
+                        "s",
+                        m + 0.01 * f64::from(k),
+                        crate::bench::Better::Lower,
+                    ));
+                    rs.push(r);
+                }
+            }
+        }
+        let c = build(&rs, &options()).unwrap();
+        let row = super::scoreboard(&c).rows[0].join(" ");
+        assert!(
+            row.contains("n = 3+3 boots")
+                && row.contains("boots a side (more runs within the same boots add none)"),
+            "{row}"
+        );
+        let mut v = c.groups[0].metrics[0].labels[1].versus.clone().unwrap();
+        v.verdict = crate::compare::Verdict::Worse;
+        v.rests_on = Some(crate::compare::verdict::ONE_BOOT.into());
+        assert_eq!(super::verdict_text(&v), "worse (one boot each)");
+        v.verdict = crate::compare::Verdict::Inconclusive;
+        assert_eq!(super::verdict_text(&v), "inconclusive");
     }
 
     /// What a reader must know first (runs from emulated guests) comes

@@ -2,18 +2,20 @@
 //! TTY): the scoreboard and its verdict counts first, then the systems,
 //! then (with `--details`) a table per metric.
 
+use super::footnotes::footnotes;
 use super::sections::{
-    details, footnotes, scheduling, scoreboard, systems, tally_line, waited_behind, Section,
+    details, scheduling, scoreboard, systems, tally_line, waited_behind, Section,
 };
 use crate::compare::Comparison;
 use crate::text::table;
 
 fn paint(verdict: &str) -> Option<&'static str> {
-    match verdict {
+    // A verdict may say what it rests on after its word (`worse (one boot each)`).
+    match verdict.split(" (").next().unwrap_or(verdict) {
         "better" => Some("32"),
         "worse" => Some("31"),
         "equivalent" => Some("36"),
-        "inconclusive" | "too few runs" => Some("33"),
+        "inconclusive" | "too few runs" | "emulated" => Some("33"),
         _ => None,
     }
 }

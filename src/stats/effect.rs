@@ -1,17 +1,8 @@
 //! Effect sizes: how big a difference is, beside whether it is real.
 
-use super::describe::{mean, median, variance};
+use super::describe::{mean, variance};
 use super::mann_whitney::{normal_sf, u_null_cdf, EXACT_BELOW};
-
-/// Sorted pairwise differences xⱼ − baseᵢ.
-fn pairwise(base: &[f64], x: &[f64]) -> Vec<f64> {
-    let mut d: Vec<f64> = base
-        .iter()
-        .flat_map(|b| x.iter().map(move |v| v - b))
-        .collect();
-    d.sort_by(|a, b| a.total_cmp(b));
-    d
-}
+use super::pairwise::Pairs;
 
 /// P(U ≤ u) under the null, exact below [`EXACT_BELOW`] runs a side, else
 /// the normal approximation with continuity correction.
@@ -40,23 +31,30 @@ fn u_cdf(m: usize, n: usize) -> Box<dyn Fn(f64) -> f64> {
 /// most extreme ordering already has probability 0.05).  Hollander, M.,
 /// Wolfe, D. A. & Chicken, E. (2014), *Nonparametric Statistical
 /// Methods*, 3rd ed., §4.3; Bauer, D. F. (1972), *JASA* 67(339): 687–690.
+///
+/// The differences are never all written out ([`Pairs`]: the two order
+/// statistics are selected in O((m + n) log mn)), and k is found by
+/// bisection on the null distribution, which rises with k.
 pub fn hodges_lehmann_ci(base: &[f64], x: &[f64], level: f64) -> Option<(f64, f64)> {
     let (m, n) = (base.len(), x.len());
     if m == 0 || n == 0 {
         return None;
     }
-    let d = pairwise(base, x);
     let cdf = u_cdf(m, n);
     let tail = (1.0 - level) / 2.0 + 1e-12;
-    let mut k = 0;
-    for kk in 1..=m * n / 2 + 1 {
-        if cdf(kk as f64 - 1.0) <= tail {
-            k = kk;
+    // The largest k in 1..=mn/2+1 with P(U ≤ k − 1) ≤ tail (0: none).
+    let (mut lo, mut hi) = (0usize, m * n / 2 + 1);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if cdf(mid as f64 - 1.0) <= tail {
+            lo = mid;
         } else {
-            break;
+            hi = mid - 1;
         }
     }
-    (k >= 1).then(|| (d[k - 1], d[m * n - k]))
+    let k = lo;
+    let d = Pairs::new(base, x);
+    (k >= 1).then(|| (d.select(k - 1), d.select(m * n - k)))
 }
 
 /// Equivalence of the shift within ±`margin` (in the metric's unit) by
@@ -69,19 +67,11 @@ pub fn hodges_lehmann_tost_p(base: &[f64], x: &[f64], margin: f64) -> Option<f64
     if m == 0 || n == 0 {
         return None;
     }
-    let d = pairwise(base, x);
+    let d = Pairs::new(base, x);
+    // Pairs above δ, ties counting ½: counted, not listed.
     let u_above = |delta: f64| -> f64 {
-        d.iter()
-            .map(|&v| {
-                if v > delta {
-                    1.0
-                } else if v == delta {
-                    0.5
-                } else {
-                    0.0
-                }
-            })
-            .sum()
+        let (below, upto) = d.count(delta);
+        (d.len() - upto) as f64 + 0.5 * (upto - below) as f64
     };
     let cdf = u_cdf(m, n);
     let mn = (m * n) as f64;
@@ -98,11 +88,7 @@ pub fn hodges_lehmann_tost_p(base: &[f64], x: &[f64], margin: f64) -> Option<f64
 /// (1963), "Estimates of location based on rank tests", *Ann. Math.
 /// Statist.* 34(2): 598–611.
 pub fn hodges_lehmann(base: &[f64], x: &[f64]) -> f64 {
-    let d: Vec<f64> = base
-        .iter()
-        .flat_map(|b| x.iter().map(move |v| v - b))
-        .collect();
-    median(&d)
+    Pairs::new(base, x).median()
 }
 
 /// Cohen's d of `x` against `base` with the pooled standard deviation

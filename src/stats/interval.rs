@@ -87,6 +87,18 @@ impl LogRatio {
         ((self.estimate - h).exp(), (self.estimate + h).exp())
     }
 
+    /// Two-sided p of "the ratio is 1" on the same log scale and with the
+    /// same standard error and degrees of freedom as [`Self::ratio_ci`],
+    /// so p < 1 − level exactly when that interval leaves out 1: the test
+    /// and the interval cannot disagree.
+    pub fn p_value(&self) -> f64 {
+        if self.se == 0.0 {
+            return if self.estimate == 0.0 { 1.0 } else { 0.0 };
+        }
+        let t = (self.estimate / self.se).abs();
+        (2.0 * (1.0 - student_t::cdf(t, self.df))).clamp(0.0, 1.0)
+    }
+
     /// TOST p-value for "the ratio lies within (1 − m, 1 + m)": the larger
     /// of the two one-sided t-tests' p.  Schuirmann, D. J. (1987), "A
     /// comparison of the two one-sided tests procedure…", *J.
@@ -195,7 +207,17 @@ mod tests {
         assert!(close(hi, 0.960_020_731_301_350_8, 1e-9), "{hi}");
         assert!(close(r.df, 2.267_826_435_891_368_2, 1e-9), "{}", r.df);
         assert!(close(r.tost_p(0.02), 0.990_076_698_636_694_1, 1e-9));
+        assert!(
+            close(r.p_value(), 0.010_321_359_572_667_922, 1e-8),
+            "{}",
+            r.p_value()
+        );
         let r = LogRatio::of(LAT_B, LAT_X).unwrap();
+        assert!(
+            close(r.p_value(), 0.096_117_494_673_068_22, 1e-8),
+            "{}",
+            r.p_value()
+        );
         let (lo, hi) = r.ratio_ci(0.95);
         assert!(lo > 0.0, "a ratio interval of positive data stays positive");
         assert!(close(lo, 0.111_625_137_082_713_54, 1e-9), "{lo}");

@@ -17,6 +17,7 @@ pub mod ks;
 
 pub mod mann_whitney;
 pub mod multiple;
+pub mod pairwise;
 pub mod permutation;
 pub mod power;
 pub mod sequential;

@@ -104,7 +104,8 @@ pub enum Decision {
     /// Against the baseline: better or worse by this ratio, or equivalent.
     Better(f64),
     Worse(f64),
-    Equivalent(f64),
+    /// Equivalent: the ratio, and the ± threshold (%) it is within.
+    Equivalent(f64, f64),
     /// Undecidable by the cap against this baseline: the t statistic the
     /// cap could reach and the one it would need, and what would decide it
     /// in the user's terms ([`Futility`]).
@@ -120,7 +121,9 @@ impl Decision {
             }
             Decision::Better(r) => format!("better than the baseline (ratio {r:.4})"),
             Decision::Worse(r) => format!("worse than the baseline (ratio {r:.4})"),
-            Decision::Equivalent(r) => format!("equivalent to the baseline (ratio {r:.4})"),
+            Decision::Equivalent(r, t) => {
+                format!("equivalent to the baseline (ratio {r:.4}, within ±{t} %)")
+            }
             Decision::Futile(f) => f.describe(),
         }
     }
@@ -172,7 +175,7 @@ impl Futility {
         format!(
             "undecidable against this baseline: the runs vary by {:.0} % ({} baseline runs, at most {} here), \
              so a {t} % change cannot be decided by the cap (t could reach {:.2}, and {:.2} is needed); \
-             {runs}; or --threshold {decidable} could be decided with these",
+             {runs}; with these runs only a change beyond ±{decidable} % could be decided",
             self.cv_pct, self.base_runs, self.cap, self.reach, self.need
         )
     }
@@ -215,7 +218,7 @@ pub fn decide(rule: &Rule, values: &[f64]) -> Decision {
             }
             if let Some(lr) = LogRatio::of(base, values) {
                 if lr.tost_p(rule.threshold_pct / 100.0) < a {
-                    return Decision::Equivalent(ratio);
+                    return Decision::Equivalent(ratio, rule.threshold_pct);
                 }
             }
             if rule.futility {

@@ -4,8 +4,9 @@
 //! a SQLite file that is not a kbench store, or a store from a newer kbench
 //! is refused with the file left untouched.
 
+mod write;
+
 use super::record::*;
-use super::rows;
 use super::schema::{APPLICATION_ID, MIGRATIONS};
 use super::{Access, Store, SCHEMA_VERSION};
 use crate::bench::{Better, Metric};
@@ -15,6 +16,7 @@ use anyhow::{Context, Result};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use write::insert_run;
 
 pub struct SqliteStore {
     conn: Connection,
@@ -253,6 +255,56 @@ impl SqliteStore {
         ))
     }
 
+    /// Metrics, notes and fingerprints of many runs at once: a query per
+    /// few thousand runs rather than two per run, and each system's
+    /// fingerprint parsed once (a lab's store holds thousands of runs of
+    /// one system).
+    fn fill_many(&self, rows: Vec<(RunRecord, Option<String>)>) -> Result<Vec<RunRecord>> {
+        let mut fps: std::collections::HashMap<String, Option<Fingerprint>> =
+            std::collections::HashMap::new();
+        let mut out: Vec<RunRecord> = Vec::with_capacity(rows.len());
+        for (mut rec, fp) in rows {
+            rec.fingerprint = fp.and_then(|j| {
+                fps.entry(j)
+                    .or_insert_with_key(|j| serde_json::from_str::<Fingerprint>(j).ok())
+                    .clone()
+            });
+            out.push(rec);
+        }
+        let at: std::collections::HashMap<i64, usize> =
+            out.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        let ids: Vec<i64> = out.iter().map(|r| r.id).collect();
+        for chunk in ids.chunks(5000) {
+            let marks = vec!["?"; chunk.len()].join(",");
+            let mut st = self.conn.prepare(&format!(
+                "SELECT run_id, name, unit, value, better FROM metrics WHERE run_id IN ({marks}) ORDER BY run_id, ord, rowid"
+            ))?;
+            let mut q = st.query(rusqlite::params_from_iter(chunk))?;
+            while let Some(r) = q.next()? {
+                let id: i64 = r.get(0)?;
+                if let Some(&i) = at.get(&id) {
+                    out[i].metrics.push(Metric {
+                        name: r.get(1)?,
+                        unit: r.get(2)?,
+                        value: r.get(3)?,
+                        better: Better::parse(&r.get::<_, String>(4)?),
+                    });
+                }
+            }
+            let mut st = self.conn.prepare(&format!(
+                "SELECT run_id, text FROM notes WHERE run_id IN ({marks}) ORDER BY run_id, ord, rowid"
+            ))?;
+            let mut q = st.query(rusqlite::params_from_iter(chunk))?;
+            while let Some(r) = q.next()? {
+                let id: i64 = r.get(0)?;
+                if let Some(&i) = at.get(&id) {
+                    out[i].notes.push(r.get(1)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     const RUN_COLUMNS: &'static str =
         "r.id, r.uuid, r.label, r.benchmark, r.params, r.settings, r.started, r.ended, \
          r.status, r.scenario, r.phase, r.repetition, r.imported, s.json";
@@ -363,71 +415,6 @@ fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
     }
 }
 
-/// A stored value as SQLite takes it (a flag as 0 or 1).
-struct Lite<'a, 'b>(&'b rows::Cell<'a>);
-
-impl rusqlite::ToSql for Lite<'_, '_> {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        use rusqlite::types::{ToSqlOutput, Value, ValueRef};
-        Ok(match *self.0 {
-            rows::Cell::Text(t) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
-            rows::Cell::OptText(Some(t)) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
-            rows::Cell::OptText(None) | rows::Cell::OptInt(None) => ToSqlOutput::Owned(Value::Null),
-            rows::Cell::Real(r) => ToSqlOutput::Owned(Value::Real(r)),
-            rows::Cell::Ord(i) => ToSqlOutput::Owned(Value::Integer(i64::from(i))),
-            rows::Cell::Id(i) | rows::Cell::OptInt(Some(i)) => {
-                ToSqlOutput::Owned(Value::Integer(i))
-            }
-            rows::Cell::Bool(b) => ToSqlOutput::Owned(Value::Integer(i64::from(b))),
-            rows::Cell::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
-        })
-    }
-}
-
-/// Insert one run (and its system) inside an open transaction.
-fn insert_run(tx: &rusqlite::Transaction, run: &RunRecord) -> Result<i64> {
-    // A run copied in twice (pull) is stored once.
-    if let Some(id) = tx
-        .query_row("SELECT id FROM runs WHERE uuid = ?", [&run.uuid], |r| {
-            r.get::<_, i64>(0)
-        })
-        .optional()?
-    {
-        return Ok(id);
-    }
-    let system_key = match &run.fingerprint {
-        Some(fp) => {
-            let key = fp.content_key();
-            tx.execute(
-                "INSERT OR IGNORE INTO systems (key, fingerprint_id, json) VALUES (?, ?, ?)",
-                params![key, fp.id, serde_json::to_string(fp)?],
-            )?;
-            Some(key)
-        }
-        None => None,
-    };
-    let texts = rows::Texts::of(run);
-    let sql = rows::insert_sql("runs", rows::RUN_COLUMNS, |_| "?".into());
-    tx.execute(
-        &sql,
-        rusqlite::params_from_iter(
-            rows::run_row(run, &texts, system_key.as_deref())
-                .iter()
-                .map(Lite),
-        ),
-    )?;
-    let id = tx.last_insert_rowid();
-    for table in rows::children(run, id) {
-        let mut st = tx.prepare_cached(&rows::insert_sql(table.table, table.columns, |_| {
-            "?".into()
-        }))?;
-        for row in &table.rows {
-            st.execute(rusqlite::params_from_iter(row.iter().map(Lite)))?;
-        }
-    }
-    Ok(id)
-}
-
 impl Store for SqliteStore {
     fn save_run(&mut self, run: &RunRecord) -> Result<i64> {
         Ok(self.save_runs(std::slice::from_ref(run))?[0])
@@ -486,12 +473,15 @@ impl Store for SqliteStore {
         let rows: Vec<(RunRecord, Option<String>)> = st
             .query_map(rusqlite::params_from_iter(args), Self::row_to_record)?
             .collect::<rusqlite::Result<_>>()?;
-        let mut out = Vec::with_capacity(rows.len());
-        for (mut rec, fp) in rows {
-            self.fill(&mut rec, fp, histograms)?;
-            out.push(rec);
+        if histograms {
+            let mut out = Vec::with_capacity(rows.len());
+            for (mut rec, fp) in rows {
+                self.fill(&mut rec, fp, histograms)?;
+                out.push(rec);
+            }
+            return Ok(out);
         }
-        Ok(out)
+        self.fill_many(rows)
     }
 
     fn load_run(&self, id: i64) -> Result<Option<RunRecord>> {

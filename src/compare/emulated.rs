@@ -74,12 +74,7 @@ pub fn withhold(groups: &mut [Group], emulated: &[i64]) {
         for m in g.metrics.iter_mut() {
             for l in m.labels.iter_mut() {
                 let Some(v) = l.versus.as_mut() else { continue };
-                if hit.contains(&l.label)
-                    && matches!(
-                        v.verdict,
-                        Verdict::Better | Verdict::Worse | Verdict::Different | Verdict::Equivalent
-                    )
-                {
+                if hit.contains(&l.label) && v.verdict.is_decided() {
                     v.verdict = Verdict::Emulated;
                 }
             }

@@ -50,6 +50,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// A verdict the runs decided (better, worse, different or
+    /// equivalent), as opposed to inconclusive, too few runs or withheld.
+    pub fn is_decided(self) -> bool {
+        matches!(
+            self,
+            Verdict::Better | Verdict::Worse | Verdict::Different | Verdict::Equivalent
+        )
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Better => "better",

@@ -307,12 +307,8 @@ pub fn change_head(c: &Comparison) -> &'static str {
 /// A verdict as a row shows it: with what it rests on when that is
 /// little (`worse (one boot each)`).
 pub fn verdict_text(v: &crate::compare::Versus) -> String {
-    let decided = matches!(
-        v.verdict,
-        Verdict::Better | Verdict::Worse | Verdict::Different | Verdict::Equivalent
-    );
     match &v.rests_on {
-        Some(r) if decided => format!("{} ({r})", v.verdict.as_str()),
+        Some(r) if v.verdict.is_decided() => format!("{} ({r})", v.verdict.as_str()),
         _ => v.verdict.as_str().to_string(),
     }
 }

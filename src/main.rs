@@ -117,6 +117,12 @@ fn damaged_store(err: &anyhow::Error) -> Option<String> {
             {
                 Some(text::clean(msg.as_deref().unwrap_or("malformed")).into_owned())
             }
+            // A value that is not what its column holds (text that is not
+            // UTF-8): said with the run, never as a bare "Conversion error".
+            Some(rusqlite::Error::FromSqlConversionFailure(_, _, why)) => {
+                Some(text::clean(&why.to_string()).into_owned())
+            }
+            Some(rusqlite::Error::Utf8Error(_)) => Some("text that is not UTF-8".into()),
             _ => None,
         })
 }

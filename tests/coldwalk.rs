@@ -76,9 +76,10 @@ fn unreadable_dirs_are_counted_not_fatal() {
         std::fs::Permissions::from_mode(0o000),
     )
     .unwrap();
+    let kb = crate::common::Reachable::new();
     let out = std::process::Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(env!("CARGO_BIN_EXE_kbench"))
+        .arg(&kb.path)
         .args([
             "coldwalk",
             t.path().to_str().unwrap(),

@@ -236,6 +236,7 @@ fn missing_privilege_says_what_and_how() {
         eprintln!("skipped: needs root and setpriv to drop privileges");
         return;
     }
+    let kb = crate::common::Reachable::new();
     let out = std::process::Command::new("setpriv")
         .args([
             "--reuid=65534",
@@ -244,7 +245,7 @@ fn missing_privilege_says_what_and_how() {
             "--inh-caps=-all",
             "--bounding-set=-all",
         ])
-        .arg(env!("CARGO_BIN_EXE_kbench"))
+        .arg(&kb.path)
         .args(["cyclictest", "-p", "80", "-l", "5", "--no-store"])
         .output()
         .unwrap();

@@ -337,8 +337,9 @@ fn reading_someone_elses_store_creates_no_files() {
         .flatten()
         .map(|e| e.file_name())
         .collect();
+    let kb = crate::common::Reachable::new();
     let out = env
-        .cmd()
+        .cmd_of(&kb.path)
         .args(["runs", "list"])
         .uid(65534)
         .gid(65534)

@@ -24,6 +24,9 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         ),
         None => None,
     };
+    if let Some(o) = &a.output {
+        super::output::check(o)?;
+    }
     let format = if ctx.global.json {
         ReportFormat::Json
     } else {
@@ -171,15 +174,7 @@ fn gate(c: &compare::Comparison, fail_on: Option<FailOn>) -> Result<()> {
 }
 
 fn emit(a: &CompareArgs, text: &str) -> Result<()> {
-    match &a.output {
-        Some(p) => {
-            std::fs::write(p, text).map_err(|e| input(format!("cannot write {}: {e}", p.display())))
-        }
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
+    super::output::emit(a.output.as_deref(), text)
 }
 
 /// `--layout contest` is contest's own table, from the store.

@@ -3,11 +3,12 @@
 
 use crate::error::input;
 use crate::session::Ctx;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
 
 pub fn run(ctx: &Ctx, id: i64, output: &Path) -> Result<()> {
+    super::output::check(output)?;
     let store = ctx.store_for_reading()?;
     let Some(run) = store.load_run(id)? else {
         return Err(input(format!(
@@ -28,7 +29,8 @@ pub fn run(ctx: &Ctx, id: i64, output: &Path) -> Result<()> {
             "run {id} has no trace{why}: measure with --trace to keep one"
         )));
     };
-    let windows = crate::trace::stored::Windows::decode(&a.data)?;
+    let windows = crate::trace::stored::Windows::decode(&a.data)
+        .map_err(|e| input(format!("run {id}: {e:#}")))?;
     let doc = crate::trace::perfetto::document(&windows, id);
     let text = serde_json::to_string(&doc)?;
     if output.as_os_str() == "-" {
@@ -36,10 +38,7 @@ pub fn run(ctx: &Ctx, id: i64, output: &Path) -> Result<()> {
         writeln!(out, "{text}")?;
         return Ok(());
     }
-    // Written beside, then renamed: never half a file under the name.
-    let tmp = output.with_extension("kbench-partial");
-    std::fs::write(&tmp, text.as_bytes()).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, output).with_context(|| format!("writing {}", output.display()))?;
+    super::output::write_file(output, text.as_bytes())?;
     ctx.info(&format!(
         "kbench: {} trace windows of run {id} written to {} (open it in https://ui.perfetto.dev)",
         windows.windows.len(),

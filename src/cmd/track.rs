@@ -28,6 +28,9 @@ pub fn track(ctx: &Ctx, a: &TrackArgs) -> Result<()> {
             "--order given takes the order of the --label flags: give them",
         ));
     }
+    if let Some(o) = &a.output {
+        super::output::check(o)?;
+    }
     let format = match (ctx.global.json, a.format) {
         (true, _) | (_, TrackFormat::Json) => Format::Json,
         (_, TrackFormat::Table) => Format::Table,

@@ -30,7 +30,7 @@ pub fn build(runs: &[&RunRecord], labels: &[String], warnings: &mut Vec<String>)
         let mine: Vec<&Fingerprint> = runs
             .iter()
             .filter(|r| &r.label == l)
-            .filter_map(|r| r.fingerprint.as_ref())
+            .filter_map(|r| r.fingerprint.as_deref())
             .collect();
         let distinct: BTreeSet<&str> = mine.iter().map(|f| f.id.as_str()).collect();
         if distinct.len() > 1 {

@@ -264,10 +264,10 @@ fn runs_from_several_boots_are_compared_with_the_boot_as_the_unit() {
         } else {
             format!("b{}", i / 5)
         };
-        r.fingerprint = Some(crate::fingerprint::Fingerprint {
+        r.fingerprint = Some(std::sync::Arc::new(crate::fingerprint::Fingerprint {
             boot_id: Some(boot),
             ..Default::default()
-        });
+        }));
     }
     let c = build(&one, &opts(Decider::Welch, Correction::Holm)).unwrap();
     assert!(

@@ -36,7 +36,9 @@ pub fn waited_behind(rs: &[&RunRecord], labels: &[String]) -> Vec<LabelTrace> {
                 .iter()
                 .filter_map(|r| r.settings["trace"]["outliers"].as_array())
                 .flatten()
-                .filter_map(|o| serde_json::from_value(o.clone()).ok())
+                .filter_map(|o| serde_json::from_value::<Explanation>(o.clone()).ok())
+                // A stored time beyond a day is damaged: left out, never summed.
+                .filter(Explanation::times_fit)
                 .collect();
             Some(LabelTrace {
                 label: l.clone(),

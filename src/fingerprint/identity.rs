@@ -15,7 +15,6 @@ pub struct Identity {
 /// The running system's identity (in debug builds, `KBENCH_TEST_IDENTITY`
 /// stands in for it, so tests can simulate reboots).
 pub fn identity() -> Identity {
-    #[cfg(debug_assertions)]
     if let Some(id) = test_identity() {
         return id;
     }
@@ -31,8 +30,8 @@ pub fn identity() -> Identity {
     }
 }
 
-/// Debug builds only: the simulated identity of `KBENCH_TEST_IDENTITY`.
-#[cfg(debug_assertions)]
+/// Debug builds only: the simulated identity of `KBENCH_TEST_IDENTITY`
+/// (a release build's hook is always `None`).
 pub fn test_identity() -> Option<Identity> {
-    serde_json::from_str(&std::env::var("KBENCH_TEST_IDENTITY").ok()?).ok()
+    serde_json::from_str(&crate::sys::hooks::identity()?).ok()
 }

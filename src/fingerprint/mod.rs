@@ -96,7 +96,6 @@ impl Fingerprint {
             release,
             cmdline,
         };
-        #[cfg(debug_assertions)]
         if root == Path::new("/") {
             fp.apply_test_identity();
         }
@@ -107,7 +106,6 @@ impl Fingerprint {
     /// Debug builds only: `KBENCH_TEST_IDENTITY` (JSON with `release`,
     /// `cmdline`, `boot_id`) stands in for the running system, so tests can
     /// simulate reboots into other kernels.  Release builds never read it.
-    #[cfg(debug_assertions)]
     fn apply_test_identity(&mut self) {
         let Some(id) = identity::test_identity() else {
             return;

@@ -195,8 +195,10 @@ fn spawn_janitor_removing(dirs: &[&Path]) -> Result<std::process::Child> {
     for d in dirs {
         c.arg("--remove").arg(d);
     }
+    // A process group of its own: `kill -9 -PGID` of kbench's group (a
+    // shell's job control, a supervisor) leaves the janitor to clean up.
+    std::os::unix::process::CommandExt::process_group(&mut c, 0);
     c.stdin(std::process::Stdio::null())
-        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     Ok(c.spawn()?)

@@ -250,9 +250,7 @@ pub fn record_health(
 /// command after it measured, so tests can drive every command's failed
 /// path through this loop; release builds never fail this way.
 fn injected_failure(rep: Rep) -> Result<()> {
-    if cfg!(debug_assertions)
-        && std::env::var("KBENCH_INJECT_FAILURE").ok() == Some((rep.index + 1).to_string())
-    {
+    if crate::sys::hooks::failing_repetition() == Some((rep.index + 1).to_string()) {
         anyhow::bail!(
             "failure injected by KBENCH_INJECT_FAILURE in repetition {}",
             rep.index + 1

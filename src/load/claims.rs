@@ -57,14 +57,6 @@ fn claims_dir() -> PathBuf {
         })
 }
 
-/// The start time of `pid` (clock ticks after boot), `None` when gone.
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name, which may hold spaces and ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    rest.split(' ').nth(19)?.parse().ok()
-}
-
 /// Refuse a memory filesystem for a load's files.
 fn refuse_memory_fs(dir: &Path, what: &str) -> Result<()> {
     if crate::sys::fd::is_memory_fs(dir) {
@@ -130,7 +122,7 @@ fn live_claims(dir: &Path, except: Option<&Path>) -> Vec<Held> {
             .filter_map(|x| x.parse().ok())
             .collect();
         match f[..] {
-            [dev, pid, start, bytes] if start_time(pid as u32) == Some(start) => {
+            [dev, pid, start, bytes] if crate::sys::proc::start_time(pid as u32) == Some(start) => {
                 out.push(Held { dev, bytes })
             }
             // A claim being written has no content yet: leave it.
@@ -197,7 +189,7 @@ pub fn claim(path: PathBuf, dir: &Path, bytes: u64, what: &str) -> Result<Claim>
         )));
     }
     let pid = std::process::id();
-    let start = start_time(pid).unwrap_or(0);
+    let start = crate::sys::proc::start_time(pid).unwrap_or(0);
     {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
@@ -220,7 +212,7 @@ mod tests {
     fn claims_of_live_processes_count_and_dead_ones_go() {
         let dir = tempfile::tempdir().unwrap();
         let me = std::process::id();
-        let start = start_time(me).unwrap();
+        let start = crate::sys::proc::start_time(me).unwrap();
         std::fs::write(dir.path().join("live"), format!("7 {me} {start} 100\n")).unwrap();
         // Our pid with another start time: a reused pid, not the claimer.
         std::fs::write(
@@ -286,7 +278,7 @@ mod tests {
             assert!(e.contains("belongs to user 65534"), "{e}");
             std::os::unix::fs::chown(&shared, Some(0), None).unwrap();
             let me = std::process::id();
-            let start = start_time(me).unwrap();
+            let start = crate::sys::proc::start_time(me).unwrap();
             let planted = shared.join("planted");
             std::fs::write(&planted, format!("7 {me} {start} 100\n")).unwrap();
             std::os::unix::fs::chown(&planted, Some(65534), None).unwrap();

@@ -98,7 +98,7 @@ impl Inherited {
         if let Some(exp) = &self.experiment {
             let mut o = exp.clone();
             if let Some(serde_json::Value::Object(knobs)) = o.remove("knobs") {
-                if let Some(fp) = &mut r.fingerprint {
+                if let Some(fp) = r.fingerprint.as_mut().map(std::sync::Arc::make_mut) {
                     for (k, v) in knobs {
                         if let Some(v) = v.as_str() {
                             fp.knobs.insert(k, v.to_string());

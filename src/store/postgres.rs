@@ -284,6 +284,9 @@ impl PgStore {
         );
         let rows = self.client.borrow_mut().query(sql.as_str(), params)?;
         let mut out = Vec::with_capacity(rows.len());
+        // Each system's fingerprint parsed once, shared by its runs.
+        let mut fps: std::collections::HashMap<String, Option<std::sync::Arc<Fingerprint>>> =
+            std::collections::HashMap::new();
         for r in rows {
             let fp: Option<String> = r.get(13);
             let rec = RunRecord {
@@ -296,7 +299,15 @@ impl PgStore {
                 started: r.get(6),
                 ended: r.get(7),
                 status: RunStatus::parse(r.get(8)),
-                fingerprint: fp.and_then(|j| serde_json::from_str::<Fingerprint>(&j).ok()),
+                fingerprint: fp.and_then(|j| {
+                    fps.entry(j)
+                        .or_insert_with_key(|j| {
+                            serde_json::from_str::<Fingerprint>(j)
+                                .ok()
+                                .map(std::sync::Arc::new)
+                        })
+                        .clone()
+                }),
                 metrics: Vec::new(),
                 histograms: Vec::new(),
                 attachments: Vec::new(),
@@ -427,7 +438,7 @@ impl Store for PgStore {
                 benchmark: r.benchmark,
                 started: r.started,
                 status: r.status,
-                fingerprint_id: r.fingerprint.map(|f| f.id),
+                fingerprint_id: r.fingerprint.map(|f| f.id.clone()),
                 headline: r
                     .metrics
                     .into_iter()

@@ -153,7 +153,9 @@ pub struct RunRecord {
     pub started: f64,
     pub ended: f64,
     pub status: RunStatus,
-    pub fingerprint: Option<Fingerprint>,
+    /// Shared: a lab's store holds thousands of runs of one system, read
+    /// once and held once.
+    pub fingerprint: Option<std::sync::Arc<Fingerprint>>,
     pub metrics: Vec<Metric>,
     pub histograms: Vec<StoredHistogram>,
     pub notes: Vec<String>,
@@ -187,7 +189,7 @@ impl RunRecord {
             started: now,
             ended: now,
             status: RunStatus::Complete,
-            fingerprint,
+            fingerprint: fingerprint.map(std::sync::Arc::new),
             metrics: Vec::new(),
             histograms: Vec::new(),
             attachments: Vec::new(),

@@ -20,14 +20,14 @@ pub(super) fn cstr(s: &str) -> io::Result<CString> {
 }
 
 impl Dir {
-    /// Open `path` as a directory.
+    /// Open `path` as a directory (itself not a symlink).
     pub fn open(path: &str) -> io::Result<Dir> {
         let p = cstr(path)?;
         // SAFETY: a NUL-terminated path; the fd returned is ours.
         let fd = unsafe {
             libc::open(
                 p.as_ptr(),
-                libc::O_DIRECTORY | libc::O_RDONLY | libc::O_CLOEXEC,
+                libc::O_DIRECTORY | libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NOFOLLOW,
             )
         };
         super::check(fd)?;
@@ -40,14 +40,40 @@ impl Dir {
         Dir(fd)
     }
 
-    /// Open `rel` below this directory with `flags` (close-on-exec added).
+    /// Open `rel` below this directory with `flags` (close-on-exec added),
+    /// one component at a time with `O_NOFOLLOW`: no symlink is followed
+    /// and no `..` or absolute path climbs out (what
+    /// `openat2(RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH)` gives, on every
+    /// kernel), so a folder swapped for a link between two calls is an
+    /// error, never another file opened.
     pub fn open_at(&self, rel: &str, flags: i32) -> io::Result<OwnedFd> {
-        let p = cstr(rel)?;
-        // SAFETY: a valid dirfd and NUL-terminated relative path.
-        let fd = unsafe { libc::openat(self.0.as_raw_fd(), p.as_ptr(), flags | libc::O_CLOEXEC) };
-        super::check(fd)?;
-        // SAFETY: just opened, owned by nobody else.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        let parts: Vec<&str> = rel.split('/').collect();
+        if parts
+            .iter()
+            .any(|p| p.is_empty() || *p == "." || *p == "..")
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{rel:?} is not a plain path below the folder"),
+            ));
+        }
+        let (last, dirs) = parts.split_last().expect("split gives one part");
+        let mut held: Option<OwnedFd> = None;
+        for d in dirs {
+            let at = held.as_ref().map_or(self.0.as_raw_fd(), AsRawFd::as_raw_fd);
+            held = Some(open_one(at, d, libc::O_DIRECTORY | libc::O_RDONLY)?);
+        }
+        let at = held.as_ref().map_or(self.0.as_raw_fd(), AsRawFd::as_raw_fd);
+        open_one(at, last, flags)
+    }
+
+    /// The filesystem magic of this directory (`statfs(2)`'s `f_type`).
+    pub fn fs_magic(&self) -> io::Result<i64> {
+        // SAFETY: statfs is plain data; zeroed is a valid value to fill.
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid fd and a statfs to write into.
+        super::check(unsafe { libc::fstatfs(self.0.as_raw_fd(), &mut st) })?;
+        Ok(st.f_type as i64)
     }
 
     /// The subdirectory `rel`, opened.
@@ -58,22 +84,25 @@ impl Dir {
 
     /// Whether `rel` exists below this directory.
     pub fn exists(&self, rel: &str) -> bool {
-        let Ok(p) = cstr(rel) else { return false };
-        // SAFETY: a valid dirfd and NUL-terminated relative path.
-        unsafe { libc::faccessat(self.0.as_raw_fd(), p.as_ptr(), libc::F_OK, 0) == 0 }
+        self.open_at(rel, libc::O_PATH).is_ok()
     }
 
     /// Read all of the small file `rel` (a control or format file, up to
     /// 256 KiB).  With large reads: some tracefs files answer a small
-    /// first read and then end-of-file (`events/header_page`).
+    /// first read and then end-of-file (`events/header_page`).  Opened
+    /// non-blocking and only a regular file is read, so a FIFO planted in
+    /// its place cannot hang the reader.
     pub fn read(&self, rel: &str) -> io::Result<String> {
-        let fd = self.open_at(rel, libc::O_RDONLY)?;
+        let fd = self.open_at(rel, libc::O_RDONLY | libc::O_NONBLOCK)?;
+        regular(&fd, rel)?;
         let mut buf = vec![0u8; 256 << 10];
         let mut len = 0;
         while len < buf.len() {
-            match super::fd::read(fd.as_raw_fd(), &mut buf[len..])? {
-                0 => break,
-                n => len += n,
+            match super::fd::read(fd.as_raw_fd(), &mut buf[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) => return Err(e),
             }
         }
         buf.truncate(len);
@@ -81,9 +110,11 @@ impl Dir {
     }
 
     /// Write `text` to the control file `rel` in one write, as tracefs
-    /// wants (its error, such as EINVAL for a bad value, as it is).
+    /// wants (its error, such as EINVAL for a bad value, as it is); only
+    /// to a regular file.
     pub fn write(&self, rel: &str, text: &str) -> io::Result<()> {
-        let fd = self.open_at(rel, libc::O_WRONLY | libc::O_TRUNC)?;
+        let fd = self.open_at(rel, libc::O_WRONLY | libc::O_TRUNC | libc::O_NONBLOCK)?;
+        regular(&fd, rel)?;
         super::fd::write_all(fd.as_raw_fd(), text.as_bytes())
     }
 
@@ -102,19 +133,36 @@ impl Dir {
             .map(|_| ())
     }
 
-    /// The names in this directory (`.` and `..` left out).
-    pub fn names(&self) -> io::Result<Vec<String>> {
-        let path = format!("/proc/self/fd/{}", self.0.as_raw_fd());
-        Ok(std::fs::read_dir(path)?
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect())
-    }
-
     #[cfg(test)]
     pub fn raw(&self) -> RawFd {
         self.0.as_raw_fd()
     }
+}
+
+/// Open the one component `name` below `at` with `flags`, no-follow and
+/// close-on-exec.
+fn open_one(at: RawFd, name: &str, flags: i32) -> io::Result<OwnedFd> {
+    let p = cstr(name)?;
+    // SAFETY: a valid dirfd and a NUL-terminated name.
+    let fd = unsafe { libc::openat(at, p.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    super::check(fd)?;
+    // SAFETY: just opened, owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Refuse what is not a regular file (tracefs' control files are).
+fn regular(fd: &OwnedFd, rel: &str) -> io::Result<()> {
+    // SAFETY: stat is plain data; zeroed is a valid value to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid fd and a stat to write into.
+    super::check(unsafe { libc::fstat(fd.as_raw_fd(), &mut st) })?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{rel} is not a regular file"),
+        ));
+    }
+    Ok(())
 }
 
 /// Send `fd` over the Unix socket `sock` with one byte of data.  Only
@@ -201,12 +249,55 @@ mod tests {
         got.write("f", "bye").unwrap();
         assert_eq!(std::fs::read_to_string(d.path().join("f")).unwrap(), "bye");
         assert!(got.write("absent", "x").is_err(), "write never creates");
-        let mut names = got.names().unwrap();
-        names.sort();
-        assert!(names.contains(&"sub".to_string()), "{names:?}");
         got.rmdir("sub").unwrap();
         assert!(!got.exists("sub"));
         drop(a);
         assert!(recv_fd(b.as_raw_fd()).unwrap().is_none());
+    }
+
+    /// A folder swapped for a symlink, a link as the last step, `..` and
+    /// an absolute path are each refused; nothing outside is written.
+    #[test]
+    fn no_symlink_is_followed_and_nothing_climbs_out() {
+        let d = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("target"), "kept").unwrap();
+        std::os::unix::fs::symlink(outside.path(), d.path().join("inst")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("target"), d.path().join("link")).unwrap();
+        std::fs::write(d.path().join("plain"), "x").unwrap();
+        let dir = Dir::open(d.path().to_str().unwrap()).unwrap();
+        for rel in [
+            "inst/target",
+            "link",
+            "../x",
+            "/etc/passwd",
+            "a//b",
+            "./plain",
+        ] {
+            assert!(dir.write(rel, "0").is_err(), "{rel} written");
+            assert!(dir.read(rel).is_err(), "{rel} read");
+        }
+        assert!(dir.sub("inst").is_err());
+        assert!(Dir::open(d.path().join("inst").to_str().unwrap()).is_err());
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("target")).unwrap(),
+            "kept"
+        );
+        assert_eq!(dir.read("plain").unwrap(), "x");
+    }
+
+    /// A FIFO where a control file should be is refused at once, neither
+    /// read (which would wait for a writer) nor written.
+    #[test]
+    fn a_fifo_in_place_of_a_control_file_is_refused_without_waiting() {
+        let d = tempfile::tempdir().unwrap();
+        let fifo = d.path().join("header_page");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let dir = Dir::open(d.path().to_str().unwrap()).unwrap();
+        let e = dir.read("header_page").unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        assert!(dir.write("header_page", "1").is_err());
     }
 }

@@ -8,6 +8,7 @@ pub mod dirfd;
 pub mod fd;
 pub mod futex;
 pub mod guest;
+pub mod hooks;
 pub mod kvm;
 pub mod limits;
 pub mod mem;

@@ -331,3 +331,13 @@ pub fn set_name(name: &str) {
     // bytes from a buffer that outlives the call.
     unsafe { libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0) };
 }
+
+/// The start time of `pid` (clock ticks after boot, field 22 of
+/// `/proc/<pid>/stat`, proc(5)), `None` when it is gone: with the pid,
+/// it names one process even after pids are reused.
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which may hold spaces and ')'.
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    rest.split(' ').nth(19)?.parse().ok()
+}

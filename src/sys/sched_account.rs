@@ -68,8 +68,7 @@ pub fn parse_migrations(text: &str) -> Option<u64> {
 /// One task's counters from its `/proc` folder (`/proc/thread-self`,
 /// `/proc/self/task/<tid>`); `None` where the kernel has no schedstat.
 pub fn read_task(dir: &str) -> Option<Counters> {
-    // Tests simulate a kernel without schedstat (debug builds only).
-    if cfg!(debug_assertions) && std::env::var_os("KBENCH_SIMULATE_NO_SCHEDSTAT").is_some() {
+    if super::hooks::no_schedstat() {
         return None;
     }
     let (cpu_ns, wait_ns, slices) =

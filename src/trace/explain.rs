@@ -89,6 +89,27 @@ pub struct Explanation {
     pub autogroup: Option<String>,
 }
 
+/// A day in ns: no wake-up, part of one or event of its window is
+/// longer, so any sum of them fits in a u64 (a stored one beyond it is
+/// damaged or crafted).
+pub const MAX_NS: u64 = 86_400 * 1_000_000_000;
+
+impl Explanation {
+    /// Whether every time in it is within [`MAX_NS`], its parts' sum too.
+    pub fn times_fit(&self) -> bool {
+        let parts = self.parts.iter().try_fold(0u64, |sum, p| {
+            (p.ns <= MAX_NS).then(|| sum.checked_add(p.ns)).flatten()
+        });
+        self.latency_ns <= MAX_NS
+            && self.expected_ns <= MAX_NS
+            && parts.is_some_and(|p| p <= MAX_NS)
+            && self
+                .woken_by
+                .as_ref()
+                .is_none_or(|k| k.after_ns.unsigned_abs() <= MAX_NS)
+    }
+}
+
 /// A CPU's context stack frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Frame {

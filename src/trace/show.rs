@@ -126,8 +126,11 @@ pub fn summary(settings: &serde_json::Value, n: usize) -> String {
         }
         return s;
     }
-    let outliers: Vec<Explanation> =
+    let mut outliers: Vec<Explanation> =
         serde_json::from_value(settings["outliers"].clone()).unwrap_or_default();
+    let stored = outliers.len();
+    outliers.retain(Explanation::times_fit);
+    let damaged = stored - outliers.len();
     let kept = outliers.len();
     s.push_str(&format!(
         "trace: CPUs {}, {} events read, {} lost, reader {:.2} % of a CPU; {} worst wake-ups explained{}\n",
@@ -146,6 +149,11 @@ pub fn summary(settings: &serde_json::Value, n: usize) -> String {
     ));
     for e in outliers.iter().take(n) {
         s.push_str(&format!("  {}\n", line(e)));
+    }
+    if damaged > 0 {
+        s.push_str(&format!(
+            "  ({damaged} stored explanation(s) left out: they hold times beyond a day, so the record is damaged)\n"
+        ));
     }
     s
 }

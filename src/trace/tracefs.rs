@@ -45,25 +45,49 @@ pub const EVENTS: &[(&str, &str, bool)] = &[
     ("irq_vectors", "irq_work_exit", false),
 ];
 
-/// tracefs' root: the host's mount, or a private one.  `KBENCH_TRACEFS`
-/// names another folder to use as tracefs (tests use a missing one to
-/// see tracing refused).
+/// `statfs(2)`'s `f_type` of tracefs (`TRACEFS_MAGIC`,
+/// include/uapi/linux/magic.h).
+const TRACEFS_MAGIC: i64 = 0x7472_6163;
+
+/// `d`, if it is tracefs by its filesystem magic.
+fn checked(d: Dir, what: &str) -> Result<Dir, String> {
+    match d.fs_magic() {
+        Ok(TRACEFS_MAGIC) => Ok(d),
+        Ok(m) => Err(format!("{what} is not tracefs (filesystem magic {m:#x})")),
+        Err(e) => Err(format!("{what}: {e}")),
+    }
+}
+
+/// tracefs' root: the host's mount, or a private one, each checked to be
+/// tracefs by its magic.  In debug builds `KBENCH_TRACEFS` names another
+/// folder (tests use a missing one to see tracing refused); a release
+/// build never reads it.
 pub fn root() -> Result<Dir, String> {
-    if let Ok(alt) = std::env::var("KBENCH_TRACEFS") {
-        return Dir::open(&alt)
-            .map_err(|e| format!("tracefs at {alt} (KBENCH_TRACEFS) cannot be opened: {e}"));
+    if let Some(alt) = crate::sys::hooks::tracefs() {
+        let d = Dir::open(&alt)
+            .map_err(|e| format!("tracefs at {alt} (KBENCH_TRACEFS) cannot be opened: {e}"))?;
+        return checked(d, &alt);
     }
     if !crate::sys::proc::is_root() {
         return Err("tracing the kernel needs root (CAP_SYS_ADMIN for tracefs): run kbench as root, e.g. with sudo".into());
     }
-    if let Ok(d) = Dir::open(MOUNTPOINT) {
+    if let Some(d) = Dir::open(MOUNTPOINT)
+        .ok()
+        .and_then(|d| checked(d, MOUNTPOINT).ok())
+    {
         if d.exists("instances") {
             return Ok(d);
         }
     }
     match crate::sys::mount::open_private("tracefs", MOUNTPOINT) {
-        Ok(d) if d.exists("instances") => Ok(d),
-        Ok(_) => Err("tracefs has no instances folder (a kernel older than 4.1?)".into()),
+        Ok(d) => {
+            let d = checked(d, "the private tracefs mount")?;
+            if d.exists("instances") {
+                Ok(d)
+            } else {
+                Err("tracefs has no instances folder (a kernel older than 4.1?)".into())
+            }
+        }
         Err(e) if e.raw_os_error() == Some(libc::ENODEV) => Err(
             "this kernel has no tracefs (built without CONFIG_FTRACE): tracing needs a kernel with CONFIG_FTRACE and CONFIG_EVENT_TRACING".into(),
         ),
@@ -74,15 +98,55 @@ pub fn root() -> Result<Dir, String> {
     }
 }
 
-/// The instance name of process `pid`.
-pub fn instance_name(pid: u32) -> String {
-    format!("kbench-{pid}")
+/// The instance names this process may take: `kbench-<pid>`, and after
+/// it `kbench-<pid>-2` … `kbench-<pid>-9` for when one of those names is
+/// taken by an instance kbench did not make (which it never touches).
+fn instance_names(pid: u32) -> impl Iterator<Item = String> {
+    std::iter::once(format!("kbench-{pid}"))
+        .chain((2..10).map(move |n| format!("kbench-{pid}-{n}")))
+}
+
+/// Where kbench marks the instances it makes: one file per instance,
+/// named as it is, holding its maker's pid and start time.  Only an
+/// instance with a mark is ever removed, so one a user or another tool
+/// named `kbench-<pid>` is left alone; a mark whose maker is gone is how
+/// the next kbench or `kbench restore` finds an instance left by a kbench
+/// killed with its janitor (`kill -9 -PGID`, a unit stopped).  Under
+/// `/run` (tracing needs root), cleared at boot as instances are.
+fn marks_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from("/run/kbench/trace")
+}
+
+/// Mark `name` as made by this process.
+fn mark(name: &str) -> Result<std::path::PathBuf, String> {
+    let dir = marks_dir();
+    crate::sys::private::ensure_dir(&dir)
+        .map_err(|e| format!("the folder of kbench's trace marks {}: {e}", dir.display()))?;
+    let pid = std::process::id();
+    let start = crate::sys::proc::start_time(pid).unwrap_or(0);
+    let path = dir.join(name);
+    crate::sys::private::write(&path, format!("{pid} {start}\n").as_bytes())
+        .map_err(|e| format!("marking the trace instance {name}: {e}"))?;
+    Ok(path)
+}
+
+/// The maker of the instance marked by `path`, if it is still running.
+fn maker_alive(path: &std::path::Path) -> Option<bool> {
+    let text = crate::sys::private::read(path).ok()?;
+    let mut f = text.split_whitespace().map(str::parse::<u64>);
+    let (Some(Ok(pid)), Some(Ok(start))) = (f.next(), f.next()) else {
+        return Some(false);
+    };
+    let pid = u32::try_from(pid).ok()?;
+    Some(crate::sys::proc::start_time(pid) == Some(start))
 }
 
 /// A trace instance of this process, removed when dropped.
 pub struct Instance {
     instances: Dir,
     name: String,
+    /// Its mark (see [`marks_dir`]), removed after it.
+    marked: std::path::PathBuf,
     pub dir: Dir,
 }
 
@@ -125,18 +189,45 @@ impl Instance {
         let instances = root
             .sub("instances")
             .map_err(|e| refused("opening instances", e))?;
-        let name = instance_name(std::process::id());
-        // One of a process that died with this pid (pids are reused).
-        let _ = instances.rmdir(&name);
-        instances
-            .mkdir(&name)
-            .map_err(|e| refused("making a trace instance", e))?;
-        let dir = instances
-            .sub(&name)
-            .map_err(|e| refused("opening the trace instance", e))?;
+        // One left by a kbench killed with its janitor goes first.
+        remove_left_in(&instances, None);
+        let mut made = None;
+        for name in instance_names(std::process::id()) {
+            if instances.exists(&name) {
+                continue;
+            }
+            let marked = mark(&name)?;
+            match instances.mkdir(&name) {
+                Ok(()) => {
+                    made = Some((name, marked));
+                    break;
+                }
+                Err(e) => {
+                    let _ = std::fs::remove_file(&marked);
+                    if e.raw_os_error() != Some(libc::EEXIST) {
+                        return Err(refused("making a trace instance", e));
+                    }
+                }
+            }
+        }
+        let Some((name, marked)) = made else {
+            return Err(format!(
+                "every trace instance name of this kbench (kbench-{}, kbench-{0}-2 … -9) is taken by an instance kbench did not make: remove them (rmdir in tracefs' instances/) once you know whose they are",
+                std::process::id()
+            ));
+        };
+        let dir = match instances.sub(&name) {
+            Ok(d) => d,
+            Err(e) => {
+                remove_instance(&instances, &name);
+                let _ = std::fs::remove_file(&marked);
+                return Err(refused("opening the trace instance", e));
+            }
+        };
         let inst = Instance {
             instances,
             name,
+            marked,
             dir,
         };
         let missing = inst.configure(buffer_kb, cpus)?;
@@ -219,7 +310,9 @@ impl Drop for Instance {
     fn drop(&mut self) {
         self.stop();
         // The readers' pipes are closed first, by their owner.
-        remove_instance(&self.instances, &self.name);
+        if remove_instance(&self.instances, &self.name) {
+            let _ = std::fs::remove_file(&self.marked);
+        }
     }
 }
 
@@ -236,30 +329,46 @@ fn remove_instance(instances: &Dir, name: &str) -> bool {
 }
 
 /// Remove the instances left by kbench processes that are gone (`only`:
-/// just that process's); the names removed.
+/// just that process's, which the janitor saw die); the names removed.
+/// Only instances kbench marked as its own are touched.
 pub fn remove_left(only: Option<i32>) -> Vec<String> {
     let Ok(root) = root() else { return Vec::new() };
     let Ok(instances) = root.sub("instances") else {
         return Vec::new();
     };
+    remove_left_in(&instances, only)
+}
+
+fn remove_left_in(instances: &Dir, only: Option<i32>) -> Vec<String> {
     let mut removed = Vec::new();
-    for name in instances.names().unwrap_or_default() {
+    let Ok(marks) = std::fs::read_dir(marks_dir()) else {
+        return removed;
+    };
+    for e in marks.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
         let Some(pid) = name
             .strip_prefix("kbench-")
+            .and_then(|p| p.split('-').next())
             .and_then(|p| p.parse::<i32>().ok())
         else {
             continue;
         };
+        let path = e.path();
         // The janitor names a process it saw die (perhaps not yet reaped);
-        // otherwise the process must be gone, or its pid now another
-        // program's.
+        // otherwise the maker must be gone, or its pid now another's.
         let gone = match only {
             Some(o) => o == pid,
-            None => std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .map_or(true, |c| c.trim() != "kbench"),
+            None => maker_alive(&path) == Some(false),
         };
-        if gone && remove_instance(&instances, &name) {
-            removed.push(name);
+        if !gone {
+            continue;
+        }
+        let existed = instances.exists(&name);
+        if !existed || remove_instance(instances, &name) {
+            let _ = std::fs::remove_file(&path);
+            if existed {
+                removed.push(name);
+            }
         }
     }
     removed

@@ -8,6 +8,32 @@ pub mod seeded;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The kbench under test where another user can run it: a clone in a
+/// private folder (`mktemp -d`, `/root`) puts the built binary where
+/// uid 65534 cannot reach it, so the tests that drop privilege run a hard
+/// link (or a copy, across filesystems) in a temporary folder of mode 0755.
+pub struct Reachable {
+    _dir: tempfile::TempDir,
+    pub path: PathBuf,
+}
+
+impl Reachable {
+    pub fn new() -> Reachable {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the shared folder");
+        let path = dir.path().join("kbench");
+        let built = Path::new(env!("CARGO_BIN_EXE_kbench"));
+        if std::fs::hard_link(built, &path).is_err() {
+            std::fs::copy(built, &path).expect("copy kbench where others reach it");
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the shared kbench");
+        Reachable { _dir: dir, path }
+    }
+}
+
 /// A temporary directory with a store path inside it.
 pub struct Env {
     pub dir: tempfile::TempDir,
@@ -26,7 +52,12 @@ impl Env {
 
     /// `kbench` with `KBENCH_DB` pointing into this env.
     pub fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kbench"));
+        self.cmd_of(Path::new(env!("CARGO_BIN_EXE_kbench")))
+    }
+
+    /// `program` (a [`Reachable`] kbench) with this env's store.
+    pub fn cmd_of(&self, program: &Path) -> Command {
+        let mut c = Command::new(program);
         c.env("KBENCH_DB", self.db()).env_remove("XDG_DATA_HOME");
         // The tests run many kbench processes at once, each outside the
         // others: only the health tests ask for the default thresholds.

@@ -628,6 +628,154 @@ fn a_traced_run_killed_with_sigkill_leaves_no_instance() {
     );
 }
 
+/// Run `script` in a private mount namespace with tracefs mounted at
+/// /sys/kernel/tracing (as [`instances`] does); whether it succeeded.
+fn in_tracefs(script: &str) -> bool {
+    std::process::Command::new("unshare")
+        .args([
+            "-m",
+            "sh",
+            "-c",
+            &format!("(mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing) && cd /sys/kernel/tracing/instances && {script}"),
+        ])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `kill -9 -PGID` of the group kbench runs in (a shell's job, a
+/// supervisor) kills kbench but not its janitor, which has a group of its
+/// own and removes the instance.
+#[test]
+fn killing_the_whole_process_group_leaves_no_instance() {
+    let _quiet = quiet();
+    if !is_root() || !common::which("unshare") {
+        eprintln!("skipped: needs root and unshare");
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let env = Env::new();
+    let kb = env
+        .cmd()
+        .args([
+            "cyclictest",
+            "-t",
+            "1",
+            "-i",
+            "1000",
+            "-D",
+            "60",
+            "--trace",
+            "-q",
+        ])
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let name = format!("kbench-{}", kb.id());
+    assert!(
+        wait_for(20, || instances().contains(&name)),
+        "the instance never appeared"
+    );
+    // SAFETY: kill has no memory preconditions; the group is kbench's.
+    assert_eq!(unsafe { libc::kill(-(kb.id() as i32), libc::SIGKILL) }, 0);
+    let mut kb = kb;
+    kb.wait().unwrap();
+    assert!(
+        wait_for(20, || !instances().contains(&name)),
+        "{name} is still there after kill -9 of the process group: {:?}",
+        instances()
+    );
+}
+
+/// An instance named as kbench names its own, but not made by a kbench
+/// (no mark), is left alone by `kbench restore` and by a traced run.
+#[test]
+fn an_instance_kbench_did_not_make_is_never_touched() {
+    let _quiet = quiet();
+    if !is_root() || !common::which("unshare") {
+        eprintln!("skipped: needs root and unshare");
+        return;
+    }
+    // A pid no process has (above the kernel's pid_max of 4194304).
+    let name = "kbench-4194999";
+    assert!(in_tracefs(&format!("mkdir {name}")), "cannot make {name}");
+    let env = Env::new();
+    let out = env.ok(&["restore"]);
+    let traced = env.json(&[
+        "cyclictest",
+        "-t",
+        "1",
+        "-i",
+        "1000",
+        "-l",
+        "100",
+        "--trace",
+    ]);
+    let kept = instances().contains(&name.to_string());
+    assert!(in_tracefs(&format!("rmdir {name}")), "cannot remove {name}");
+    assert!(kept, "{name}, not kbench's, was removed");
+    assert!(!out.contains(name), "{out}");
+    assert_eq!(traced["runs"][0]["trace"]["traced"], true, "{traced}");
+}
+
+/// An instance whose mark names a kbench that is gone (killed with its
+/// janitor, as when systemd stops a unit) is removed by the next traced
+/// run, which says so.
+#[test]
+fn the_next_traced_run_removes_what_a_killed_kbench_left_and_says_so() {
+    let _quiet = quiet();
+    if !is_root() || !common::which("unshare") {
+        eprintln!("skipped: needs root and unshare");
+        return;
+    }
+    use std::os::unix::fs::OpenOptionsExt;
+    let name = "kbench-4194998";
+    assert!(in_tracefs(&format!("mkdir {name}")), "cannot make {name}");
+    std::fs::create_dir_all("/run/kbench/trace").unwrap();
+    let mark = std::path::Path::new("/run/kbench/trace").join(name);
+    std::io::Write::write_all(
+        &mut std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&mark)
+            .unwrap(),
+        b"4194998 1\n",
+    )
+    .unwrap();
+    let env = Env::new();
+    let out = env
+        .cmd()
+        .args([
+            "cyclictest",
+            "-t",
+            "1",
+            "-i",
+            "1000",
+            "-l",
+            "100",
+            "--trace",
+            "--no-store",
+        ])
+        .output()
+        .unwrap();
+    let gone = !instances().contains(&name.to_string());
+    if !gone {
+        in_tracefs(&format!("rmdir {name}"));
+    }
+    let _ = std::fs::remove_file(&mark);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(gone, "{name} is still there");
+    assert!(!mark.exists());
+    assert!(
+        err.contains(&format!("removed the trace instance {name}")),
+        "{err}"
+    );
+}
+
 #[test]
 fn tracing_impossible_says_why_and_runs_untraced() {
     let _quiet = quiet();
@@ -716,8 +864,28 @@ fn the_perfetto_export_is_chrome_trace_json() {
     ]);
     kill(pid);
     let id = doc["stored_ids"][0].as_i64().unwrap().to_string();
+    // A link planted where the export goes, and one where its partial
+    // file once went, are replaced or never opened: their targets stay.
+    let victim = env.dir.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
     let file = env.dir.path().join("trace.json");
+    std::os::unix::fs::symlink(&victim, &file).unwrap();
+    std::os::unix::fs::symlink(&victim, env.dir.path().join("trace.kbench-partial")).unwrap();
+    let e = env.fails(
+        &["runs", "trace", &id, "-o", env.dir.path().to_str().unwrap()],
+        2,
+    );
+    assert!(e.contains("is a folder"), "{e}");
     env.ok(&["runs", "trace", &id, "-o", file.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(!std::fs::symlink_metadata(&file).unwrap().is_symlink());
+    let left: Vec<String> = std::fs::read_dir(env.dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".trace.json"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
     let t: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let events = t["traceEvents"].as_array().expect("traceEvents");

@@ -74,7 +74,7 @@ pub fn options(a: &HackbenchArgs) -> Result<Options> {
         threads: a.threads,
         fifo: a.fifo,
         cpus,
-        verify: std::env::var_os("KBENCH_HACKBENCH_VERIFY").is_some(),
+        verify: crate::sys::hooks::hackbench_verify(),
     };
     // Refused before the banner: the count of messages must be a count.
     if o.checked_messages().is_none() {

@@ -4,6 +4,7 @@
 //! a SQLite file that is not a kbench store, or a store from a newer kbench
 //! is refused with the file left untouched.
 
+mod open;
 mod write;
 
 use super::record::*;
@@ -13,7 +14,8 @@ use crate::bench::{Better, Metric};
 use crate::error::input;
 use crate::fingerprint::Fingerprint;
 use anyhow::{Context, Result};
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use open::{check_identity, check_path, check_whole, connect, text_of};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use write::insert_run;
@@ -21,116 +23,6 @@ use write::insert_run;
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
-}
-
-/// Whether a store is at `path` (a new one may be made there when
-/// writing); a folder, a dangling symlink, or nothing to read are refused.
-fn check_path(path: &Path, access: Access) -> Result<bool> {
-    let shown = path.display();
-    if path.is_dir() {
-        return Err(input(format!(
-            "result store {shown} is a directory; give a file path to --db"
-        )));
-    }
-    let exists = path.exists();
-    if !exists && std::fs::symlink_metadata(path).is_ok() {
-        // A dangling symlink: SQLite would create whatever it names.
-        let to = std::fs::read_link(path)
-            .map(|t| t.display().to_string())
-            .unwrap_or_default();
-        return Err(input(format!(
-            "result store {shown} is a symbolic link to {to}, which does not exist: kbench does not create a store through a link; point --db at the store itself"
-        )));
-    }
-    if !exists && access == Access::ReadOnly {
-        return Err(input(format!(
-            "no result store at {shown} yet: run a benchmark first, or point --db/KBENCH_DB at an existing store"
-        )));
-    }
-    if !exists {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                input(format!(
-                    "cannot create the folder for result store {shown}: {e}"
-                ))
-            })?;
-        }
-    }
-    Ok(exists)
-}
-
-/// Open the connection, refusing a store that cannot be written when
-/// writing is asked.
-fn connect(path: &Path, access: Access) -> Result<Connection> {
-    let shown = path.display();
-    let flags = match access {
-        Access::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY,
-        Access::ReadWrite => OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-    } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let opened = if access == Access::ReadOnly && read_without_files(path) {
-        Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
-    } else {
-        Connection::open_with_flags(path, flags)
-    };
-    let conn = opened.map_err(|e| {
-        input(format!(
-            "cannot open result store {shown}: {e} (is the folder writable?)"
-        ))
-    })?;
-    if access == Access::ReadWrite
-        && conn
-            .is_readonly(rusqlite::DatabaseName::Main)
-            .unwrap_or(false)
-    {
-        return Err(input(if crate::sys::fd::is_readonly_fs(path) {
-            format!("result store {shown} is on a read-only filesystem: reading commands (runs, show, compare) work; to store runs pass another --db")
-        } else {
-            format!("result store {shown} is read-only: fix its permissions or pass another --db")
-        }));
-    }
-    Ok(conn)
-}
-
-/// A kbench store of a schema this kbench reads: its schema version.
-fn check_identity(conn: &Connection, path: &Path) -> Result<i64> {
-    let shown = path.display();
-    // One read transaction, so another process creating the store at
-    // the same moment cannot be seen half-way.
-    let (app_id, version, tables) = read_identity(conn).map_err(|e| {
-        input(format!(
-            "result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db"
-        ))
-    })?;
-    if app_id != APPLICATION_ID && !(app_id == 0 && version == 0 && tables == 0) {
-        return Err(input(format!(
-            "{shown} is a SQLite database but not a kbench result store: pass another --db"
-        )));
-    }
-    if version < 0 {
-        super::schema::parse_version(&version.to_string(), &shown.to_string())?;
-    }
-    if version > SCHEMA_VERSION {
-        return Err(input(format!(
-            "result store {shown} has schema version {version}, newer than this kbench understands ({SCHEMA_VERSION}): upgrade kbench"
-        )));
-    }
-    Ok(version)
-}
-
-/// Nothing is written into a damaged store: its structure is checked
-/// first (a store of 7.6 MB takes about 35 ms here).
-fn check_whole(conn: &Connection, path: &Path) -> Result<()> {
-    let shown = path.display();
-    let check: String = conn
-        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
-        .unwrap_or_else(|e| e.to_string());
-    if check != "ok" {
-        return Err(input(format!(
-            "result store {shown} is damaged ({}): nothing was written; restore it from a backup or pass another --db",
-            crate::text::clean(&check)
-        )));
-    }
-    Ok(())
 }
 
 impl SqliteStore {
@@ -227,15 +119,15 @@ impl SqliteStore {
     }
 
     fn row_to_record(r: &rusqlite::Row) -> rusqlite::Result<(RunRecord, Option<String>)> {
-        let params: String = r.get(4)?;
-        let settings: String = r.get(5)?;
+        let params = text_of(r, 4, "parameters")?;
+        let settings = text_of(r, 5, "settings")?;
         let fp_json: Option<String> = r.get(13)?;
         Ok((
             RunRecord {
                 id: r.get(0)?,
-                uuid: r.get(1)?,
-                label: r.get(2)?,
-                benchmark: r.get(3)?,
+                uuid: text_of(r, 1, "id")?,
+                label: text_of(r, 2, "label")?,
+                benchmark: text_of(r, 3, "benchmark")?,
                 params: serde_json::from_str(&params).unwrap_or(serde_json::Value::Null),
                 settings: serde_json::from_str(&settings).unwrap_or(serde_json::Value::Null),
                 started: r.get(6)?,
@@ -255,22 +147,9 @@ impl SqliteStore {
         ))
     }
 
-    /// Metrics, notes and fingerprints of many runs at once: a query per
-    /// few thousand runs rather than two per run, and each system's
-    /// fingerprint parsed once (a lab's store holds thousands of runs of
-    /// one system).
-    fn fill_many(&self, rows: Vec<(RunRecord, Option<String>)>) -> Result<Vec<RunRecord>> {
-        let mut fps: std::collections::HashMap<String, Option<Fingerprint>> =
-            std::collections::HashMap::new();
-        let mut out: Vec<RunRecord> = Vec::with_capacity(rows.len());
-        for (mut rec, fp) in rows {
-            rec.fingerprint = fp.and_then(|j| {
-                fps.entry(j)
-                    .or_insert_with_key(|j| serde_json::from_str::<Fingerprint>(j).ok())
-                    .clone()
-            });
-            out.push(rec);
-        }
+    /// Metrics and notes of many runs at once: a query per few thousand
+    /// runs rather than two per run.
+    fn fill_many(&self, out: &mut [RunRecord]) -> Result<()> {
         let at: std::collections::HashMap<i64, usize> =
             out.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
         let ids: Vec<i64> = out.iter().map(|r| r.id).collect();
@@ -302,7 +181,7 @@ impl SqliteStore {
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     const RUN_COLUMNS: &'static str =
@@ -310,7 +189,9 @@ impl SqliteStore {
          r.status, r.scenario, r.phase, r.repetition, r.imported, s.json";
 
     fn fill(&self, rec: &mut RunRecord, fp_json: Option<String>, histograms: bool) -> Result<()> {
-        rec.fingerprint = fp_json.and_then(|j| serde_json::from_str::<Fingerprint>(&j).ok());
+        rec.fingerprint = fp_json
+            .and_then(|j| serde_json::from_str::<Fingerprint>(&j).ok())
+            .map(std::sync::Arc::new);
         rec.metrics = self.metrics_of(rec.id)?;
         let mut st = self
             .conn
@@ -345,50 +226,6 @@ impl SqliteStore {
         }
         Ok(())
     }
-}
-
-/// Should a reading command open the store as immutable, creating no
-/// `-wal`/`-shm` files beside it?  On a read-only filesystem it must
-/// (SQLite cannot make them there, and nobody can be writing); and a user
-/// reading someone else's store while nobody writes it (no `-wal` file)
-/// must not leave files of their own in its folder, which the owner's
-/// kbench would then trip over.
-fn read_without_files(path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    if crate::sys::fd::is_readonly_fs(path) {
-        return true;
-    }
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    let owner = std::fs::metadata(path).map(|m| m.uid()).ok();
-    !Path::new(&wal).exists() && owner != Some(crate::sys::proc::euid())
-}
-
-/// `file:` URI of a store opened read-only and immutable (`%`, `?` and
-/// `#` escaped, as SQLite's URI rules ask).
-fn immutable_uri(path: &Path) -> String {
-    let mut p = String::new();
-    for c in path.to_string_lossy().chars() {
-        match c {
-            '%' | '?' | '#' => p.push_str(&format!("%{:02X}", c as u32)),
-            c => p.push(c),
-        }
-    }
-    format!("file:{p}?mode=ro&immutable=1")
-}
-
-/// `(application_id, user_version, number of schema objects)`, read in
-/// one transaction.
-fn read_identity(conn: &Connection) -> rusqlite::Result<(i64, i64, i64)> {
-    conn.execute_batch("BEGIN DEFERRED")?;
-    let r = (|| {
-        let app_id: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
-        Ok((app_id, version, tables))
-    })();
-    let _ = conn.execute_batch("COMMIT");
-    r
 }
 
 /// Switch to WAL once (it persists).  Changing the journal mode needs an
@@ -470,10 +307,10 @@ impl Store for SqliteStore {
             Self::RUN_COLUMNS
         );
         let mut st = self.conn.prepare(&sql)?;
-        let rows: Vec<(RunRecord, Option<String>)> = st
-            .query_map(rusqlite::params_from_iter(args), Self::row_to_record)?
-            .collect::<rusqlite::Result<_>>()?;
         if histograms {
+            let rows: Vec<(RunRecord, Option<String>)> = st
+                .query_map(rusqlite::params_from_iter(args), Self::row_to_record)?
+                .collect::<rusqlite::Result<_>>()?;
             let mut out = Vec::with_capacity(rows.len());
             for (mut rec, fp) in rows {
                 self.fill(&mut rec, fp, histograms)?;
@@ -481,7 +318,27 @@ impl Store for SqliteStore {
             }
             return Ok(out);
         }
-        self.fill_many(rows)
+        // Each system's fingerprint parsed once and shared by its runs,
+        // and the runs held once (not as rows, then again as records).
+        let mut fps: std::collections::HashMap<String, Option<std::sync::Arc<Fingerprint>>> =
+            std::collections::HashMap::new();
+        let mut out = Vec::new();
+        let mut q = st.query(rusqlite::params_from_iter(args))?;
+        while let Some(r) = q.next()? {
+            let (mut rec, fp) = Self::row_to_record(r)?;
+            rec.fingerprint = fp.and_then(|j| {
+                fps.entry(j)
+                    .or_insert_with_key(|j| {
+                        serde_json::from_str::<Fingerprint>(j)
+                            .ok()
+                            .map(std::sync::Arc::new)
+                    })
+                    .clone()
+            });
+            out.push(rec);
+        }
+        self.fill_many(&mut out)?;
+        Ok(out)
     }
 
     fn load_run(&self, id: i64) -> Result<Option<RunRecord>> {

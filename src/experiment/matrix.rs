@@ -220,21 +220,29 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
         }
     }
     check_command(&o.command, o.parse)?;
+    // Counted before any is built or checked: three 64-value --vary are
+    // 262,144 combinations, each checked by running kbench.
+    let counts = o.knobs.iter().map(|k| k.values.len());
+    let counts = counts.chain(o.vary.iter().map(|v| v.values.len()));
+    let n = counts.fold(Some(1usize), |n, c| n?.checked_mul(c));
+    match n {
+        Some(n) if n < 2 => {
+            return Err(input(
+                "a matrix needs at least two combinations: give some knob two values",
+            ))
+        }
+        Some(n) if n <= knob::MAX_COMBINATIONS => {}
+        _ => {
+            return Err(input(format!(
+                "{} combinations: at most {} (fewer knobs or values)",
+                n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string()),
+                knob::MAX_COMBINATIONS
+            )))
+        }
+    }
     let scenario = o.command[0] == "run";
     let mut combos = combinations(&o.knobs, &o.vary, scenario, &o.base_label);
     check_points(o, &mut combos, scenario)?;
-    if combos.len() < 2 {
-        return Err(input(
-            "a matrix needs at least two combinations: give some knob two values",
-        ));
-    }
-    if combos.len() > knob::MAX_COMBINATIONS {
-        return Err(input(format!(
-            "{} combinations: at most {} (fewer knobs or values)",
-            combos.len(),
-            knob::MAX_COMBINATIONS
-        )));
-    }
     Ok(combos)
 }
 

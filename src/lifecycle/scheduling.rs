@@ -24,13 +24,23 @@ pub struct Start {
     live: Option<Counters>,
     ended: (Counters, u64),
     usage: Usage,
-    irqs: Option<irqs::Table>,
-    softirqs: Option<irqs::Table>,
+    irqs: Option<Counted>,
+    softirqs: Option<Counted>,
     ctxt: Option<u64>,
 }
 
-fn table(path: &str) -> Option<irqs::Table> {
-    irqs::parse(&std::fs::read_to_string(path).ok()?).map(|(_, t)| t)
+/// A table's CPUs (by number, in its columns' order) and its counts.
+pub type Counted = (Vec<usize>, irqs::Table);
+
+fn table(path: &str) -> Option<Counted> {
+    irqs::parse(&std::fs::read_to_string(path).ok()?)
+}
+
+/// What grew between two reads of one table; `None` when its CPUs
+/// changed between them (one went offline), so no column is misnamed.
+fn grew(a: Option<Counted>, b: Option<Counted>) -> Option<Counted> {
+    let ((ca, a), (cb, b)) = a.zip(b)?;
+    (ca == cb).then(|| (cb, irqs::since(&a, &b)))
 }
 
 fn ctxt() -> Option<u64> {
@@ -65,8 +75,8 @@ pub struct Taken {
     pub ended_tasks: u64,
     pub usage: Usage,
     pub other_switches: Option<u64>,
-    pub irqs: Option<irqs::Table>,
-    pub softirqs: Option<irqs::Table>,
+    pub irqs: Option<Counted>,
+    pub softirqs: Option<Counted>,
 }
 
 /// Read them again after the repetition.
@@ -92,14 +102,8 @@ pub fn take(s: Start) -> Taken {
             .ctxt
             .zip(ctxt())
             .map(|(a, b)| b.saturating_sub(a).saturating_sub(own_switches)),
-        irqs: s
-            .irqs
-            .zip(table("/proc/interrupts"))
-            .map(|(a, b)| irqs::since(&a, &b)),
-        softirqs: s
-            .softirqs
-            .zip(table("/proc/softirqs"))
-            .map(|(a, b)| irqs::since(&a, &b)),
+        irqs: grew(s.irqs, table("/proc/interrupts")),
+        softirqs: grew(s.softirqs, table("/proc/softirqs")),
     }
 }
 
@@ -145,7 +149,7 @@ impl Taken {
             m.push("sched.other.switches_per_s", "1/s", per_s(o), n);
         }
         for (kind, t) in [("irq", &self.irqs), ("softirq", &self.softirqs)] {
-            let Some(t) = t else { continue };
+            let Some((cpus, t)) = t else { continue };
             let mut per_cpu: Vec<u64> = Vec::new();
             for (name, counts) in t {
                 let total: u64 = counts.iter().fold(0, |a, b| a.saturating_add(*b));
@@ -162,7 +166,9 @@ impl Taken {
                     per_cpu[i] = per_cpu[i].saturating_add(*c);
                 }
             }
-            for (cpu, total) in per_cpu.iter().enumerate() {
+            // Named by the CPU's number from the table's header, not by
+            // the column's place (CPU0 CPU2 CPU3 with CPU1 offline).
+            for (cpu, total) in cpus.iter().zip(&per_cpu) {
                 m.push(
                     &format!("sched.cpu{cpu}.{kind}s_per_s"),
                     "1/s",
@@ -205,4 +211,39 @@ pub fn record(t: &Taken, role: &str, rec: &mut RunRecord) -> anyhow::Result<()> 
         "not_available": t.not_available(),
     }}));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With CPU 1 offline `/proc/interrupts` has columns CPU0 CPU2: the
+    /// second column's counts are CPU 2's, and are named so.
+    #[test]
+    fn per_cpu_counts_are_named_by_the_cpus_number() {
+        let text = "           CPU0       CPU2\n LOC:   10   30   Local timer interrupts\n";
+        let t = Taken {
+            wall_s: 1.0,
+            own: None,
+            ended_tasks: 0,
+            usage: Usage::default(),
+            other_switches: None,
+            irqs: irqs::parse(text),
+            softirqs: None,
+        };
+        let names: Vec<String> = t
+            .measurement("probe")
+            .metrics
+            .iter()
+            .map(|m| m.name.clone())
+            .filter(|n| n.starts_with("sched.cpu"))
+            .collect();
+        assert_eq!(names, ["sched.cpu0.irqs_per_s", "sched.cpu2.irqs_per_s"]);
+        let a = irqs::parse(text);
+        let b = irqs::parse("      CPU0\n LOC:  12\n");
+        assert!(
+            grew(a, b).is_none(),
+            "a CPU gone between reads names nothing"
+        );
+    }
 }

@@ -707,6 +707,23 @@ fn a_sweep_interleaves_its_points_and_reads_as_a_curve() {
         assert!(e.contains(why), "{vary}: {e}");
         assert_eq!(e.trim_end().lines().count(), 1, "{vary}: {e}");
     }
+    // Three 64-point sweeps (262,144 combinations) are refused by their
+    // count, before one is built or checked.
+    let e = env.fails(
+        &[
+            "matrix",
+            "--vary",
+            "groups=1..64",
+            "--vary",
+            "fds=1..64",
+            "--vary",
+            "loops=1..64",
+            "--",
+            "hackbench",
+        ],
+        2,
+    );
+    assert!(e.contains("262144 combinations: at most 64"), "{e}");
     let e = env.fails(&["compare", "--curve", "fds"], 2);
     assert!(e.contains("no runs differ only in fds"), "{e}");
     // The HTML curve in a real browser.

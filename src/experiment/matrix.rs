@@ -223,7 +223,7 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
     // Counted before any is built or checked: three 64-value --vary are
     // 262,144 combinations, each checked by running kbench.
     let counts = o.knobs.iter().map(|k| k.values.len());
-    let counts = counts.chain(o.vary.iter().map(|v| v.values.len()));
+    let mut counts = counts.chain(o.vary.iter().map(|v| v.values.len()));
     let n = counts.try_fold(1usize, |n, c| n.checked_mul(c));
     match n {
         Some(n) if n < 2 => {

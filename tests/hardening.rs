@@ -680,3 +680,63 @@ args = { name = "io", size = "16M", duration = "30s" }
         marked(&mark)
     );
 }
+
+/// `kill -9` of `job`, `contest` and `responsiveness` at moments spread
+/// over their set-up and measurement: their scratch folders go (their
+/// janitor removes them) and no process of theirs runs on, the compilers
+/// a build started included.  Before, 9 of 9 such kills left the folders
+/// and `make`/`cc` ran on for 2-4 s.
+#[test]
+fn a_job_contest_or_responsiveness_killed_leaves_nothing() {
+    let env = Env::new();
+    let tmp = env.dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mark = format!("KBENCH_JOB_KILL_MARK={}", std::process::id());
+    let (k, v) = mark.split_once('=').unwrap();
+    let commands: [&[&str]; 3] = [
+        &[
+            "job",
+            "--job-size",
+            "small",
+            "--runs",
+            "3",
+            "--no-store",
+            "-q",
+        ],
+        &[
+            "contest",
+            "--loads",
+            "noload",
+            "--job-size",
+            "small",
+            "--runs",
+            "1",
+            "--no-store",
+            "-q",
+        ],
+        &["responsiveness", "-t", "20", "--no-store", "-q"],
+    ];
+    for args in commands {
+        for i in 0..3u64 {
+            let kb = Killed(
+                env.cmd()
+                    .env("TMPDIR", &tmp)
+                    .env(k, v)
+                    .args(args)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            );
+            std::thread::sleep(std::time::Duration::from_millis(300 + i * 700));
+            drop(kb);
+        }
+        assert!(
+            crate::common::wait_for(15, || empty_dir(&tmp) && marked(&mark).is_empty()),
+            "left after kill -9 of kbench {}: files {:?}, processes {:?}",
+            args[0],
+            walk(&tmp),
+            marked(&mark)
+        );
+    }
+}

@@ -37,7 +37,7 @@ pub struct Real<'a> {
     plan: &'a Plan,
     env: &'a Env,
     store: Option<Box<dyn Store>>,
-    scratch: crate::isolate::Scratch,
+    scratch: crate::sys::janitor::Scratch,
     /// The git range's commits (good end first), and the revert's tree.
     commits: Vec<Commit>,
     revert_tree: Option<PathBuf>,
@@ -53,7 +53,7 @@ pub struct Real<'a> {
 impl<'a> Real<'a> {
     pub fn new(plan: &'a Plan, env: &'a Env) -> Result<Real<'a>> {
         let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadWrite)?;
-        let scratch = crate::isolate::Scratch::in_tmp("bisect")?;
+        let scratch = crate::sys::janitor::Scratch::in_tmp("bisect")?;
         let commits = match &plan.source {
             Source::Git {
                 repo, good, bad, ..

@@ -263,7 +263,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         return Ok(());
     }
     // The runs go to the store (a temporary one with --no-store, for the report).
-    let scratch = crate::isolate::Scratch::in_tmp("run")?;
+    let scratch = crate::sys::janitor::Scratch::in_tmp("run")?;
     let db = if ctx.global.no_store {
         scratch.path().join("results.db")
     } else {

@@ -183,30 +183,13 @@ fn own_pids(root: i32) -> std::collections::HashSet<i32> {
 /// A `kbench restore --after <this pid>` process, which applies this
 /// process's restore records once it has died.
 pub(crate) fn spawn_janitor() -> Result<std::process::Child> {
-    spawn_janitor_removing(&[])
-}
-
-/// A janitor that also removes the private folders `dirs` once this
-/// process has died (a scenario's scratch folders: SIGKILL skips every
-/// destructor).
-fn spawn_janitor_removing(dirs: &[&Path]) -> Result<std::process::Child> {
-    let mut c = std::process::Command::new(std::env::current_exe()?);
-    c.args(["restore", "--after", &std::process::id().to_string()]);
-    for d in dirs {
-        c.arg("--remove").arg(d);
-    }
-    // A process group of its own: `kill -9 -PGID` of kbench's group (a
-    // shell's job control, a supervisor) leaves the janitor to clean up.
-    std::os::unix::process::CommandExt::process_group(&mut c, 0);
-    c.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    Ok(c.spawn()?)
+    Ok(crate::sys::janitor::spawn(&[])?)
 }
 
 /// Remove `dir`, a private folder a kbench made (`kbench-<what>-<hex>`,
-/// this user's, mode 0700: nothing else is removed), once the processes
-/// that wrote into it have gone (retried for a second).
+/// this user's, mode 0700: nothing else is removed), once the process
+/// groups recorded in it are ended and the processes that wrote into it
+/// have gone (retried for a second).
 pub fn remove_private_dir(dir: &Path) {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let named = dir
@@ -219,42 +202,9 @@ pub fn remove_private_dir(dir: &Path) {
     if !named || !std::fs::symlink_metadata(dir).is_ok_and(|m| ours(&m)) {
         return;
     }
+    // What still works for it (a build's compilers) ends first.
+    crate::sys::janitor::end_groups(dir);
     crate::sys::tempdir::remove_when_left(dir);
-}
-
-/// A private folder in the temp dir that goes with this process however
-/// it ends: dropped, it is removed; killed (SIGKILL), its janitor removes
-/// it.  The janitor is told the folder before the folder is made, so no
-/// moment leaves it behind.
-pub struct Scratch {
-    dir: crate::sys::tempdir::PrivateDir,
-    janitor: Option<std::process::Child>,
-}
-
-impl Scratch {
-    pub fn in_tmp(what: &str) -> Result<Scratch> {
-        let path = crate::sys::tempdir::PrivateDir::plan(&std::env::temp_dir(), what);
-        let janitor = spawn_janitor_removing(&[&path])?;
-        let dir = crate::sys::tempdir::PrivateDir::create(path.clone())
-            .with_context(|| format!("creating {}", path.display()))?;
-        Ok(Scratch {
-            dir,
-            janitor: Some(janitor),
-        })
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if let Some(mut j) = self.janitor.take() {
-            let _ = j.kill();
-            let _ = j.wait();
-        }
-    }
 }
 
 /// Undo what a record says, whichever backend wrote it; returns the

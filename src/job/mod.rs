@@ -11,7 +11,7 @@ mod kernel;
 pub mod timed;
 
 use crate::error::input;
-use crate::sys::tempdir::PrivateDir;
+use crate::sys::janitor::Scratch;
 use anyhow::Result;
 use std::path::PathBuf;
 pub use timed::{JobTimes, TimedChild};
@@ -80,7 +80,7 @@ pub struct Job {
     spec: Spec,
     dir: PathBuf,
     jobs: usize,
-    scratch: PrivateDir,
+    scratch: Scratch,
 }
 
 /// Is `tool` on PATH?
@@ -121,7 +121,7 @@ fn runnable(flag: &str, program: &str, dir: &std::path::Path) -> Result<()> {
 impl Job {
     /// Check the tools the job needs; nothing is written yet.
     pub fn new(spec: Spec, jobs: Option<usize>) -> Result<Job> {
-        let scratch = PrivateDir::in_tmp("job")?;
+        let scratch = Scratch::in_tmp("job")?;
         crate::error::injected_panic("job-scratch");
         let dir = match &spec {
             Spec::Generated(_) => {

@@ -35,7 +35,10 @@ pub struct TimedChild {
     done: bool,
 }
 
-/// Start `argv` in `dir`, stdout discarded, stderr kept in `stderr_file`.
+/// Start `argv` in `dir`, stdout discarded, stderr kept in `stderr_file`
+/// (in the job's scratch folder, which records the job's process group
+/// so that its janitor ends the compilers a SIGKILL of kbench would leave
+/// running).
 pub fn start(argv: &[String], dir: &Path, stderr_file: &Path) -> Result<TimedChild> {
     let (prog, args) = argv
         .split_first()
@@ -43,6 +46,11 @@ pub fn start(argv: &[String], dir: &Path, stderr_file: &Path) -> Result<TimedChi
     let err = std::fs::File::create(stderr_file)
         .with_context(|| format!("creating {}", stderr_file.display()))?;
     let mut cmd = Command::new(prog);
+    // The compilers' temporary files go into the scratch folder too, so a
+    // SIGKILL that stops them mid-file leaves none in the system's /tmp.
+    if let Some(scratch) = stderr_file.parent() {
+        cmd.env("TMPDIR", scratch);
+    }
     cmd.args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -63,6 +71,9 @@ pub fn start(argv: &[String], dir: &Path, stderr_file: &Path) -> Result<TimedChi
     let pid = child.id() as libc::pid_t;
     // The std handle is dropped without waiting: we reap with wait4 below.
     drop(child);
+    if let Some(scratch) = stderr_file.parent() {
+        crate::sys::janitor::watch_group(scratch, pid);
+    }
     let pidfd = crate::sys::proc::pidfd_open(pid);
     Ok(TimedChild {
         pid,

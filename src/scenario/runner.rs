@@ -275,7 +275,7 @@ pub fn run(
     fail_fast: bool,
     progress: &mut dyn Progress,
 ) -> Result<Outcome> {
-    let scratch = crate::isolate::Scratch::in_tmp("scenario")?;
+    let scratch = crate::sys::janitor::Scratch::in_tmp("scenario")?;
     // Isolation covers every phase; the tasks record it (ENV_ISOLATION).
     let _isolated = if sc.isolate {
         match crate::isolate::apply(None, t.root_pid) {

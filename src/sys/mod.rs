@@ -9,6 +9,7 @@ pub mod fd;
 pub mod futex;
 pub mod guest;
 pub mod hooks;
+pub mod janitor;
 pub mod kvm;
 pub mod limits;
 pub mod mem;

@@ -9,11 +9,6 @@ pub struct PrivateDir {
 }
 
 impl PrivateDir {
-    /// Create `<parent>/kbench-<what>-<random>` with mode 0700.
-    pub fn new(parent: &Path, what: &str) -> std::io::Result<PrivateDir> {
-        Self::create(Self::plan(parent, what))
-    }
-
     /// A fresh `<parent>/kbench-<what>-<random>` path, not created yet (so
     /// a janitor can be told it first).
     pub fn plan(parent: &Path, what: &str) -> PathBuf {
@@ -27,11 +22,6 @@ impl PrivateDir {
     pub fn create(path: PathBuf) -> std::io::Result<PrivateDir> {
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
         Ok(PrivateDir { path })
-    }
-
-    /// In the system temp dir.
-    pub fn in_tmp(what: &str) -> std::io::Result<PrivateDir> {
-        Self::new(&std::env::temp_dir(), what)
     }
 
     pub fn path(&self) -> &Path {

@@ -208,7 +208,7 @@ pub fn isolate(
 impl Session {
     /// Write each arm's initramfs; then every boot in order.
     fn boot_all(&mut self, o: &Options) -> Result<()> {
-        let scratch = crate::isolate::Scratch::in_tmp("vm")?;
+        let scratch = crate::sys::janitor::Scratch::in_tmp("vm")?;
         let (command, files) = guest_command(&o.command);
         self.machine.check_room(self.arms.len(), scratch.path())?;
         let mut initrds = Vec::new();

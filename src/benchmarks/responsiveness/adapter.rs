@@ -6,7 +6,7 @@ use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;
 use crate::store::RunRecord;
-use crate::sys::tempdir::PrivateDir;
+use crate::sys::janitor::Scratch;
 use anyhow::Result;
 
 /// The original's result lines (Python's `print` separators included).
@@ -46,7 +46,7 @@ fn dist_line(name: &str, its: &[&Iteration], f: fn(&Iteration) -> u64) -> String
 pub struct Responsiveness {
     pub opts: Options,
     /// The private folder of the tasks' files, removed with this.
-    pub _dir: PrivateDir,
+    pub _dir: Scratch,
     /// What `--trace` asked for.
     pub trace: Option<crate::trace::Options>,
 }

@@ -9,7 +9,6 @@ use crate::error::input;
 use crate::lifecycle::drive;
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::session::Ctx;
-use crate::sys::tempdir::PrivateDir;
 use crate::values::SleepPattern;
 use adapter::Responsiveness;
 use anyhow::Result;
@@ -152,7 +151,7 @@ pub fn options(a: &ResponsivenessArgs, workdir: &std::path::Path) -> Result<Opti
 }
 
 pub fn run(ctx: &Ctx, a: &ResponsivenessArgs) -> Result<()> {
-    let dir = PrivateDir::in_tmp("responsiveness")?;
+    let dir = crate::sys::janitor::Scratch::in_tmp("responsiveness")?;
     let opts = options(a, dir.path())?;
     if let Some(parent) = opts.print_to.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {

@@ -91,7 +91,7 @@ static ENDED: OnceLock<Option<&'static [AtomicU64]>> = OnceLock::new();
 
 /// Map the shared counters (once); call before forking workers.
 pub fn arm() {
-    ENDED.get_or_init(|| super::shared::leak_shared_words(5).ok());
+    ENDED.get_or_init(|| super::shared::leak_shared_words(8).ok());
 }
 
 fn ended() -> Option<&'static [AtomicU64]> {
@@ -129,10 +129,89 @@ struct AtExit;
 
 impl Drop for AtExit {
     fn drop(&mut self) {
+        if IS_HELPER.with(std::cell::Cell::get) {
+            return;
+        }
         if let Some(c) = read_task("/proc/thread-self") {
             add_ended(&c);
         }
     }
+}
+
+thread_local! {
+    /// Whether this thread is one of kbench's helpers (see [`helper_started`]).
+    static IS_HELPER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The live helper threads of this process (0: a free slot).
+static HELPERS: [std::sync::atomic::AtomicI32; 8] =
+    [const { std::sync::atomic::AtomicI32::new(0) }; 8];
+
+/// Call first thing in a helper of kbench's own (the trace reader, as a
+/// thread or a forked process): it is not the benchmark, so its
+/// counters are left out of the run's (`sched.<role>.*`) and its usage
+/// ([`helper_ending`]) taken off [`usage`].  Before, a traced probe read
+/// 1099 slices/s where the untraced read 998.
+pub fn helper_started() {
+    IS_HELPER.with(|h| h.set(true));
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() };
+    for s in &HELPERS {
+        if s.compare_exchange(0, tid, Relaxed, Relaxed).is_ok() {
+            break;
+        }
+    }
+}
+
+/// Call last in a helper: its usage (the thread's; a helper process's
+/// whole) is kept to be taken off [`usage`], and it leaves the list.
+pub fn helper_ending(whole_process: bool) {
+    let u = rusage(if whole_process {
+        libc::RUSAGE_SELF
+    } else {
+        libc::RUSAGE_THREAD
+    });
+    if let Some(e) = ended() {
+        e[5].fetch_add(u.voluntary, Relaxed);
+        e[6].fetch_add(u.involuntary, Relaxed);
+        e[7].fetch_add(u.cpu_us, Relaxed);
+    }
+    // SAFETY: gettid has no preconditions.
+    let tid = unsafe { libc::gettid() };
+    for s in &HELPERS {
+        let _ = s.compare_exchange(tid, 0, Relaxed, Relaxed);
+    }
+}
+
+/// What each live helper thread has used so far (switches from its
+/// `status`, CPU from its `schedstat`): in `RUSAGE_SELF` until it ends.
+fn live_helpers() -> Vec<[u64; 3]> {
+    HELPERS
+        .iter()
+        .map(|s| s.load(Relaxed))
+        .filter(|&t| t > 0)
+        .filter_map(|t| {
+            let dir = format!("/proc/self/task/{t}");
+            let status = std::fs::read_to_string(format!("{dir}/status")).ok()?;
+            let field = |k: &str| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix(k))
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            let cpu_us = read_task(&dir).map_or(0, |c| c.cpu_ns / 1000);
+            Some([
+                field("voluntary_ctxt_switches:"),
+                field("nonvoluntary_ctxt_switches:"),
+                cpu_us,
+            ])
+        })
+        .collect()
+}
+
+fn is_helper_tid(tid: i32) -> bool {
+    HELPERS.iter().any(|s| s.load(Relaxed) == tid)
 }
 
 thread_local! {
@@ -149,9 +228,24 @@ pub fn thread_started() {
 /// counters are kept (its other threads, if any, called
 /// [`thread_started`]).
 pub fn process_exiting() {
+    if IS_HELPER.with(std::cell::Cell::get) {
+        return;
+    }
     if let Some(c) = read_task("/proc/thread-self") {
         add_ended(&c);
     }
+}
+
+/// The tids of this process's live tasks, helpers left out.
+#[cfg(test)]
+fn live_tids() -> Vec<i32> {
+    std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
+        .filter(|&t| !is_helper_tid(t))
+        .collect()
 }
 
 /// The live tasks of this process, summed, and how many were read.
@@ -160,6 +254,10 @@ pub fn live() -> (Counters, u64) {
     let mut n = 0;
     if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
         for e in dir.flatten() {
+            let tid = e.file_name().to_string_lossy().parse::<i32>().unwrap_or(0);
+            if is_helper_tid(tid) {
+                continue;
+            }
             if let Some(c) = read_task(&format!(
                 "/proc/self/task/{}",
                 e.file_name().to_string_lossy()
@@ -207,13 +305,26 @@ fn rusage(who: libc::c_int) -> Usage {
     }
 }
 
-/// This process's and its reaped descendants' usage, summed.
+/// This process's and its reaped descendants' usage, summed, less what
+/// its ended helpers used (a live helper's is counted until it ends:
+/// kbench stops its helpers before it reads the end of a run).
 pub fn usage() -> Usage {
     let (s, c) = (rusage(libc::RUSAGE_SELF), rusage(libc::RUSAGE_CHILDREN));
+    let mut h = ended().map_or([0; 3], |e| {
+        [e[5].load(Relaxed), e[6].load(Relaxed), e[7].load(Relaxed)]
+    });
+    for l in live_helpers() {
+        for (x, y) in h.iter_mut().zip(l) {
+            *x = x.saturating_add(y);
+        }
+    }
     Usage {
-        voluntary: s.voluntary.saturating_add(c.voluntary),
-        involuntary: s.involuntary.saturating_add(c.involuntary),
-        cpu_us: s.cpu_us.saturating_add(c.cpu_us),
+        voluntary: s.voluntary.saturating_add(c.voluntary).saturating_sub(h[0]),
+        involuntary: s
+            .involuntary
+            .saturating_add(c.involuntary)
+            .saturating_sub(h[1]),
+        cpu_us: s.cpu_us.saturating_add(c.cpu_us).saturating_sub(h[2]),
     }
 }
 
@@ -253,5 +364,47 @@ mod tests {
         // counters (other tests' threads may add more, never less).
         let d = after.since(&before);
         assert!(d.slices >= 1 && d.cpu_ns > 0, "{after:?} {before:?}");
+    }
+
+    /// A live helper thread is not among the process's counted tasks (a
+    /// plain thread is), and what it used is kept, whole, to be taken off
+    /// the process's usage.  (Other tests' threads run meanwhile, so only
+    /// what this thread alone decides is asserted.)
+    #[test]
+    fn a_helper_is_left_out_of_every_count() {
+        arm();
+        let spin = |helper: bool| {
+            std::thread::spawn(move || {
+                if helper {
+                    helper_started();
+                } else {
+                    thread_started();
+                }
+                let t0 = crate::sys::time::thread_cpu_ns();
+                while crate::sys::time::thread_cpu_ns() - t0 < 20_000_000 {
+                    std::hint::black_box(0);
+                }
+                // SAFETY: gettid has no preconditions.
+                let tid = unsafe { libc::gettid() };
+                let listed = live_tids().contains(&tid);
+                let before = ended().map_or(0, |e| e[7].load(Relaxed));
+                if helper {
+                    helper_ending(false);
+                }
+                let kept = ended().map_or(0, |e| e[7].load(Relaxed)) - before;
+                (listed, kept, is_helper_tid(tid))
+            })
+            .join()
+            .unwrap()
+        };
+        let (listed, kept, still) = spin(true);
+        assert!(!listed, "a live helper is counted as the process's");
+        assert!(
+            kept >= 20_000,
+            "its usage kept: {kept} us of at least 20,000"
+        );
+        assert!(!still, "an ended helper leaves the list");
+        let (listed, _, _) = spin(false);
+        assert!(listed, "a plain thread is counted");
     }
 }

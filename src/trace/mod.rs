@@ -136,8 +136,17 @@ pub fn start(
     }
     let page_size = instance.page_size();
     instance.start()?;
-    let reader = reader::start(opts.clone(), pipes, page_size, layout, decoder, in_child)
-        .map_err(|e| format!("starting the trace reader: {e:#}"))?;
+    let avoid = probe_cpus.map(<[usize]>::to_vec).unwrap_or_default();
+    let reader = reader::start(
+        opts.clone(),
+        pipes,
+        page_size,
+        layout,
+        decoder,
+        in_child,
+        avoid,
+    )
+    .map_err(|e| format!("starting the trace reader: {e:#}"))?;
     Ok(Session {
         instance,
         reader: Some(reader),
@@ -178,6 +187,8 @@ impl Session {
             "wakeups_sent": c.candidates,
             "reader_cpu_s": c.reader_cpu_ns as f64 / 1e9,
             "reader_cpu_percent": if traced_s > 0.0 { c.reader_cpu_ns as f64 / 1e9 / traced_s * 100.0 } else { 0.0 },
+            "reader_cpus": c.reader_cpus,
+            "reader_last_cpu": c.reader_last_cpu,
             "outliers": windows.iter().map(|w| &w.explanation).collect::<Vec<_>>(),
         });
         Report {

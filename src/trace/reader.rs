@@ -67,6 +67,12 @@ pub struct Collected {
     /// Every task's wait to run, per role: (role, V2-serialised histogram).
     #[serde(default)]
     pub waits: Vec<(String, Vec<u8>)>,
+    /// The CPUs the reader could run on ("any", or off the probe's), and
+    /// the one it ended on.
+    #[serde(default)]
+    pub reader_cpus: Option<String>,
+    #[serde(default)]
+    pub reader_last_cpu: Option<usize>,
 }
 
 /// The reader: a thread of kbench, or (beside a benchmark that forks its
@@ -113,6 +119,7 @@ pub fn start(
     layout: super::page::Layout,
     decoder: Decoder,
     in_child: bool,
+    avoid: Vec<usize>,
 ) -> anyhow::Result<Reader> {
     let st = State {
         cpus: pipes
@@ -148,11 +155,15 @@ pub fn start(
         // The closure owns the child's ends; in kbench it is dropped
         // (closing them) once the child is forked.
         group.spawn(0, move || {
+            crate::sys::sched_account::helper_started();
             crate::sys::proc::set_name("kbench-trace");
             crate::sys::fd::close_raw(parent_stop);
             crate::sys::fd::close_raw(parent_result);
             let stop = stop_r.as_raw_fd();
-            let c = st.run(&|| crate::sys::fd::wait_readable(stop, 0).unwrap_or(true));
+            let c = helper_on(&avoid, || {
+                st.run(&|| crate::sys::fd::wait_readable(stop, 0).unwrap_or(true))
+            });
+            crate::sys::sched_account::helper_ending(true);
             let json = serde_json::to_vec(&c).unwrap_or_default();
             match crate::sys::fd::write_all(res_w.as_raw_fd(), &json) {
                 Ok(()) => 0,
@@ -169,8 +180,35 @@ pub fn start(
     let s2 = stop.clone();
     let handle = std::thread::Builder::new()
         .name("kbench-trace".into())
-        .spawn(move || st.run(&|| s2.load(Relaxed)))?;
+        .spawn(move || {
+            crate::sys::sched_account::helper_started();
+            let c = helper_on(&avoid, || st.run(&|| s2.load(Relaxed)));
+            crate::sys::sched_account::helper_ending(false);
+            c
+        })?;
     Ok(Reader::Thread { stop, handle })
+}
+
+/// Run `work` as the reader: off the CPUs `avoid` (the probe's) where
+/// other CPUs are online, so it never runs beside the probe (an isolated
+/// probe's wake-up waited 118.6 µs behind it); which CPUs it had and the
+/// CPU it ended on are said with what it collected.
+fn helper_on(avoid: &[usize], work: impl FnOnce() -> Collected) -> Collected {
+    let others: Vec<usize> = crate::sys::cpus::online_here()
+        .into_iter()
+        .filter(|c| !avoid.contains(c))
+        .collect();
+    let kept_off = !avoid.is_empty()
+        && !others.is_empty()
+        && crate::sys::sched::set_affinity(0, &others).is_ok();
+    let mut c = work();
+    c.reader_cpus = Some(if kept_off {
+        crate::sys::cpus::format_list(&others)
+    } else {
+        "any".into()
+    });
+    c.reader_last_cpu = Some(crate::sys::sched::current_cpu());
+    c
 }
 
 impl Reader {
@@ -232,6 +270,8 @@ impl State {
             windows_cut_short: self.windows_cut_short,
             candidates: self.candidates,
             waits: self.waits.finish(),
+            reader_cpus: None,
+            reader_last_cpu: None,
         }
     }
 

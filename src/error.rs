@@ -73,14 +73,6 @@ impl fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
-/// In debug builds, panic at `point` when `KBENCH_INJECT_PANIC` names it:
-/// the tests show that a panic leaves no file and no process behind.
-pub fn injected_panic(point: &str) {
-    if crate::sys::hooks::panic_point().is_some_and(|p| p == point) {
-        panic!("panic injected by KBENCH_INJECT_PANIC at {point}");
-    }
-}
-
 /// A restore record `kbench restore` will not apply (another user's, one
 /// others could have changed, or one naming what kbench never changes):
 /// said, and left where it is.

@@ -122,7 +122,7 @@ impl Job {
     /// Check the tools the job needs; nothing is written yet.
     pub fn new(spec: Spec, jobs: Option<usize>) -> Result<Job> {
         let scratch = Scratch::in_tmp("job")?;
-        crate::error::injected_panic("job-scratch");
+        crate::sys::hooks::injected_panic("job-scratch");
         let dir = match &spec {
             Spec::Generated(_) => {
                 need("make", "make")?;

@@ -134,7 +134,7 @@ impl Running {
                 load.run_worker(i, path, counters.get(i))
             })?;
         }
-        crate::error::injected_panic("load-started");
+        crate::sys::hooks::injected_panic("load-started");
         Ok(Running {
             load,
             group,

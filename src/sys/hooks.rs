@@ -33,6 +33,14 @@ pub fn panic_point() -> Option<String> {
     hook("KBENCH_INJECT_PANIC")
 }
 
+/// In debug builds, panic at `point` when `KBENCH_INJECT_PANIC` names it:
+/// the tests show that a panic leaves no file and no process behind.
+pub fn injected_panic(point: &str) {
+    if panic_point().is_some_and(|p| p == point) {
+        panic!("panic injected by KBENCH_INJECT_PANIC at {point}");
+    }
+}
+
 /// `KBENCH_INJECT_FAILURE`: the repetition (from 1) to fail.
 pub fn failing_repetition() -> Option<String> {
     hook("KBENCH_INJECT_FAILURE")

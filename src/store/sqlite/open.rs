@@ -128,6 +128,15 @@ pub(super) fn text_of(r: &rusqlite::Row, i: usize, what: &str) -> rusqlite::Resu
 /// The first text of the runs' table that is not UTF-8, said with its
 /// run: SQLite's `quick_check` looks at pages, not at what they hold.
 fn first_bad_text(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    // A store another kbench is creating this moment has no runs yet.
+    let has_runs: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'",
+        [],
+        |r| r.get(0),
+    )?;
+    if has_runs == 0 {
+        return Ok(None);
+    }
     let mut st = conn.prepare(
         "SELECT id, CAST(uuid AS BLOB), CAST(label AS BLOB), CAST(benchmark AS BLOB),
                 CAST(params AS BLOB), CAST(settings AS BLOB) FROM runs",

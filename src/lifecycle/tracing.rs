@@ -40,22 +40,22 @@ pub fn begin(ctx: &Ctx, trace: Trace, probe: Option<&[usize]>, forks: bool, rep:
             o
         }
     };
-    // What a kbench killed with its janitor left is removed, and said.
-    if rep.index == 0 {
-        for name in crate::trace::tracefs::remove_left(None) {
-            ctx.info(&format!(
-                "kbench: removed the trace instance {name}, left still recording by a kbench killed together with its janitor"
-            ));
-        }
-    }
     // The janitor first, so no moment leaves an instance behind.
     let janitor = crate::isolate::spawn_janitor().ok();
     match crate::trace::start(&opts, probe, forks) {
-        Ok(s) => Tracing {
-            session: Some(s),
-            janitor,
-            untraced: None,
-        },
+        Ok(s) => {
+            // What a kbench killed with its janitor left was removed first.
+            for name in &s.left_removed {
+                ctx.info(&format!(
+                    "kbench: removed the trace instance {name}, left still recording by a kbench killed together with its janitor"
+                ));
+            }
+            Tracing {
+                session: Some(s),
+                janitor,
+                untraced: None,
+            }
+        }
         Err(why) => {
             if rep.index == 0 {
                 ctx.info(&format!(

@@ -15,7 +15,6 @@ use super::rows;
 use super::{Store, SCHEMA_VERSION};
 use crate::bench::{Better, Metric};
 use crate::error::input;
-use crate::fingerprint::Fingerprint;
 use anyhow::{Context, Result};
 use postgres::Client;
 use std::cell::RefCell;
@@ -284,9 +283,7 @@ impl PgStore {
         );
         let rows = self.client.borrow_mut().query(sql.as_str(), params)?;
         let mut out = Vec::with_capacity(rows.len());
-        // Each system's fingerprint parsed once, shared by its runs.
-        let mut fps: std::collections::HashMap<String, Option<std::sync::Arc<Fingerprint>>> =
-            std::collections::HashMap::new();
+        let mut fps = Fingerprints::default();
         for r in rows {
             let fp: Option<String> = r.get(13);
             let rec = RunRecord {
@@ -299,15 +296,7 @@ impl PgStore {
                 started: r.get(6),
                 ended: r.get(7),
                 status: RunStatus::parse(r.get(8)),
-                fingerprint: fp.and_then(|j| {
-                    fps.entry(j)
-                        .or_insert_with_key(|j| {
-                            serde_json::from_str::<Fingerprint>(j)
-                                .ok()
-                                .map(std::sync::Arc::new)
-                        })
-                        .clone()
-                }),
+                fingerprint: fps.of(fp),
                 metrics: Vec::new(),
                 histograms: Vec::new(),
                 attachments: Vec::new(),

@@ -7,6 +7,21 @@ use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+/// Fingerprints as a store reads them: each system's JSON parsed once
+/// and shared by its runs (a lab's store holds thousands of runs of one
+/// system).  A fingerprint that does not parse is none.
+#[derive(Default)]
+pub struct Fingerprints(std::collections::HashMap<String, Option<std::sync::Arc<Fingerprint>>>);
+
+impl Fingerprints {
+    pub fn of(&mut self, json: Option<String>) -> Option<std::sync::Arc<Fingerprint>> {
+        self.0
+            .entry(json?)
+            .or_insert_with_key(|j| serde_json::from_str(j).ok().map(std::sync::Arc::new))
+            .clone()
+    }
+}
+
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -67,6 +67,9 @@ pub struct Session {
     reader: Option<reader::Reader>,
     cpus: Vec<usize>,
     missing: Vec<String>,
+    /// Instances of killed kbench processes removed before this one was
+    /// made (said by the caller).
+    pub left_removed: Vec<String>,
     opts: Options,
     started: u64,
 }
@@ -112,7 +115,7 @@ pub fn start(
         .ok()
         .and_then(|t| page::Layout::parse(&t))
         .ok_or("tracefs has no readable events/header_page")?;
-    let (instance, missing) = tracefs::Instance::create(&root, opts.buffer_kb, &cpus)?;
+    let (instance, missing, left) = tracefs::Instance::create(&root, opts.buffer_kb, &cpus)?;
     let mut decoder = event::Decoder::default();
     for (sys, ev, needed) in tracefs::EVENTS {
         let f = instance
@@ -152,6 +155,7 @@ pub fn start(
         reader: Some(reader),
         cpus,
         missing,
+        left_removed: left,
         opts: opts.clone(),
         started: crate::sys::time::mono_ns(),
     })

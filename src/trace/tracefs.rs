@@ -180,17 +180,18 @@ impl Instance {
     /// Make this process's instance with `buffer_kb` per CPU, tracing
     /// `cpus`, the clock set to `mono` (the probe's CLOCK_MONOTONIC), the
     /// events of [`EVENTS`] that this kernel has enabled.  Returns the
-    /// instance and the optional events it lacks.
+    /// instance, the optional events it lacks and the instances left by
+    /// killed kbench processes that it removed first.
     pub fn create(
         root: &Dir,
         buffer_kb: u64,
         cpus: &[usize],
-    ) -> Result<(Instance, Vec<String>), String> {
+    ) -> Result<(Instance, Vec<String>, Vec<String>), String> {
         let instances = root
             .sub("instances")
             .map_err(|e| refused("opening instances", e))?;
         // One left by a kbench killed with its janitor goes first.
-        remove_left_in(&instances, None);
+        let left = remove_left_in(&instances, None);
         let mut made = None;
         for name in instance_names(std::process::id()) {
             if instances.exists(&name) {
@@ -231,7 +232,7 @@ impl Instance {
             dir,
         };
         let missing = inst.configure(buffer_kb, cpus)?;
-        Ok((inst, missing))
+        Ok((inst, missing, left))
     }
 
     fn configure(&self, buffer_kb: u64, cpus: &[usize]) -> Result<Vec<String>, String> {

@@ -588,6 +588,16 @@ fn scheduler_counters_count_sleeps_preemptions_and_short_lived_children() {
 }
 
 /// The trace instances tracefs has, seen from a private mount.
+/// Whether [`instances`] and [`in_tracefs`] can work here (root and
+/// `unshare`); if not, says the test is skipped.
+fn can_see_instances() -> bool {
+    let can = is_root() && common::which("unshare");
+    if !can {
+        eprintln!("skipped: needs root and unshare");
+    }
+    can
+}
+
 fn instances() -> Vec<String> {
     let out = std::process::Command::new("unshare")
         .args([
@@ -607,8 +617,7 @@ fn instances() -> Vec<String> {
 #[test]
 fn a_traced_run_killed_with_sigkill_leaves_no_instance() {
     let _quiet = quiet();
-    if !is_root() || !common::which("unshare") {
-        eprintln!("skipped: needs root and unshare");
+    if !can_see_instances() {
         return;
     }
     let env = Env::new();
@@ -648,8 +657,7 @@ fn in_tracefs(script: &str) -> bool {
 #[test]
 fn killing_the_whole_process_group_leaves_no_instance() {
     let _quiet = quiet();
-    if !is_root() || !common::which("unshare") {
-        eprintln!("skipped: needs root and unshare");
+    if !can_see_instances() {
         return;
     }
     use std::os::unix::process::CommandExt;
@@ -693,8 +701,7 @@ fn killing_the_whole_process_group_leaves_no_instance() {
 #[test]
 fn an_instance_kbench_did_not_make_is_never_touched() {
     let _quiet = quiet();
-    if !is_root() || !common::which("unshare") {
-        eprintln!("skipped: needs root and unshare");
+    if !can_see_instances() {
         return;
     }
     // A pid no process has (above the kernel's pid_max of 4194304).
@@ -725,8 +732,7 @@ fn an_instance_kbench_did_not_make_is_never_touched() {
 #[test]
 fn the_next_traced_run_removes_what_a_killed_kbench_left_and_says_so() {
     let _quiet = quiet();
-    if !is_root() || !common::which("unshare") {
-        eprintln!("skipped: needs root and unshare");
+    if !can_see_instances() {
         return;
     }
     use std::os::unix::fs::OpenOptionsExt;

@@ -12,7 +12,6 @@ use super::schema::{APPLICATION_ID, MIGRATIONS};
 use super::{Access, Store, SCHEMA_VERSION};
 use crate::bench::{Better, Metric};
 use crate::error::input;
-use crate::fingerprint::Fingerprint;
 use anyhow::{Context, Result};
 use open::{check_identity, check_path, check_whole, connect, text_of};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -189,9 +188,7 @@ impl SqliteStore {
          r.status, r.scenario, r.phase, r.repetition, r.imported, s.json";
 
     fn fill(&self, rec: &mut RunRecord, fp_json: Option<String>, histograms: bool) -> Result<()> {
-        rec.fingerprint = fp_json
-            .and_then(|j| serde_json::from_str::<Fingerprint>(&j).ok())
-            .map(std::sync::Arc::new);
+        rec.fingerprint = Fingerprints::default().of(fp_json);
         rec.metrics = self.metrics_of(rec.id)?;
         let mut st = self
             .conn
@@ -318,23 +315,13 @@ impl Store for SqliteStore {
             }
             return Ok(out);
         }
-        // Each system's fingerprint parsed once and shared by its runs,
-        // and the runs held once (not as rows, then again as records).
-        let mut fps: std::collections::HashMap<String, Option<std::sync::Arc<Fingerprint>>> =
-            std::collections::HashMap::new();
+        // The runs held once (not as rows, then again as records).
+        let mut fps = Fingerprints::default();
         let mut out = Vec::new();
         let mut q = st.query(rusqlite::params_from_iter(args))?;
         while let Some(r) = q.next()? {
             let (mut rec, fp) = Self::row_to_record(r)?;
-            rec.fingerprint = fp.and_then(|j| {
-                fps.entry(j)
-                    .or_insert_with_key(|j| {
-                        serde_json::from_str::<Fingerprint>(j)
-                            .ok()
-                            .map(std::sync::Arc::new)
-                    })
-                    .clone()
-            });
+            rec.fingerprint = fps.of(fp);
             out.push(rec);
         }
         self.fill_many(&mut out)?;

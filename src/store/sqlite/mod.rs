@@ -43,6 +43,10 @@ impl SqliteStore {
             set_wal(&store.conn)
                 .map_err(|e| input(format!("cannot write result store {shown}: {e}")))?;
             store.migrate(version)?;
+        } else if version == 0 {
+            return Err(input(format!(
+                "result store {shown} has no runs yet (another kbench may be creating it this moment): run a benchmark first, or try again"
+            )));
         } else if version < SCHEMA_VERSION {
             return Err(input(format!(
                 "result store {shown} has schema version {version}; run any kbench command that writes to it to upgrade it"
@@ -52,17 +56,19 @@ impl SqliteStore {
         Ok(store)
     }
 
-    /// Apply migrations `from..SCHEMA_VERSION`, each in its own transaction.
+    /// Apply migrations `from..SCHEMA_VERSION`, all in one transaction: a
+    /// reader opening the store meanwhile sees it as it was or as it will
+    /// be, never a schema half-way (which it would be told to upgrade).
     fn migrate(&mut self, _from: i64) -> Result<()> {
-        loop {
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)?;
-            // Re-read inside the write lock: another process may have migrated.
-            let v: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
-            if v >= SCHEMA_VERSION {
-                return Ok(());
-            }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Re-read inside the write lock: another process may have migrated.
+        let from: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if from >= SCHEMA_VERSION {
+            return Ok(());
+        }
+        for v in from..SCHEMA_VERSION {
             tx.execute_batch(MIGRATIONS[v as usize]).with_context(|| {
                 format!(
                     "migrating {} to schema version {}",
@@ -70,10 +76,11 @@ impl SqliteStore {
                     v + 1
                 )
             })?;
-            tx.pragma_update(None, "user_version", v + 1)?;
-            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
-            tx.commit()?;
         }
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// Apply only the first `n` migrations (for migration tests).
@@ -456,6 +463,36 @@ mod tests {
         assert_eq!(run.fingerprint.unwrap().release.as_deref(), Some("2.5.39"));
         assert_eq!(run.scenario, None);
         assert!(!run.imported);
+    }
+
+    /// A reader opening a store while another kbench creates it sees no
+    /// store yet or the whole of it, never a schema half-way that it is
+    /// told to upgrade (the migrations once committed one by one).
+    #[test]
+    fn a_reader_during_creation_is_never_told_to_upgrade() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..40 {
+            let path = dir.path().join(format!("s{i}.db"));
+            let p = path.clone();
+            let writer =
+                std::thread::spawn(move || SqliteStore::open(&p, Access::ReadWrite).map(|_| ()));
+            let mut seen = Vec::new();
+            loop {
+                let done = writer.is_finished();
+                match SqliteStore::open(&path, Access::ReadOnly) {
+                    Ok(_) => break,
+                    Err(e) => seen.push(e.to_string()),
+                }
+                assert!(!done, "the store was made but cannot be read: {seen:?}");
+            }
+            writer.join().unwrap().unwrap();
+            for e in &seen {
+                assert!(
+                    !e.contains("upgrade") && !e.contains("damaged"),
+                    "store {i}: {e}"
+                );
+            }
+        }
     }
 
     #[test]

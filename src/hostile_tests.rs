@@ -727,7 +727,8 @@ fn generated_specs_and_command_lines_never_panic() {
         if let Ok(cli) = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv) {
             match cli.command {
                 crate::cli::Command::Matrix(m) => {
-                    let _ = crate::experiment::matrix::check_command(&m.command, crate::cli::check);
+                    let _ =
+                        crate::experiment::command::check_command(&m.command, crate::cli::check);
                 }
                 crate::cli::Command::Bench(b) if b.name == "interbench" => {
                     if let Ok(a) = crate::lifecycle::entry::args::<

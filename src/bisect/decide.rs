@@ -45,7 +45,7 @@ pub fn run(o: &Options) -> Result<i32> {
         ));
     }
     if !o.command.is_empty() {
-        crate::experiment::matrix::check_command(&o.command, o.parse)?;
+        crate::experiment::command::check_command(&o.command, o.parse)?;
     }
     let good = runs_of_label(o, &o.good, true)?;
     let bad = runs_of_label(o, &o.bad, true)?;

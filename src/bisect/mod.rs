@@ -142,7 +142,7 @@ pub struct Env {
 /// Start a bisection.
 pub fn run(o: &Options) -> Result<()> {
     if o.runner != Runner::Stored {
-        crate::experiment::matrix::check_command(&o.command, o.parse)?;
+        crate::experiment::command::check_command(&o.command, o.parse)?;
     }
     let id = format!("b{}", &crate::sys::proc::random_hex128()[..10]);
     let plan = Plan {

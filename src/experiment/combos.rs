@@ -1,8 +1,9 @@
 //! A matrix's combinations (knob values and the points of varied flags)
 //! and what is checked and estimated of them before anything runs.
 
+use super::command::check_command;
 use super::knob::Knob;
-use super::matrix::{check_command, Options};
+use super::setup::Options;
 use crate::error::input;
 use crate::values::Runs;
 use anyhow::{anyhow, Result};

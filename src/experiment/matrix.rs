@@ -23,8 +23,10 @@
 //! blocks.
 
 use super::combos::{check_points, combinations, headline, Combination};
-use super::knob::{self, Knob};
+use super::command::check_command;
+use super::knob;
 use super::restore::{Guard, Record, Saved};
+pub use super::setup::Options;
 use crate::compare;
 use crate::error::input;
 use crate::stats::sequential::{self, Decision, Rule};
@@ -34,80 +36,6 @@ use anyhow::{anyhow, Result};
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// What to run.
-#[derive(Clone, Debug)]
-pub struct Options {
-    pub knobs: Vec<Knob>,
-    /// The command's own flags varied (`--vary`).
-    pub vary: Vec<super::vary::Vary>,
-    pub rounds: Runs,
-    pub seed: Option<u64>,
-    /// The kbench command (a benchmark or `run SCENARIO`) and its flags.
-    pub command: Vec<String>,
-    /// How kbench parses a whole command line, to check `command`.
-    pub parse: super::ParseCommand,
-    /// The metric `--rounds auto` decides on (default: the benchmark's headline).
-    pub metric: Option<String>,
-    pub alpha: f64,
-    pub threshold_pct: f64,
-    pub dry_run: bool,
-    /// The closing report `--wide`.
-    pub wide: bool,
-    pub base_label: String,
-    pub db: Option<String>,
-    pub quiet: bool,
-    pub json: bool,
-}
-
-/// Commands a matrix may run.
-fn runnable(cmd: &str) -> bool {
-    cmd == "run" || crate::registry::find(cmd).is_some()
-}
-
-/// Check the command line given after `--` as kbench would parse it
-/// (`parse`: the whole command line's parser, which lives above this layer
-/// and is handed down by the command).
-pub fn check_command(command: &[String], parse: super::ParseCommand) -> Result<()> {
-    let first = command.first().ok_or_else(|| {
-        input("give the kbench command to run after --, e.g. -- hackbench -l 200")
-    })?;
-    if !runnable(first) {
-        return Err(input(format!(
-            "an experiment runs a benchmark ({}) or `run SCENARIO`, not '{first}'",
-            crate::registry::names().collect::<Vec<_>>().join(", ")
-        )));
-    }
-    for a in command {
-        let flag = a.split('=').next().unwrap_or("");
-        if matches!(
-            flag,
-            "--label" | "--db" | "--no-store" | "--json" | "--against"
-        ) {
-            return Err(input(format!(
-                "{flag} belongs before the experiment's own command, not in the command it runs (the experiment labels and stores every run)"
-            )));
-        }
-    }
-    let argv: Vec<String> = std::iter::once("kbench".to_string())
-        .chain(command.iter().cloned())
-        .collect();
-    if let Err(e) = parse(&argv) {
-        if matches!(
-            e.kind(),
-            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
-        ) {
-            return Err(input(
-                "the command after -- asks for help: run it on its own",
-            ));
-        }
-        return Err(input(format!(
-            "the command after --: {}",
-            crate::text::one_line(&e.to_string()).trim_start_matches("error: ")
-        )));
-    }
-    Ok(())
-}
 
 /// Run the matrix.
 pub fn run(o: &Options) -> Result<()> {
@@ -593,6 +521,7 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::knob::Knob;
 
     #[test]
     fn combinations_and_labels() {

@@ -16,10 +16,12 @@
 
 pub mod campaign;
 mod combos;
+pub mod command;
 pub mod knob;
 pub mod matrix;
 pub mod order;
 pub mod restore;
+pub mod setup;
 pub mod vary;
 
 use crate::store::RunRecord;

@@ -222,7 +222,7 @@ pub fn short_title(title: &str, groups: &[(usize, String)]) -> String {
 /// group that says its benchmark and parameters once; labels without the
 /// part they all share.
 pub fn scoreboard(c: &Comparison) -> Section {
-    let short = super::curves::labels_of(c);
+    let short = super::labels::labels_of(c);
     let mut rows = Vec::new();
     let mut groups = Vec::new();
     for (g, title) in c.groups.iter().zip(group_titles(c)) {
@@ -410,7 +410,7 @@ fn row(l: &LabelStats, label: String) -> Vec<String> {
 /// Per-metric detail tables, one per metric per group, the group's
 /// command line said once, above its first table.
 pub fn details(c: &Comparison) -> Vec<Section> {
-    let short = super::curves::labels_of(c);
+    let short = super::labels::labels_of(c);
     let mut out = Vec::new();
     for (g, title) in c.groups.iter().zip(group_titles(c)) {
         for (i, m) in g.metrics.iter().enumerate() {
@@ -460,7 +460,7 @@ fn group_short(g: &Group) -> String {
 /// With `--trace` runs: per group and label, what the worst wake-ups
 /// waited behind (`None` when no run of the comparison was traced).
 pub fn waited_behind(c: &Comparison) -> Option<Section> {
-    let short = super::curves::labels_of(c);
+    let short = super::labels::labels_of(c);
     let short = &short;
     let rows: Vec<Vec<String>> = c
         .groups
@@ -498,7 +498,7 @@ pub fn waited_behind(c: &Comparison) -> Option<Section> {
 /// them under two labels).
 pub fn scheduling(c: &Comparison) -> Option<Section> {
     let s = c.scheduling.as_ref()?;
-    let short = super::curves::labels_of(c);
+    let short = super::labels::labels_of(c);
     let rows = s
         .rows
         .iter()

@@ -225,7 +225,7 @@ pub fn latency_cdf(series: &[(String, Histogram<u64>)]) -> String {
 /// edge and its figure says the rest), named by label and counter, in the
 /// verdict's colour (better green, worse red, different blue).
 pub fn change_bars(c: &crate::compare::Comparison) -> String {
-    let short = super::curves::labels_of(c);
+    let short = super::labels::labels_of(c);
     // From the figures themselves, not their text (a change past +1000 %
     // is written as a factor there).
     let rows: Vec<(String, String, (f64, f64, f64))> = c

@@ -6,7 +6,8 @@
 //! shaded on its CPU, and every slice named in its tooltip.
 
 use super::svg::escape;
-use crate::trace::reader::{Window, BEFORE_NS};
+use crate::trace::reader::BEFORE_NS;
+use crate::trace::stored::Window;
 use crate::trace::timeline::{lanes, Cat};
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -2,7 +2,7 @@
 //! (the machine's, the file's, `--var`), its `runs`, and its `[sweep]`.
 
 use super::expr::{Value, Vars};
-use super::schema::{machine_vars, Ctx, FileSpec};
+use super::spec::{machine_vars, Ctx, FileSpec};
 use crate::error::input;
 use anyhow::Result;
 

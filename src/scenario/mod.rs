@@ -17,6 +17,7 @@ pub mod presets;
 pub mod report;
 pub mod runner;
 pub mod schema;
+mod spec;
 
 use crate::sys::sched::Policy;
 use serde::Serialize;

@@ -1,127 +1,18 @@
 //! Reading a scenario file: TOML into typed phases and tasks, with every
 //! error naming the file, line and column and what was expected.
 
-use super::expr::{self, Value, Vars};
+use super::expr::{self, Vars};
 use super::file_values::{runs_of, sweep_of, vars_of};
+#[cfg(test)]
+use super::spec::line_col;
+pub use super::spec::machine_vars;
+use super::spec::{Ctx, FileSpec, TaskSpec};
 use super::{Phase, Role, Scenario, Task};
 use crate::error::input;
 use crate::sys::sched::{self, Policy};
 use anyhow::Result;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct FileSpec {
-    pub(super) name: String,
-    #[serde(default)]
-    pub(super) description: String,
-    /// A count, or "auto[:MAX]" (repeat until every probe is precise).
-    pub(super) runs: Option<Spanned<toml::Value>>,
-    /// With runs = "auto": the precision to reach, % of the mean.
-    pub(super) precision: Option<f64>,
-    #[serde(default = "one_f")]
-    pub(super) scale: f64,
-    /// Keep other processes off the CPUs but the first (see `--isolate`).
-    #[serde(default)]
-    pub(super) isolate: bool,
-    /// `--trace` on every probe that can be traced.
-    #[serde(default)]
-    pub(super) trace: bool,
-    /// Default values of user variables (`--var NAME=VALUE` overrides).
-    #[serde(default)]
-    pub(super) vars: BTreeMap<String, toml::Value>,
-    /// Variables to sweep: `NAME = "VALUES"` (as `matrix --vary`); `kbench
-    /// run` of such a file runs a matrix over them.
-    #[serde(default)]
-    pub(super) sweep: BTreeMap<String, String>,
-    #[serde(rename = "phase")]
-    phases: Vec<Spanned<PhaseSpec>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PhaseSpec {
-    name: String,
-    #[serde(default)]
-    drop_caches: bool,
-    settle: Option<String>,
-    #[serde(rename = "task", default)]
-    tasks: Vec<Spanned<TaskSpec>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TaskSpec {
-    kind: Spanned<String>,
-    name: Option<String>,
-    #[serde(default = "probe")]
-    role: Role,
-    cpus: Option<Spanned<String>>,
-    policy: Option<String>,
-    priority: Option<toml::Value>,
-    nice: Option<toml::Value>,
-    /// "own" (default: its own session and so its own autogroup, as a
-    /// separate terminal gives) or "shared" (kbench's).
-    session: Option<Spanned<String>>,
-    row: Option<String>,
-    show: Option<Vec<String>>,
-    args: Option<Spanned<toml::Table>>,
-    /// `--trace` on this task (overrides the file's `trace`).
-    trace: Option<Spanned<bool>>,
-}
-
-fn one_f() -> f64 {
-    1.0
-}
-fn probe() -> Role {
-    Role::Probe
-}
-
-/// 1-based line and column of byte `pos` in `src`.
-pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
-    let before = &src[..pos.min(src.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
-}
-
-/// Where things are, for messages.
-pub(super) struct Ctx<'a> {
-    pub(super) file: &'a str,
-    src: &'a str,
-}
-
-impl Ctx<'_> {
-    pub(super) fn err(
-        &self,
-        span: std::ops::Range<usize>,
-        msg: impl std::fmt::Display,
-    ) -> anyhow::Error {
-        let (l, c) = line_col(self.src, span.start);
-        input(format!("{}:{l}:{c}: {msg}", self.file))
-    }
-}
-
-/// Machine variables: `ncpu`, `scale`, `root`.
-pub fn machine_vars(scale: f64) -> Vars {
-    let mut v = Vars::new();
-    v.insert(
-        "ncpu".into(),
-        Value::Num(crate::sys::cpus::online_here().len() as f64),
-    );
-    v.insert("scale".into(), Value::Num(scale));
-    v.insert(
-        "root".into(),
-        Value::Num(if crate::sys::proc::is_root() {
-            1.0
-        } else {
-            0.0
-        }),
-    );
-    v
-}
 
 /// Parse and resolve a scenario.  `scale` and `vars` override the file's.
 pub fn parse(

@@ -41,7 +41,7 @@ pub fn document(w: &Windows, run_id: i64) -> Value {
 }
 
 /// One window's lanes, as complete events and instants.
-fn lanes(out: &mut Vec<Value>, pid: i64, win: &super::reader::Window, irqs: &HashMap<i32, String>) {
+fn lanes(out: &mut Vec<Value>, pid: i64, win: &super::stored::Window, irqs: &HashMap<i32, String>) {
     let (slices, instants) = super::timeline::lanes(win, irqs);
     for s in slices {
         // The probe is a task like any other to the viewer.

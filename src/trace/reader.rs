@@ -7,7 +7,8 @@
 //! ones when its window is ready costs an explanation.
 
 use super::event::{Decoder, Event};
-use super::explain::{explain, Explanation, Procs};
+use super::explain::{explain, Procs};
+use super::stored::{StoredEvent, Window};
 use super::wakeups::{self, Wakeup};
 use super::Options;
 use std::collections::VecDeque;
@@ -42,13 +43,6 @@ struct Cpu {
 pub struct Kept {
     pub wakeup: Wakeup,
     pub window: Option<Window>,
-}
-
-/// The events around one wake-up, and their explanation.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Window {
-    pub explanation: Explanation,
-    pub events: Vec<super::stored::StoredEvent>,
 }
 
 /// What the reader hands back.
@@ -406,10 +400,7 @@ impl State {
             let base = from;
             self.kept[i].window = Some(Window {
                 explanation,
-                events: events
-                    .iter()
-                    .map(|e| super::stored::StoredEvent::of(e, base))
-                    .collect(),
+                events: events.iter().map(|e| StoredEvent::of(e, base)).collect(),
             });
         }
     }

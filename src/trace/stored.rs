@@ -4,11 +4,18 @@
 //! it travels with the run through both stores and push/pull.
 
 use super::event::{comm_str, Event, Kind};
-use super::reader::Window;
+use super::explain::Explanation;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{Read, Write};
+
+/// The events around one wake-up, and their explanation.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Window {
+    pub explanation: Explanation,
+    pub events: Vec<StoredEvent>,
+}
 
 /// The attachment kind a run's trace is stored under.
 pub const KIND: &str = "trace-windows-v1";

@@ -4,8 +4,8 @@
 //! Perfetto export and the HTML report's timelines both draw from this.
 
 use super::event::{softirq_name, VECTORS};
-use super::reader::Window;
 use super::stored::StoredKind;
+use super::stored::Window;
 use std::collections::{BTreeMap, HashMap};
 
 /// What a slice is, for its colour.

@@ -88,7 +88,7 @@ fn check_command(o: &Options) -> Result<()> {
         // A matrix is checked by the whole parser below; its own command
         // by the matrix when it runs.
     } else {
-        crate::experiment::matrix::check_command(&o.command, o.parse)?;
+        crate::experiment::command::check_command(&o.command, o.parse)?;
         return Ok(());
     }
     let argv: Vec<String> = std::iter::once("kbench".to_string())

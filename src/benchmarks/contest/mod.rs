@@ -5,11 +5,10 @@ pub mod args;
 pub mod params;
 
 use crate::bench::{Better, Metric};
-use crate::benchmarks::job::args::JobArgs;
 use crate::contest::table::{self, Row};
 use crate::contest::{self, RunResult, CACHERUN, NOLOAD};
 use crate::error::input;
-use crate::job::{Job, JobOptions, Spec};
+use crate::job::{Job, Spec};
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::LoadOptions;
@@ -80,20 +79,6 @@ fn spell(p: &serde_json::Value) -> Vec<String> {
         .arg("load", "loads")
         .words("job")
         .done()
-}
-
-pub fn job_options(a: &JobArgs) -> JobOptions {
-    JobOptions {
-        kernel_tree: a.kernel_tree.clone(),
-        kconfig: a.kconfig.clone(),
-        target: a.target.clone(),
-        jobs: a.jobs.map(|j| j as usize),
-        cmd: a.job_cmd.clone(),
-        dir: a.job_dir.clone(),
-        prep: a.job_prep.clone(),
-        clean: a.job_clean.clone(),
-        size: a.job_size.clone(),
-    }
 }
 
 /// What the table's footer says about a mem run on a machine without swap.
@@ -423,7 +408,7 @@ pub fn run(ctx: &Ctx, a: &ContestArgs) -> Result<()> {
         .job
         .jobs
         .map_or_else(contest::default_jobs, |j| j as usize);
-    let mut jopts = job_options(&a.job);
+    let mut jopts = a.job.options();
     jopts.jobs = Some(jobs);
     let spec = Spec::from_options(&jopts)?;
     let job = Job::new(spec, Some(jobs))?;

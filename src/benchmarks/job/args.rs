@@ -46,3 +46,21 @@ pub struct JobCmdArgs {
     #[arg(long)]
     pub drop_caches: bool,
 }
+
+impl JobArgs {
+    /// The timed job's options from its flags (the job command and contest
+    /// read the same flags).
+    pub fn options(&self) -> crate::job::JobOptions {
+        crate::job::JobOptions {
+            kernel_tree: self.kernel_tree.clone(),
+            kconfig: self.kconfig.clone(),
+            target: self.target.clone(),
+            jobs: self.jobs.map(|j| j as usize),
+            cmd: self.job_cmd.clone(),
+            dir: self.job_dir.clone(),
+            prep: self.job_prep.clone(),
+            clean: self.job_clean.clone(),
+            size: self.job_size.clone(),
+        }
+    }
+}

@@ -135,7 +135,7 @@ impl Benchmark for TimedJob {
 }
 
 pub fn run(ctx: &Ctx, a: &JobCmdArgs) -> Result<()> {
-    let spec = Spec::from_options(&super::contest::job_options(&a.job))?;
+    let spec = Spec::from_options(&a.job.options())?;
     let job = Job::new(spec, a.job.jobs.map(|j| j as usize))?;
     let mut b = TimedJob {
         job,

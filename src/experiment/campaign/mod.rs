@@ -221,7 +221,7 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
             return Err(input(format!("--boot {}: label given twice", b.label)));
         }
     }
-    crate::experiment::matrix::check_command(&o.command, o.parse)?;
+    crate::experiment::command::check_command(&o.command, o.parse)?;
     let reboot = match o.reboot.as_str() {
         "grub" => GRUB.to_string(),
         "kexec" => KEXEC.to_string(),

@@ -11,6 +11,7 @@
 //! arch/x86/include/asm/trace/irq_vectors.h.
 
 use super::format::{Field, Format};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// A task's name as the trace gives it (up to 16 bytes, NUL padded).
@@ -26,32 +27,41 @@ pub const VECTORS: &[(&str, &str)] = &[
     ("irq_work", "IWI irq work"),
 ];
 
-/// What happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What happened: one type for the event as decoded from the ring and as
+/// stored with a run (serde's form is the stored one: tagged `e`, the task
+/// a wake-up or migration is about as `target`, comms as text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "e", rename_all = "snake_case")]
 pub enum Kind {
     Switch {
         prev_pid: i32,
         prev_prio: i32,
         /// The task state it left in (0: still runnable, preempted).
         prev_state: i64,
+        #[serde(with = "comm_text")]
         prev_comm: Comm,
         next_pid: i32,
         next_prio: i32,
+        #[serde(with = "comm_text")]
         next_comm: Comm,
     },
     /// `common_pid` wakes `pid` (issued on this CPU, for `target_cpu`).
     Waking {
+        #[serde(rename = "target")]
         pid: i32,
         prio: i32,
         target_cpu: i32,
+        #[serde(with = "comm_text")]
         comm: Comm,
     },
     /// The wake-up landed: `pid` is runnable on `target_cpu`.
     Wakeup {
+        #[serde(rename = "target")]
         pid: i32,
         target_cpu: i32,
     },
     Migrate {
+        #[serde(rename = "target")]
         pid: i32,
         orig_cpu: i32,
         dest_cpu: i32,
@@ -77,6 +87,25 @@ pub enum Kind {
     },
     TimerEntry,
     TimerExit,
+}
+
+/// A comm kept as text: written as [`comm_str`] gives it, read back into
+/// its 16 bytes (a longer text, which kbench never writes, is cut there).
+mod comm_text {
+    use super::Comm;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &Comm, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::comm_str(c))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Comm, D::Error> {
+        let text = String::deserialize(d)?;
+        let mut c = [0u8; 16];
+        let n = text.len().min(16);
+        c[..n].copy_from_slice(&text.as_bytes()[..n]);
+        Ok(c)
+    }
 }
 
 /// One event, on one CPU.

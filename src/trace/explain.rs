@@ -241,7 +241,12 @@ fn initial_state(events: &[&Event]) -> (Vec<Frame>, Option<Current>) {
                     comm: prev_comm,
                 });
             }
-            _ => {}
+            Kind::Switch { .. }
+            | Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => {}
         }
     }
     before.reverse();
@@ -275,7 +280,11 @@ fn step(stack: &mut Vec<Frame>, cur: &mut Option<Current>, e: &Event) {
                 comm: next_comm,
             })
         }
-        _ => {}
+        Kind::Waking { .. }
+        | Kind::Wakeup { .. }
+        | Kind::Migrate { .. }
+        | Kind::TimerEntry
+        | Kind::TimerExit => {}
     }
 }
 
@@ -289,7 +298,16 @@ fn context_at(events: &[&Event], ts: u64) -> &'static str {
         match e.kind {
             Kind::TimerEntry => timer += 1,
             Kind::TimerExit => timer -= 1,
-            _ => {}
+            Kind::Switch { .. }
+            | Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. } => {}
         }
     }
     if timer > 0 {
@@ -327,7 +345,18 @@ fn where_it_ran(events: &[Event], w: &Wakeup) -> Option<(u16, Option<u64>)> {
                 pid, target_cpu, ..
             } if pid == w.tid => u16::try_from(target_cpu).ok(),
             Kind::Switch { prev_pid, .. } if prev_pid == w.tid => Some(e.cpu),
-            _ => None,
+            Kind::Switch { .. }
+            | Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => None,
         })?;
     Some((cpu, None))
 }
@@ -387,7 +416,18 @@ pub fn explain(
                 orig_cpu,
                 dest_cpu,
             } if pid == w.tid => Some((orig_cpu, dest_cpu)),
-            _ => None,
+            Kind::Switch { .. }
+            | Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => None,
         })
         .collect();
     out
@@ -427,7 +467,16 @@ impl Names {
                     n.comm.entry(pid).or_insert(comm);
                     n.prio.entry(pid).or_insert(prio);
                 }
-                _ => {}
+                Kind::Wakeup { .. }
+                | Kind::Migrate { .. }
+                | Kind::IrqEntry { .. }
+                | Kind::IrqExit { .. }
+                | Kind::SoftirqEntry { .. }
+                | Kind::SoftirqExit { .. }
+                | Kind::VectorEntry { .. }
+                | Kind::VectorExit { .. }
+                | Kind::TimerEntry
+                | Kind::TimerExit => {}
             }
         }
         n

@@ -3,7 +3,7 @@
 //! what was traced; gzip-compressed JSON in one attachment of the run, so
 //! it travels with the run through both stores and push/pull.
 
-use super::event::{comm_str, Event, Kind};
+use super::event::{Event, Kind};
 use super::explain::Explanation;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -28,116 +28,17 @@ pub struct StoredEvent {
     pub cpu: u16,
     pub pid: i32,
     #[serde(flatten)]
-    pub kind: StoredKind,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "e", rename_all = "snake_case")]
-pub enum StoredKind {
-    Switch {
-        prev_pid: i32,
-        prev_prio: i32,
-        prev_state: i64,
-        prev_comm: String,
-        next_pid: i32,
-        next_prio: i32,
-        next_comm: String,
-    },
-    Waking {
-        target: i32,
-        prio: i32,
-        target_cpu: i32,
-        comm: String,
-    },
-    Wakeup {
-        target: i32,
-        target_cpu: i32,
-    },
-    Migrate {
-        target: i32,
-        orig_cpu: i32,
-        dest_cpu: i32,
-    },
-    IrqEntry {
-        irq: i32,
-    },
-    IrqExit {
-        irq: i32,
-    },
-    SoftirqEntry {
-        vec: i32,
-    },
-    SoftirqExit {
-        vec: i32,
-    },
-    VectorEntry {
-        which: u8,
-    },
-    VectorExit {
-        which: u8,
-    },
-    TimerEntry,
-    TimerExit,
+    pub kind: Kind,
 }
 
 impl StoredEvent {
+    /// An event as kept in a window: its time from the window's start.
     pub fn of(e: &Event, base: u64) -> StoredEvent {
-        let kind = match e.kind {
-            Kind::Switch {
-                prev_pid,
-                prev_prio,
-                prev_state,
-                prev_comm,
-                next_pid,
-                next_prio,
-                next_comm,
-            } => StoredKind::Switch {
-                prev_pid,
-                prev_prio,
-                prev_state,
-                prev_comm: comm_str(&prev_comm),
-                next_pid,
-                next_prio,
-                next_comm: comm_str(&next_comm),
-            },
-            Kind::Waking {
-                pid,
-                prio,
-                target_cpu,
-                comm,
-            } => StoredKind::Waking {
-                target: pid,
-                prio,
-                target_cpu,
-                comm: comm_str(&comm),
-            },
-            Kind::Wakeup { pid, target_cpu } => StoredKind::Wakeup {
-                target: pid,
-                target_cpu,
-            },
-            Kind::Migrate {
-                pid,
-                orig_cpu,
-                dest_cpu,
-            } => StoredKind::Migrate {
-                target: pid,
-                orig_cpu,
-                dest_cpu,
-            },
-            Kind::IrqEntry { irq } => StoredKind::IrqEntry { irq },
-            Kind::IrqExit { irq } => StoredKind::IrqExit { irq },
-            Kind::SoftirqEntry { vec } => StoredKind::SoftirqEntry { vec },
-            Kind::SoftirqExit { vec } => StoredKind::SoftirqExit { vec },
-            Kind::VectorEntry { which } => StoredKind::VectorEntry { which },
-            Kind::VectorExit { which } => StoredKind::VectorExit { which },
-            Kind::TimerEntry => StoredKind::TimerEntry,
-            Kind::TimerExit => StoredKind::TimerExit,
-        };
         StoredEvent {
             t: e.ts.saturating_sub(base),
             cpu: e.cpu,
             pid: e.pid,
-            kind,
+            kind: e.kind,
         }
     }
 }
@@ -230,6 +131,60 @@ use super::explain::MAX_NS;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one event type is stored in the form traces were always kept
+    /// in (tag `e`, the woken or migrated task as `target`, comms as
+    /// text), and reads back as the same event.
+    #[test]
+    fn an_event_is_stored_as_before_and_reads_back() {
+        let mut comm = [0u8; 16];
+        comm[..11].copy_from_slice(b"kworker/0:1");
+        let events = [
+            Event {
+                ts: 1_500,
+                cpu: 1,
+                pid: 42,
+                kind: Kind::Waking {
+                    pid: 7,
+                    prio: 120,
+                    target_cpu: 0,
+                    comm,
+                },
+            },
+            Event {
+                ts: 2_000,
+                cpu: 0,
+                pid: 0,
+                kind: Kind::Migrate {
+                    pid: 7,
+                    orig_cpu: 1,
+                    dest_cpu: 0,
+                },
+            },
+            Event {
+                ts: 2_500,
+                cpu: 0,
+                pid: 0,
+                kind: Kind::TimerExit,
+            },
+        ];
+        let stored: Vec<StoredEvent> = events.iter().map(|e| StoredEvent::of(e, 1_000)).collect();
+        let json = serde_json::to_string(&stored).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"t":500,"cpu":1,"pid":42,"e":"waking","target":7,"prio":120,"target_cpu":0,"comm":"kworker/0:1"},{"t":1000,"cpu":0,"pid":0,"e":"migrate","target":7,"orig_cpu":1,"dest_cpu":0},{"t":1500,"cpu":0,"pid":0,"e":"timer_exit"}]"#
+        );
+        let back: Vec<StoredEvent> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, stored);
+        assert_eq!(back[0].kind, events[0].kind);
+        // A comm longer than the kernel's 16 bytes is cut there, not refused.
+        let long = r#"{"t":0,"cpu":0,"pid":0,"e":"waking","target":1,"prio":1,"target_cpu":0,"comm":"a-name-of-twenty-chars"}"#;
+        let e: StoredEvent = serde_json::from_str(long).unwrap();
+        let Kind::Waking { comm, .. } = e.kind else {
+            panic!("{e:?}")
+        };
+        assert_eq!(&comm, b"a-name-of-twenty");
+    }
 
     fn gz(json: &[u8]) -> Vec<u8> {
         let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

@@ -3,8 +3,8 @@
 //! nested over them, and instants for wake-ups and migrations.  The
 //! Perfetto export and the HTML report's timelines both draw from this.
 
+use super::event::{comm_str, Kind};
 use super::event::{softirq_name, VECTORS};
-use super::stored::StoredKind;
 use super::stored::Window;
 use std::collections::{BTreeMap, HashMap};
 
@@ -89,7 +89,7 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
         let mut enter =
             |name: String, cat: Cat| open.entry(e.cpu).or_default().push((e.t, name, cat));
         match &e.kind {
-            StoredKind::Switch {
+            Kind::Switch {
                 prev_pid,
                 prev_comm,
                 next_pid,
@@ -99,18 +99,16 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
                 let (from, name, p) =
                     running
                         .remove(&e.cpu)
-                        .unwrap_or((0, prev_comm.clone(), *prev_pid));
+                        .unwrap_or((0, comm_str(prev_comm), *prev_pid));
                 task(&mut slices, e.cpu, from, e.t, &name, p);
-                running.insert(e.cpu, (e.t, next_comm.clone(), *next_pid));
+                running.insert(e.cpu, (e.t, comm_str(next_comm), *next_pid));
             }
             k if entered(k, irqs).is_some() => {
                 if let Some((name, cat)) = entered(k, irqs) {
                     enter(name, cat);
                 }
             }
-            StoredKind::IrqExit { .. }
-            | StoredKind::VectorExit { .. }
-            | StoredKind::SoftirqExit { .. } => {
+            Kind::IrqExit { .. } | Kind::VectorExit { .. } | Kind::SoftirqExit { .. } => {
                 let stack = open.entry(e.cpu).or_default();
                 let depth = stack.len();
                 if let Some((from, name, cat)) = stack.pop() {
@@ -124,23 +122,28 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
                     });
                 }
             }
-            StoredKind::Waking { target, comm, .. } => instants.push(Instant {
+            Kind::Waking { pid, comm, .. } => instants.push(Instant {
                 cpu: e.cpu,
                 t: e.t,
-                name: format!("wakes {comm}[{target}]"),
+                name: format!("wakes {}[{pid}]", comm_str(comm)),
                 cat: "wakeup",
             }),
-            StoredKind::Migrate {
-                target,
+            Kind::Migrate {
+                pid,
                 orig_cpu,
                 dest_cpu,
             } => instants.push(Instant {
                 cpu: e.cpu,
                 t: e.t,
-                name: format!("{target} migrates {orig_cpu}->{dest_cpu}"),
+                name: format!("{pid} migrates {orig_cpu}->{dest_cpu}"),
                 cat: "migrate",
             }),
-            _ => {}
+            Kind::IrqEntry { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::Wakeup { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => {}
         }
     }
     for (cpu, (from, name, p)) in running {
@@ -151,25 +154,31 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
 
 /// An IRQ handler, system vector or softirq that `k` enters: its name
 /// and category.
-fn entered(k: &StoredKind, irqs: &HashMap<i32, String>) -> Option<(String, Cat)> {
+fn entered(k: &Kind, irqs: &HashMap<i32, String>) -> Option<(String, Cat)> {
     Some(match k {
-        StoredKind::IrqEntry { irq } => (
+        Kind::IrqEntry { irq } => (
             format!("IRQ {irq} {}", irqs.get(irq).map_or("", String::as_str))
                 .trim_end()
                 .to_string(),
             Cat::Irq,
         ),
-        StoredKind::VectorEntry { which } => (
+        Kind::VectorEntry { which } => (
             VECTORS
                 .get(*which as usize)
                 .map_or("?", |v| v.1)
                 .to_string(),
             Cat::Irq,
         ),
-        StoredKind::SoftirqEntry { vec } => {
-            (format!("softirq {}", softirq_name(*vec)), Cat::Softirq)
-        }
-        _ => return None,
+        Kind::SoftirqEntry { vec } => (format!("softirq {}", softirq_name(*vec)), Cat::Softirq),
+        Kind::Switch { .. }
+        | Kind::Waking { .. }
+        | Kind::Wakeup { .. }
+        | Kind::Migrate { .. }
+        | Kind::IrqExit { .. }
+        | Kind::SoftirqExit { .. }
+        | Kind::VectorExit { .. }
+        | Kind::TimerEntry
+        | Kind::TimerExit => return None,
     })
 }
 
@@ -178,20 +187,29 @@ fn comms_of(win: &Window) -> HashMap<i32, String> {
     let mut comms: HashMap<i32, String> = HashMap::new();
     for e in &win.events {
         match &e.kind {
-            StoredKind::Switch {
+            Kind::Switch {
                 prev_pid,
                 prev_comm,
                 next_pid,
                 next_comm,
                 ..
             } => {
-                comms.insert(*prev_pid, prev_comm.clone());
-                comms.insert(*next_pid, next_comm.clone());
+                comms.insert(*prev_pid, comm_str(prev_comm));
+                comms.insert(*next_pid, comm_str(next_comm));
             }
-            StoredKind::Waking { target, comm, .. } => {
-                comms.entry(*target).or_insert_with(|| comm.clone());
+            Kind::Waking { pid, comm, .. } => {
+                comms.entry(*pid).or_insert_with(|| comm_str(comm));
             }
-            _ => {}
+            Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => {}
         }
     }
     comms

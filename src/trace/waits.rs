@@ -111,7 +111,15 @@ impl Waits {
             Kind::Switch {
                 prev_pid, next_pid, ..
             } => [prev_pid, next_pid],
-            _ => return,
+            Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => return,
         };
         for pid in pids.into_iter().filter(|p| *p > 0) {
             if !self.roles.contains_key(&pid) {
@@ -147,7 +155,17 @@ impl Waits {
                     }
                 }
             }
-            _ => {}
+            Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => {}
         }
     }
 

@@ -359,8 +359,8 @@ fn proc_files(s: &str) -> Result<(), String> {
     let _ = sample::proc_stat(s);
     let _ = sample::pressure(s);
     let _ = sample::vmstat(s, "oom_kill");
-    let _ = sample::proc_pid_stat(s);
-    let _ = sample::schedstat_delay(s);
+    let _ = crate::sys::procstat::parse(s);
+    let _ = crate::sys::sched_account::parse_schedstat(s);
     Ok(())
 }
 

@@ -90,10 +90,5 @@ fn kbench_alive(pid: i32) -> bool {
     if pid == std::process::id() as i32 {
         return false;
     }
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let comm = stat
-        .split_once('(')
-        .and_then(|(_, r)| r.rsplit_once(')'))
-        .map(|(c, rest)| (c.to_string(), rest.trim_start().chars().next()));
-    matches!(comm, Some((c, Some(state))) if c.starts_with("kbench") && state != 'Z')
+    crate::sys::procstat::read(pid).is_some_and(|p| p.name.starts_with("kbench") && p.state != 'Z')
 }

@@ -6,6 +6,8 @@
 
 use super::sample::{self, CpuTimes};
 use super::Health;
+use crate::sys::procstat::{self, ProcStat};
+use crate::sys::sched_account::parse_schedstat;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::time::Instant;
@@ -97,7 +99,7 @@ fn kmsg_count(f: &mut std::fs::File, needle: &str) -> u64 {
 }
 
 /// kbench's processes in a scan of `/proc`.
-fn own_in(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> Vec<i32> {
+fn own_in(procs: &HashMap<i32, ProcStat>, root: i32) -> Vec<i32> {
     procs
         .keys()
         .filter(|pid| sample::descends(procs, **pid, root))
@@ -108,7 +110,7 @@ fn own_in(procs: &HashMap<i32, sample::ProcStat>, root: i32) -> Vec<i32> {
 /// Ticks of kbench's processes `own` (from [`own_in`] on `procs`): each
 /// one's own and those of the children it waited for, so a worker that
 /// ended and was reaped during the run still counts as kbench's.
-fn own_ticks(procs: &HashMap<i32, sample::ProcStat>, own: &[i32]) -> u64 {
+fn own_ticks(procs: &HashMap<i32, ProcStat>, own: &[i32]) -> u64 {
     own.iter()
         .filter_map(|pid| procs.get(pid))
         .map(|p| p.ticks.saturating_add(p.child_ticks))
@@ -125,7 +127,7 @@ const UNNAMED_MIN_S: f64 = 0.05;
 /// `/proc/stat`) is that much more than the named ones add up to.
 fn outside_top(
     base: &HashMap<i32, (u64, u64)>,
-    now: &HashMap<i32, sample::ProcStat>,
+    now: &HashMap<i32, ProcStat>,
     root: i32,
     outside_s: f64,
     hz: f64,
@@ -179,7 +181,7 @@ struct At {
 /// frequencies seen, the kernel log, kbench's run delay).
 fn health(
     at: &At,
-    procs1: &HashMap<i32, sample::ProcStat>,
+    procs1: &HashMap<i32, ProcStat>,
     own1: u64,
     root: i32,
     (fmin, fmax): (u64, u64),
@@ -216,9 +218,7 @@ fn health(
     let psi1 = psi();
     let ms = |a: Option<u64>, b: Option<u64>| Some(a?.saturating_sub(b?) as f64 / 1000.0);
     let me = std::process::id() as i32;
-    let mine = read(&format!("/proc/{me}/stat"))
-        .and_then(|t| sample::proc_pid_stat(&t))
-        .map_or(0, |p| p.ticks);
+    let mine = procstat::read(me).map_or(0, |p| p.ticks);
     Health {
         wall_s: wall,
         steal_pct: pct(all.steal, all.total()),
@@ -278,7 +278,7 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
     // two samples still counts.  Names come from a scan of `/proc` at the
     // start and one at the end, the only two: a scan reads every process's
     // file, which once a second would cost the monitor more than the rest.
-    let procs0 = sample::processes();
+    let procs0 = procstat::all();
     let base: HashMap<i32, (u64, u64)> = procs0
         .iter()
         .filter(|(pid, _)| !sample::descends(&procs0, **pid, root))
@@ -292,7 +292,7 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
         let mut buf = [0u8; 256];
         for pid in pids.iter().filter(|p| **p != me) {
             if let Some(d) = sample::small_file(&format!("/proc/{pid}/schedstat"), &mut buf)
-                .and_then(sample::schedstat_delay)
+                .and_then(|t| parse_schedstat(t).map(|s| s.1))
             {
                 let e = delay.entry(*pid).or_insert((if first { d } else { 0 }, d));
                 e.1 = d;
@@ -321,11 +321,11 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
             break;
         }
         if !threads_only {
-            own = sample::tree(root).unwrap_or_else(|| own_in(&sample::processes(), root));
+            own = sample::tree(root).unwrap_or_else(|| own_in(&procstat::all(), root));
             account(&own, false);
         }
     }
-    let procs1 = sample::processes();
+    let procs1 = procstat::all();
     let own_end = own_in(&procs1, root);
     account(&own_end, false);
     let own1 = own_ticks(&procs1, &own_end);
@@ -353,11 +353,12 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sample::ProcStat;
 
     fn p(ppid: i32, name: &str, ticks: u64, start: u64) -> ProcStat {
         ProcStat {
+            state: 'S',
             ppid,
+            pgrp: ppid,
             name: name.into(),
             ticks,
             child_ticks: 0,

@@ -78,59 +78,6 @@ pub fn vmstat(text: &str, key: &str) -> Option<u64> {
     })
 }
 
-/// What `/proc/<pid>/stat` says of a process: parent, name, CPU jiffies
-/// (its own, and those of its children it has waited for).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcStat {
-    pub ppid: i32,
-    pub name: String,
-    pub ticks: u64,
-    pub child_ticks: u64,
-    /// When it started (ticks since boot): with the pid, names a process
-    /// across a pid's reuse.
-    pub start: u64,
-}
-
-/// Parse `/proc/<pid>/stat` (the name may hold spaces and parentheses:
-/// it runs to the last `)`).
-pub fn proc_pid_stat(text: &str) -> Option<ProcStat> {
-    let open = text.find('(')?;
-    let close = text.rfind(')')?;
-    let name = text.get(open + 1..close)?.to_string();
-    let rest: Vec<&str> = text.get(close + 2..)?.split_whitespace().collect();
-    // After the name: state(0) ppid(1) … utime(11) stime(12) cutime(13)
-    // cstime(14) … starttime(19) (proc(5)).
-    let ppid = rest.get(1)?.parse().ok()?;
-    let field = |i: usize| rest.get(i)?.parse::<u64>().ok();
-    let (utime, stime) = (field(11)?, field(12)?);
-    // cutime and cstime are signed in the kernel; a negative one is 0.
-    let child = |i: usize| field(i).unwrap_or(0);
-    Some(ProcStat {
-        ppid,
-        name,
-        ticks: utime.saturating_add(stime),
-        child_ticks: child(13).saturating_add(child(14)),
-        start: child(19),
-    })
-}
-
-/// Every process in `/proc` now, by pid.
-pub fn processes() -> std::collections::HashMap<i32, ProcStat> {
-    let mut procs = std::collections::HashMap::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
-            continue;
-        };
-        if let Some(st) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|t| proc_pid_stat(&t))
-        {
-            procs.insert(pid, st);
-        }
-    }
-    procs
-}
-
 /// `root` and its live descendants, found through each process's main
 /// thread's `/proc/<pid>/task/<pid>/children` (a few reads for a tree of a
 /// few processes, where a scan of `/proc` reads every process's file).
@@ -177,7 +124,11 @@ pub fn small_file<'a>(path: &str, buf: &'a mut [u8]) -> Option<&'a str> {
 }
 
 /// Is `pid` `root` or one of its descendants (by the parent chain)?
-pub fn descends(procs: &std::collections::HashMap<i32, ProcStat>, mut pid: i32, root: i32) -> bool {
+pub fn descends(
+    procs: &std::collections::HashMap<i32, crate::sys::procstat::ProcStat>,
+    mut pid: i32,
+    root: i32,
+) -> bool {
     for _ in 0..64 {
         if pid == root {
             return true;
@@ -190,12 +141,6 @@ pub fn descends(procs: &std::collections::HashMap<i32, ProcStat>, mut pid: i32, 
     false
 }
 
-/// Run delay (ns, time spent runnable but waiting) from a
-/// `/proc/<pid>/schedstat` line: `on-cpu-ns run-delay-ns timeslices`.
-pub fn schedstat_delay(text: &str) -> Option<u64> {
-    text.split_whitespace().nth(1)?.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,8 +151,6 @@ mod tests {
         let s = proc_stat("cpu 18446744073709551615 2 3 4\n");
         assert_eq!(s["cpu"].busy, u64::MAX);
         assert_eq!(s["cpu"].total(), u64::MAX);
-        let p = proc_pid_stat("1 (x) S 0 0 0 0 0 0 0 0 0 0 18446744073709551615 5 0 0 20 0 1 0 0");
-        assert!(p.is_none_or(|p| p.ticks == u64::MAX));
     }
 
     #[test]
@@ -226,18 +169,5 @@ mod tests {
         assert_eq!(pressure("some avg10=0.00 total=5\n"), (Some(5), None));
         assert_eq!(vmstat("nr_free_pages 5\noom_kill 3\n", "oom_kill"), Some(3));
         assert_eq!(vmstat("nr_free_pages 5\n", "oom_kill"), None);
-        let st = "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 1 0 100 1000 10";
-        assert_eq!(
-            proc_pid_stat(st),
-            Some(ProcStat {
-                ppid: 1,
-                name: "my (odd) name".into(),
-                ticks: 300,
-                child_ticks: 10,
-                start: 100
-            })
-        );
-        assert_eq!(proc_pid_stat("garbage"), None);
-        assert_eq!(schedstat_delay("0 335792 1\n"), Some(335792));
     }
 }

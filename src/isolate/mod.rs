@@ -172,7 +172,7 @@ fn tgid(tid: i32) -> Option<i32> {
 
 /// `root` and its descendants, by the parent chain in `/proc`.
 fn own_pids(root: i32) -> std::collections::HashSet<i32> {
-    let procs = crate::health::sample::processes();
+    let procs = crate::sys::procstat::all();
     procs
         .keys()
         .copied()

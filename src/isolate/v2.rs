@@ -151,7 +151,7 @@ pub(super) fn apply(mount: &Path, s: &Split) -> Result<Isolation> {
         own_moved,
         narrowed,
     };
-    let others: Vec<i32> = crate::health::sample::processes()
+    let others: Vec<i32> = crate::sys::procstat::all()
         .keys()
         .copied()
         .filter(|p| !s.own.contains(p))

@@ -261,29 +261,11 @@ fn place(opts: &LoadOptions) -> Result<()> {
 /// `pgid`, in seconds.  A reaped process's time lives on in its parent's
 /// cutime/cstime, and only live processes are read, so nothing counts twice.
 fn group_cpu_s(pgid: libc::pid_t) -> f64 {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return 0.0;
-    };
-    let mut ticks = 0u64;
-    for e in dir.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        let Ok(s) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some((_, rest)) = s.rsplit_once(')') else {
-            continue;
-        };
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        if f.get(2).and_then(|g| g.parse::<libc::pid_t>().ok()) != Some(pgid) {
-            continue;
-        }
-        ticks += (11..=14)
-            .filter_map(|i| f.get(i)?.parse::<u64>().ok())
-            .sum::<u64>();
-    }
+    let ticks: u64 = crate::sys::procstat::all()
+        .values()
+        .filter(|p| p.pgrp == pgid)
+        .map(|p| p.ticks.saturating_add(p.child_ticks))
+        .fold(0, u64::saturating_add);
     let hz = crate::sys::proc::clock_ticks_per_s();
     ticks as f64 / hz
 }

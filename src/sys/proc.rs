@@ -332,25 +332,17 @@ pub fn set_name(name: &str) {
     unsafe { libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0) };
 }
 
-/// The fields of `/proc/<pid>/stat` after the command name (which may
-/// hold spaces and ')'), from field 3 (`state`) on; proc(5).
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = stat.get(stat.rfind(')')? + 2..)?;
-    Some(rest.split(' ').map(str::to_string).collect())
-}
-
 /// The start time of `pid` (clock ticks after boot, field 22 of
 /// `/proc/<pid>/stat`, proc(5)), `None` when it is gone: with the pid,
 /// it names one process even after pids are reused.
 pub fn start_time(pid: u32) -> Option<u64> {
-    stat_fields(pid)?.get(19)?.parse().ok()
+    Some(super::procstat::read(i32::try_from(pid).ok()?)?.start)
 }
 
 /// The process group (field 5) and start time (field 22) of `pid`.
 pub fn group_and_start(pid: libc::pid_t) -> Option<(libc::pid_t, u64)> {
-    let f = stat_fields(u32::try_from(pid).ok()?)?;
-    Some((f.get(2)?.parse().ok()?, f.get(19)?.parse().ok()?))
+    let s = super::procstat::read(pid)?;
+    Some((s.pgrp, s.start))
 }
 
 /// Every process's pid, from `/proc`.

@@ -442,8 +442,8 @@ fn images() -> BoxedStrategy<Vec<u8>> {
 /// Stored metric rows of any name, unit, value and direction go through
 /// compare and every report format.
 fn metric_rows(rows: Vec<(String, String, f64, u8, bool)>) {
-    use crate::bench::{Better, Metric};
     use crate::compare::{Decider, Options};
+    use crate::measure::{Better, Metric};
     use crate::stats::multiple::Correction;
     let rows_len = rows.len();
     let mut runs = Vec::new();
@@ -521,17 +521,17 @@ fn hostile_inputs_never_panic_or_hang() {
     anyhow_parser(
         "hackbench import",
         HACKBENCH,
-        crate::import::hackbench::parse,
+        crate::benchmarks::hackbench::import::parse,
     );
     anyhow_parser(
         "cyclictest import",
         CYCLICTEST,
-        crate::import::cyclictest::parse,
+        crate::benchmarks::cyclictest::import::parse,
     );
     anyhow_parser(
         "cyclictest JSON import",
         JSON,
-        crate::import::cyclictest_json::parse,
+        crate::benchmarks::cyclictest::import_json::parse,
     );
     anyhow_parser("CSV import", CSV, csv);
     anyhow_parser("matrix knob", KNOB, crate::experiment::knob::parse);

@@ -10,13 +10,11 @@
     clippy::undocumented_unsafe_blocks
 )]
 
-mod bench;
 mod benchmarks;
 mod bisect;
 mod cli;
 mod cmd;
 mod compare;
-mod contest;
 mod error;
 mod experiment;
 mod fingerprint;
@@ -25,9 +23,9 @@ mod health;
 mod hostile_tests;
 mod import;
 mod isolate;
-mod job;
 mod lifecycle;
 mod load;
+mod measure;
 mod registry;
 mod report;
 mod scenario;

@@ -177,7 +177,9 @@ mod tests {
             }
             assert!(crate::values::load_name(name).is_ok(), "{name}");
             assert!(
-                crate::contest::block_order().iter().any(|b| b == name),
+                crate::benchmarks::contest::engine::block_order()
+                    .iter()
+                    .any(|b| b == name),
                 "{name}: no contest block"
             );
         }

@@ -19,15 +19,15 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
             .map_err(|e| input(format!("cannot read {}: {e}", a.file.display())))?
     };
     let parsed = match a.format {
-        ImportFormat::Hackbench => import::hackbench::parse(&text),
-        ImportFormat::Cyclictest => import::cyclictest::parse(&text),
-        ImportFormat::CyclictestJson => import::cyclictest_json::parse(&text),
+        ImportFormat::Hackbench => crate::benchmarks::hackbench::import::parse(&text),
+        ImportFormat::Cyclictest => crate::benchmarks::cyclictest::import::parse(&text),
+        ImportFormat::CyclictestJson => crate::benchmarks::cyclictest::import_json::parse(&text),
         ImportFormat::Csv => import::csv::parse(
             &text,
             ctx.global.label.first().map(String::as_str),
             a.better.map(|b| match b {
-                crate::cli::BetterArg::Lower => crate::bench::Better::Lower,
-                crate::cli::BetterArg::Higher => crate::bench::Better::Higher,
+                crate::cli::BetterArg::Lower => crate::measure::Better::Lower,
+                crate::cli::BetterArg::Higher => crate::measure::Better::Higher,
             }),
         ),
     }
@@ -131,7 +131,7 @@ fn assume(
         }
     }
     if benchmark == "hackbench"
-        && crate::bench::hackbench::params::Params::from_stored(params).is_none()
+        && crate::benchmarks::hackbench::params::Params::from_stored(params).is_none()
     {
         return Err(input(format!(
             "--assume: {params} are not hackbench parameters (transport is socket or pipe, fifo true or false)"

@@ -6,7 +6,7 @@
 //! is five tests of that family, not five reports.
 
 use super::{Comparison, LabelStats};
-use crate::bench::Better;
+use crate::measure::Better;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -5,7 +5,7 @@
 
 use super::boots::{boot_of, by_boot, one_boot_each, BootSpread};
 use super::{default_metric, traced, verdict, Group, LabelStats, MetricComparison, Options};
-use crate::bench::Better;
+use crate::measure::Better;
 use crate::stats::bootstrap;
 use crate::stats::describe::Summary;
 use crate::store::RunRecord;

@@ -25,7 +25,7 @@ pub use boots::{boot_of, by_boot, BootSpread};
 use group::summary;
 pub(crate) use undecided::undecided;
 
-use crate::bench::Better;
+use crate::measure::Better;
 use crate::stats::describe::Summary;
 use crate::stats::multiple::Correction;
 use crate::store::RunRecord;

@@ -3,7 +3,7 @@
 
 use super::tests::{opts, runs, verdicts};
 use super::*;
-use crate::bench::Metric;
+use crate::measure::Metric;
 use crate::stats::bootstrap::SplitMix;
 
 /// Runs of labels a and b, each run with `metrics` scoreboard metrics and

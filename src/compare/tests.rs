@@ -2,7 +2,7 @@
 //! inputs that misled earlier versions, each as a regression test.
 
 use super::*;
-use crate::bench::Metric;
+use crate::measure::Metric;
 use crate::stats::bootstrap::SplitMix;
 
 pub(super) fn opts(decider: Decider, correction: Correction) -> Options {
@@ -303,7 +303,7 @@ fn coverage_on_heavily_skewed_data_is_what_the_docs_say() {
         for k in 0..trials {
             let mut draw = || -> Vec<f64> { (0..n).map(|_| rng.normal().exp()).collect() };
             let (a, b) = (draw(), draw());
-            let v = verdict::versus(&a, &b, crate::bench::Better::Lower, &o);
+            let v = verdict::versus(&a, &b, crate::measure::Better::Lower, &o);
             if v.change_ci_pct
                 .is_some_and(|(lo, hi)| lo <= 0.0 && 0.0 <= hi)
             {

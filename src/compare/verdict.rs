@@ -20,7 +20,7 @@
 //! decides (a 0.01 % change of constant samples is *equivalent*).
 
 use super::{Decider, Options, MIN_RUNS};
-use crate::bench::Better;
+use crate::measure::Better;
 use crate::stats::describe::{mean, median};
 use crate::stats::interval::{self, LogRatio};
 use crate::stats::multiple::Correction;

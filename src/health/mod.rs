@@ -21,7 +21,7 @@ pub mod irqs;
 pub mod monitor;
 pub mod sample;
 
-use crate::bench::{Better, Measurement};
+use crate::measure::{Better, Measurement};
 use serde::{Deserialize, Serialize};
 
 /// Steal above this share of all CPU time makes a run suspect (%).

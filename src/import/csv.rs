@@ -21,7 +21,7 @@
 //! anything else need a `better` column or `--better`.
 
 use super::{at, Imported};
-use crate::bench::{Better, Metric};
+use crate::measure::{Better, Metric};
 use anyhow::Result;
 use std::collections::HashMap;
 

@@ -6,7 +6,7 @@
 //! command line, scenario task kinds, compare's grouping) reads it there.
 
 pub use super::spell::Spelling;
-use crate::bench::Better;
+use crate::measure::Better;
 use crate::session::Ctx;
 use anyhow::Result;
 

@@ -13,8 +13,8 @@
 //! run's settings (`sched.not_available`) and stored as no metric, never
 //! as zero.
 
-use crate::bench::{Better, Measurement};
 use crate::health::irqs;
+use crate::measure::{Better, Measurement};
 use crate::store::RunRecord;
 use crate::sys::sched_account::{self as acct, Counters, Usage};
 

@@ -82,7 +82,7 @@ fn stop_janitor(j: Option<std::process::Child>) {
 /// Finish tracing, store what it found in `rec`, and return the lines to
 /// print after the figures (empty when there is nothing to say) and every
 /// task's wait to run, for the record after the benchmark's own figures.
-pub fn end(t: Tracing, rec: &mut RunRecord) -> (String, crate::bench::Measurement) {
+pub fn end(t: Tracing, rec: &mut RunRecord) -> (String, crate::measure::Measurement) {
     let Tracing {
         session,
         janitor,
@@ -92,7 +92,7 @@ pub fn end(t: Tracing, rec: &mut RunRecord) -> (String, crate::bench::Measuremen
         if let Some(u) = untraced {
             rec.set_settings(serde_json::json!({ "trace": u }));
         }
-        return (String::new(), crate::bench::Measurement::default());
+        return (String::new(), crate::measure::Measurement::default());
     };
     let report = s.finish();
     stop_janitor(janitor);
@@ -101,7 +101,7 @@ pub fn end(t: Tracing, rec: &mut RunRecord) -> (String, crate::bench::Measuremen
         rec.notes.push(format!(
             "every task's wait to run could not be stored: {e:#}"
         ));
-        crate::bench::Measurement::default()
+        crate::measure::Measurement::default()
     });
     match report.windows.encode() {
         Ok(data) => rec.attachments.push(Attachment {
@@ -118,15 +118,15 @@ pub fn end(t: Tracing, rec: &mut RunRecord) -> (String, crate::bench::Measuremen
 /// Every task's wait to run, as the trace saw it on the traced CPUs: a
 /// histogram per role (`sched_wait.probe`, ns) and its p50, p99 and max
 /// as `sched.<role>.wakeup_wait_*_us` metrics (the `runqlat` view).
-fn waits(w: &[(String, Vec<u8>)]) -> anyhow::Result<crate::bench::Measurement> {
-    let mut m = crate::bench::Measurement::default();
+fn waits(w: &[(String, Vec<u8>)]) -> anyhow::Result<crate::measure::Measurement> {
+    let mut m = crate::measure::Measurement::default();
     for (role, data) in w {
         let mut d = hdrhistogram::serialization::Deserializer::new();
         let h: hdrhistogram::Histogram<u64> = d
             .deserialize(&mut data.as_slice())
             .map_err(|e| anyhow::anyhow!("{role}: {e:?}"))?;
         let us = |v: u64| v as f64 / 1e3;
-        let lower = crate::bench::Better::Lower;
+        let lower = crate::measure::Better::Lower;
         m.push(
             &format!("sched.{role}.wakeup_wait_p50_us"),
             "us",
@@ -149,9 +149,9 @@ fn waits(w: &[(String, Vec<u8>)]) -> anyhow::Result<crate::bench::Measurement> {
             &format!("sched.{role}.wakeups_traced"),
             "count",
             h.len() as f64,
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
         );
-        m.histograms.push(crate::bench::NamedHistogram {
+        m.histograms.push(crate::measure::NamedHistogram {
             name: format!("sched_wait.{role}"),
             unit: "ns".into(),
             hist: h,

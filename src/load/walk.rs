@@ -3,7 +3,7 @@
 //! an `lstat` only where the filesystem gives no type (or for every entry
 //! when asked, as `ls -lR`), symlinks never followed, optionally on one
 //! filesystem.  Errors inside the tree are counted, not fatal.  It lives
-//! with the loads because a load repeats it; `bench::coldwalk` times it.
+//! with the loads because a load repeats it; `benchmarks::coldwalk` times it.
 
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;

@@ -8,11 +8,11 @@ use super::sections::{change_text, with_unit, Section};
 use crate::compare::curve::{parting, Curve};
 use crate::compare::{command_words, Comparison};
 
-fn direction(b: crate::bench::Better) -> &'static str {
+fn direction(b: crate::measure::Better) -> &'static str {
     match b {
-        crate::bench::Better::Lower => "lower is better",
-        crate::bench::Better::Higher => "higher is better",
-        crate::bench::Better::Neither => "no direction",
+        crate::measure::Better::Lower => "lower is better",
+        crate::measure::Better::Higher => "higher is better",
+        crate::measure::Better::Neither => "no direction",
     }
 }
 

@@ -74,9 +74,9 @@ pub fn change_text(change: Option<f64>, ci: Option<(f64, f64)>) -> String {
 
 fn direction(m: &MetricComparison) -> &'static str {
     match m.better {
-        crate::bench::Better::Lower => "lower is better",
-        crate::bench::Better::Higher => "higher is better",
-        crate::bench::Better::Neither => "no direction",
+        crate::measure::Better::Lower => "lower is better",
+        crate::measure::Better::Higher => "higher is better",
+        crate::measure::Better::Neither => "no direction",
     }
 }
 
@@ -583,11 +583,11 @@ mod tests {
                     };
                     let mut r = RunRecord::new(label, "bench", serde_json::json!({}), Some(fp));
                     r.id = rs.len() as i64;
-                    r.metrics.push(crate::bench::Metric::new(
+                    r.metrics.push(crate::measure::Metric::new(
                         "t",
                         "s",
                         m + 0.01 * f64::from(k),
-                        crate::bench::Better::Lower,
+                        crate::measure::Better::Lower,
                     ));
                     rs.push(r);
                 }
@@ -681,11 +681,11 @@ mod tests {
         for (i, (label, v)) in values.enumerate() {
             let mut r = RunRecord::new(label, "hackbench", p.clone(), None);
             r.id = first_id + i as i64;
-            r.metrics.push(crate::bench::Metric::new(
+            r.metrics.push(crate::measure::Metric::new(
                 "time",
                 "s",
                 *v,
-                crate::bench::Better::Lower,
+                crate::measure::Better::Lower,
             ));
             out.push(r);
         }

@@ -246,7 +246,7 @@ impl super::Format for Article {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{Better, Metric};
+    use crate::measure::{Better, Metric};
 
     /// Runs as the preset stores them, with the article's figures for Clear
     /// 6.1.53 ltscurrent and XanMod 6.1.54 (the build once per repetition,

@@ -100,7 +100,7 @@ fn decide_all(sc: &Scenario, precision_pct: f64, all: &[Series], reps: u32) -> O
         alpha: ALPHA / all.len() as f64,
         precision_pct,
         threshold_pct: 0.0,
-        better: crate::bench::Better::Neither,
+        better: crate::measure::Better::Neither,
         baseline: None,
         cap: sc.runs as usize,
         futility: false,

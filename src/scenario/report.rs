@@ -5,7 +5,7 @@
 //! and which way is better, so the main job's output reads on its own.
 
 use super::Scenario;
-use crate::bench::Better;
+use crate::measure::Better;
 use crate::store::RunRecord;
 
 fn fmt(v: f64, unit: &str) -> String {
@@ -122,19 +122,19 @@ pub fn render(label: &str, sc: &Scenario, runs: &[RunRecord]) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    let contest: Vec<crate::contest::table::Row> = runs
+    let contest: Vec<crate::benchmarks::contest::engine::table::Row> = runs
         .iter()
         .filter(|r| r.benchmark == "contest")
-        .filter_map(crate::contest::table::Row::from_run)
+        .filter_map(crate::benchmarks::contest::engine::table::Row::from_run)
         .collect();
     if !contest.is_empty() {
         if !rows.is_empty() {
             out.push('\n');
         }
-        out.push_str(&crate::contest::table::render(
+        out.push_str(&crate::benchmarks::contest::engine::table::render(
             &contest,
             &[label.to_string()],
-            &crate::contest::block_order(),
+            &crate::benchmarks::contest::engine::block_order(),
             label,
         ));
     }

@@ -222,7 +222,7 @@ fn phase(
                     failure = Some(format!(
                         "task {} failed ({st}){}",
                         p.task.name,
-                        crate::job::timed::tail(&p.stderr)
+                        crate::benchmarks::job::engine::timed::tail(&p.stderr)
                     ));
                 }
             }
@@ -233,7 +233,7 @@ fn phase(
                     failure = Some(format!(
                         "background task {} failed ({st}){}",
                         b.task.name,
-                        crate::job::timed::tail(&b.stderr)
+                        crate::benchmarks::job::engine::timed::tail(&b.stderr)
                     ));
                     break;
                 }

@@ -1,7 +1,7 @@
 //! What a stored run looks like, independent of the backend.
 
-use crate::bench::{Measurement, Metric, NamedHistogram};
 use crate::fingerprint::Fingerprint;
+use crate::measure::{Measurement, Metric, NamedHistogram};
 use anyhow::{Context, Result};
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
@@ -398,9 +398,11 @@ mod tests {
         let e = format!("{:#}", h.decode().unwrap_err());
         assert!(e.contains("over the 4194304 kbench reads"), "{e}");
         assert!(e.contains("histogram crafted is damaged"), "{e}");
-        let mut real = crate::bench::cyclictest::new_histogram();
+        // A latency histogram as the probes make one (1 ns to 60 s, 3 digits).
+        let mut real =
+            hdrhistogram::Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
         real.record(12_345).unwrap();
-        let named = crate::bench::NamedHistogram {
+        let named = crate::measure::NamedHistogram {
             name: "latency".into(),
             unit: "ns".into(),
             hist: real,

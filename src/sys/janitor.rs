@@ -66,7 +66,7 @@ pub fn end_groups(dir: &Path) {
     if groups.is_empty() {
         return;
     }
-    for pid in super::proc::pids() {
+    for pid in super::procstat::pids() {
         let Some((pgrp, start)) = super::proc::group_and_start(pid) else {
             continue;
         };

@@ -344,13 +344,3 @@ pub fn group_and_start(pid: libc::pid_t) -> Option<(libc::pid_t, u64)> {
     let s = super::procstat::read(pid)?;
     Some((s.pgrp, s.start))
 }
-
-/// Every process's pid, from `/proc`.
-pub fn pids() -> Vec<libc::pid_t> {
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .collect()
-}

@@ -57,9 +57,19 @@ pub fn read(pid: i32) -> Option<ProcStat> {
 
 /// Every process in `/proc` now, by pid.
 pub fn all() -> HashMap<i32, ProcStat> {
-    super::proc::pids()
+    pids()
         .into_iter()
         .filter_map(|pid| Some((pid, read(pid)?)))
+        .collect()
+}
+
+/// Every process's pid, from `/proc`.
+pub fn pids() -> Vec<libc::pid_t> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
         .collect()
 }
 

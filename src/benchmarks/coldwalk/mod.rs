@@ -2,10 +2,11 @@
 
 pub mod args;
 
-use crate::bench::coldwalk::{self, Options, Outcome};
 use crate::error::{input, privilege, Interrupted};
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::load::walk::{self as coldwalk, Options, Outcome};
+use crate::measure::{Better, Measurement};
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -21,31 +22,31 @@ pub const ENTRY: Entry = Entry {
         metric(
             "wall",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "time to list the tree with cold caches",
         ),
         metric(
             "entries_per_s",
             "entries/s",
-            crate::bench::Better::Higher,
+            crate::measure::Better::Higher,
             "entries listed per second with cold caches",
         ),
         metric(
             "entries",
             "count",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "entries in the tree",
         ),
         metric(
             "dirs",
             "count",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "directories in the tree",
         ),
         metric(
             "errors",
             "count",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "entries that could not be read",
         ),
     ],
@@ -101,7 +102,7 @@ impl Benchmark for Coldwalk {
 
     fn record(&self, out: &Outcome, rec: &mut RunRecord) -> Result<()> {
         rec.set_settings(serde_json::json!({ "caches_dropped": out.caches_dropped }));
-        rec.absorb(&out.measurement())
+        rec.absorb(&measurement(out))
     }
 
     fn text(&self, _ctx: &Ctx, out: &Outcome, rep: Rep) -> String {
@@ -138,4 +139,25 @@ pub fn run(ctx: &Ctx, a: &ColdwalkArgs) -> Result<()> {
         drop_caches: !a.no_drop,
     };
     drive(ctx, &mut b, a.runs)
+}
+
+/// A walk's figures: its time and rate, what it found, and a note when
+/// the caches were warm.
+fn measurement(o: &Outcome) -> Measurement {
+    let mut m = Measurement::default();
+    m.push("wall", "s", o.wall_s, Better::Lower);
+    m.push(
+        "entries_per_s",
+        "entries/s",
+        o.entries_per_s(),
+        Better::Higher,
+    );
+    m.push("entries", "count", o.entries as f64, Better::Neither);
+    m.push("dirs", "count", o.dirs as f64, Better::Neither);
+    m.push("errors", "count", o.errors as f64, Better::Neither);
+    if !o.caches_dropped {
+        m.notes
+            .push("caches were not dropped: this was a warm walk".into());
+    }
+    m
 }

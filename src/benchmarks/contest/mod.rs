@@ -2,16 +2,17 @@
 //! print contest's table.
 
 pub mod args;
+pub mod engine;
 pub mod params;
 
-use crate::bench::{Better, Metric};
-use crate::contest::table::{self, Row};
-use crate::contest::{self, RunResult, CACHERUN, NOLOAD};
+use crate::benchmarks::contest::engine::table::{self, Row};
+use crate::benchmarks::contest::engine::{self as contest, RunResult, CACHERUN, NOLOAD};
+use crate::benchmarks::job::engine::{Job, Spec};
 use crate::error::input;
-use crate::job::{Job, Spec};
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::LoadOptions;
+use crate::measure::{Better, Metric};
 use crate::session::{print_json, Ctx};
 use crate::store::{RunFilter, RunRecord};
 use anyhow::Result;
@@ -28,37 +29,37 @@ pub const ENTRY: Entry = Entry {
         metric(
             "time",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "wall time of the build under the load (contest's Time)",
         ),
         metric(
             "cpu_percent",
             "%",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "CPU the build used (contest's CPU%)",
         ),
         metric(
             "loads",
             "work",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "work the load got done beside the build (contest's Loads)",
         ),
         metric(
             "lcpu_percent",
             "%",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "CPU the load used beside the build (contest's LCPU%)",
         ),
         metric(
             "user",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "CPU time the build spent in user mode",
         ),
         metric(
             "sys",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "CPU time the build spent in the kernel",
         ),
     ],

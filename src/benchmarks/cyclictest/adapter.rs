@@ -2,7 +2,9 @@
 //! running, final at the end), rt-tests' `-h` histogram, kbench's
 //! percentiles, and the JSON of one run.
 
-use crate::bench::cyclictest::{self, LineStats, Live, Options, Outcome, Summary};
+use crate::benchmarks::cyclictest::engine::{
+    self as cyclictest, LineStats, Live, Options, Outcome, Summary,
+};
 use crate::error::Interrupted;
 use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};

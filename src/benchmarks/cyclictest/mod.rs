@@ -3,9 +3,12 @@
 
 pub mod adapter;
 pub mod args;
+pub mod engine;
+pub mod import;
+pub mod import_json;
 pub mod params;
 
-use crate::bench::cyclictest::{plan_threads, Options};
+use crate::benchmarks::cyclictest::engine::{plan_threads, Options};
 use crate::error::input;
 use crate::lifecycle::drive;
 use crate::lifecycle::entry::{self, metric, Entry};
@@ -26,61 +29,61 @@ pub const ENTRY: Entry = Entry {
         metric(
             "max_us",
             "us",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "worst timer wake-up delay seen",
         ),
         metric(
             "p99_us",
             "us",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "wake-up delay 99 % of wake-ups beat",
         ),
         metric(
             "p999_us",
             "us",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "wake-up delay 99.9 % of wake-ups beat",
         ),
         metric(
             "p50_us",
             "us",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "median timer wake-up delay",
         ),
         metric(
             "avg_us",
             "us",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "mean timer wake-up delay",
         ),
         metric(
             "samples",
             "count",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "timer wake-ups measured",
         ),
         metric(
             "min_us",
             "us",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "shortest timer wake-up delay",
         ),
         metric(
             "p9999_us",
             "us",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "wake-up delay 99.99 % of wake-ups beat",
         ),
         metric(
             "over_100us",
             "count",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "wake-ups later than 100 us",
         ),
         metric(
             "over_1ms",
             "count",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "wake-ups later than 1 ms",
         ),
     ],
@@ -192,7 +195,7 @@ pub fn options(a: &CyclictestArgs) -> Result<Options> {
 /// into the OOM killer (`-t 4096 -m -h 1000000` asked for 40 GiB).
 fn fits_in_memory(n: u64, histogram_us: Option<u64>, mlockall: bool) -> Result<()> {
     const THREAD_STACK: u64 = 2 << 20; // std::thread's default
-    let hist = crate::bench::cyclictest::new_histogram().distinct_values() as u64 * 8;
+    let hist = crate::benchmarks::cyclictest::engine::new_histogram().distinct_values() as u64 * 8;
     let buckets = histogram_us.map_or(0, |h| (h + 1) * 8);
     let per_thread = hist + buckets + if mlockall { THREAD_STACK } else { 0 };
     let need = per_thread.saturating_mul(n);

@@ -1,8 +1,8 @@
 //! hackbench through the lifecycle: rt-tests' banner and `Time:` line (so
 //! scripts that grep them keep working), then kbench's own figures.
 
-use crate::bench::hackbench::params::Params;
-use crate::bench::hackbench::{self, Options, Outcome};
+use crate::benchmarks::hackbench::engine::{self as hackbench, Options, Outcome};
+use crate::benchmarks::hackbench::params::Params;
 use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;

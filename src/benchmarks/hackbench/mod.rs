@@ -3,8 +3,11 @@
 
 pub mod adapter;
 pub mod args;
+pub mod engine;
+pub mod import;
+pub mod params;
 
-use crate::bench::hackbench::Options;
+use crate::benchmarks::hackbench::engine::Options;
 use crate::lifecycle::drive;
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::session::Ctx;
@@ -22,19 +25,19 @@ pub const ENTRY: Entry = Entry {
         metric(
             "time",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "time to pass every message between the tasks",
         ),
         metric(
             "messages_per_s",
             "msg/s",
-            crate::bench::Better::Higher,
+            crate::measure::Better::Higher,
             "messages passed per second",
         ),
         metric(
             "mb_per_s",
             "MB/s",
-            crate::bench::Better::Higher,
+            crate::measure::Better::Higher,
             "megabytes passed per second",
         ),
     ],
@@ -42,7 +45,7 @@ pub const ENTRY: Entry = Entry {
     command: || entry::command::<HackbenchArgs>("hackbench", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),
     estimate: entry::no_estimate,
-    canonical: crate::bench::hackbench::params::canonical,
+    canonical: crate::benchmarks::hackbench::params::canonical,
     warmup: false,
     many_labels: entry::one_label,
     spell,

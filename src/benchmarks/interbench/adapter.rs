@@ -1,12 +1,14 @@
 //! interbench through the lifecycle: interbench's tables (one per task, a
 //! row per load), then kbench's percentiles; the calibration it used.
 
-use crate::bench::interbench::account::fmt_g;
-use crate::bench::interbench::{self, Kind, Observer, Options, Outcome, Pair};
-use crate::bench::{Better, Measurement, NamedHistogram};
+use crate::benchmarks::interbench::engine::account::fmt_g;
+use crate::benchmarks::interbench::engine::{
+    self as interbench, Kind, Observer, Options, Outcome, Pair,
+};
 use crate::error::Interrupted;
 use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
+use crate::measure::{Better, Measurement, NamedHistogram};
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;

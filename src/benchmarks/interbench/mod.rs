@@ -3,9 +3,10 @@
 
 pub mod adapter;
 pub mod args;
+pub mod engine;
 pub mod params;
 
-use crate::bench::interbench::{Kind, Options, ALL};
+use crate::benchmarks::interbench::engine::{Kind, Options, ALL};
 use crate::error::{input, privilege};
 use crate::lifecycle::drive;
 use crate::lifecycle::entry::{self, metric, Entry};
@@ -25,19 +26,19 @@ pub const ENTRY: Entry = Entry {
         metric(
             "latency_avg_ms",
             "ms",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "simulated interactive tasks' mean wake-up latency, over every task and load",
         ),
         metric(
             "worst_deadlines_met_pct",
             "%",
-            crate::bench::Better::Higher,
+            crate::measure::Better::Higher,
             "deadlines met by the simulated task under its worst load",
         ),
         metric(
             "pairs",
             "count",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "task and load pairs measured",
         ),
     ],

@@ -50,8 +50,8 @@ pub struct JobCmdArgs {
 impl JobArgs {
     /// The timed job's options from its flags (the job command and contest
     /// read the same flags).
-    pub fn options(&self) -> crate::job::JobOptions {
-        crate::job::JobOptions {
+    pub fn options(&self) -> crate::benchmarks::job::engine::JobOptions {
+        crate::benchmarks::job::engine::JobOptions {
             kernel_tree: self.kernel_tree.clone(),
             kconfig: self.kconfig.clone(),
             target: self.target.clone(),

@@ -2,13 +2,14 @@
 //! with its wall time and the CPU of all its processes.
 
 pub mod args;
+pub mod engine;
 pub mod params;
 
-use crate::bench::{Better, Measurement};
+use crate::benchmarks::job::engine::{Job, JobTimes, Spec};
 use crate::error::Interrupted;
-use crate::job::{Job, JobTimes, Spec};
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::measure::{Better, Measurement};
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -24,25 +25,25 @@ pub const ENTRY: Entry = Entry {
         metric(
             "time",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "wall time of the build",
         ),
         metric(
             "user",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "CPU time the build spent in user mode",
         ),
         metric(
             "sys",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "CPU time the build spent in the kernel",
         ),
         metric(
             "cpu_percent",
             "%",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "CPU the build used, as time's CPU% (user + sys over wall)",
         ),
     ],

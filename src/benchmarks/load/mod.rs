@@ -4,11 +4,11 @@
 pub mod args;
 pub mod params;
 
-use crate::bench::{Better, Measurement};
 use crate::error::Interrupted;
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::{self, LoadOptions, Running};
+use crate::measure::{Better, Measurement};
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -26,19 +26,19 @@ pub const ENTRY: Entry = Entry {
         metric(
             "work",
             "work",
-            crate::bench::Better::Higher,
+            crate::measure::Better::Higher,
             "work the background load got done",
         ),
         metric(
             "rate",
             "work/s",
-            crate::bench::Better::Higher,
+            crate::measure::Better::Higher,
             "work the background load got done per second",
         ),
         metric(
             "cpu_percent",
             "%",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "CPU the load's processes used",
         ),
     ],

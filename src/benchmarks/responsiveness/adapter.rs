@@ -1,7 +1,9 @@
 //! responsiveness through the lifecycle: the original's result lines, then
 //! kbench's distribution of per-iteration response times.
 
-use crate::bench::responsiveness::{self, nearest_rank, Iteration, Options, Outcome};
+use crate::benchmarks::responsiveness::engine::{
+    self as responsiveness, nearest_rank, Iteration, Options, Outcome,
+};
 use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
 use crate::session::Ctx;

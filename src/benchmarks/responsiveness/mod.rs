@@ -3,8 +3,9 @@
 
 pub mod adapter;
 pub mod args;
+pub mod engine;
 
-use crate::bench::responsiveness::Options;
+use crate::benchmarks::responsiveness::engine::Options;
 use crate::error::input;
 use crate::lifecycle::drive;
 use crate::lifecycle::entry::{self, metric, Entry};
@@ -25,61 +26,61 @@ pub const ENTRY: Entry = Entry {
         metric(
             "total_response",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "interactive delay summed over the run (the seed's figure)",
         ),
         metric(
             "avg_response",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "mean delay of an interactive task's iteration beyond its sleep",
         ),
         metric(
             "p99_response",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "interactive delay 99 % of iterations beat",
         ),
         metric(
             "p50_response",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "median interactive delay of an iteration beyond its sleep",
         ),
         metric(
             "max_response",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "worst interactive delay of an iteration",
         ),
         metric(
             "p50_overshoot",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "median lateness of the interactive task's sleep",
         ),
         metric(
             "p99_overshoot",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "sleep lateness 99 % of iterations beat",
         ),
         metric(
             "p50_work",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "median time of an iteration's own work",
         ),
         metric(
             "runs",
             "count",
-            crate::bench::Better::Neither,
+            crate::measure::Better::Neither,
             "interactive iterations measured",
         ),
         metric(
             "prime_time_mean",
             "s",
-            crate::bench::Better::Lower,
+            crate::measure::Better::Lower,
             "mean time of the CPU hogs' first pass over their primes",
         ),
     ],

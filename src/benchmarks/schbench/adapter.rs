@@ -1,9 +1,9 @@
 //! schbench through the lifecycle: schbench's interval and closing blocks,
 //! then kbench's percentiles and scheduling delay, and the JSON of one run.
 
-use crate::bench::schbench::{
-    self, latency_and_rps_blocks, percentile_block, Observer, Options, Outcome, Snapshot,
-    LAT_PERCENTILES,
+use crate::benchmarks::schbench::engine::{
+    self as schbench, latency_and_rps_blocks, percentile_block, Observer, Options, Outcome,
+    Snapshot, LAT_PERCENTILES,
 };
 use crate::error::Interrupted;
 use crate::lifecycle::entry::Entry;

@@ -7,10 +7,10 @@
 pub mod args;
 pub mod params;
 
-use crate::bench::{Better, Measurement};
 use crate::error::Interrupted;
 use crate::lifecycle::entry::{self, metric, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
+use crate::measure::{Better, Measurement};
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;

@@ -10,8 +10,8 @@ mod write;
 use super::record::*;
 use super::schema::{APPLICATION_ID, MIGRATIONS};
 use super::{Access, Store, SCHEMA_VERSION};
-use crate::bench::{Better, Metric};
 use crate::error::input;
+use crate::measure::{Better, Metric};
 use anyhow::{Context, Result};
 use open::{check_identity, check_path, check_whole, connect, text_of};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -425,7 +425,7 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{Better, Metric};
+    use crate::measure::{Better, Metric};
 
     #[test]
     fn migrates_a_version_1_store_and_keeps_its_runs() {
@@ -512,7 +512,7 @@ mod tests {
             h.record(v).unwrap();
         }
         rec.histograms.push(
-            StoredHistogram::encode(&crate::bench::NamedHistogram {
+            StoredHistogram::encode(&crate::measure::NamedHistogram {
                 name: "latency".into(),
                 unit: "ns".into(),
                 hist: h.clone(),

@@ -17,7 +17,7 @@ mod worker;
 pub use live::{LineStats, Live, LiveStat};
 pub use plan::{plan_threads, ThreadPlan};
 
-use crate::bench::{Better, Measurement, NamedHistogram};
+use crate::measure::{Better, Measurement, NamedHistogram};
 use crate::sys::sched::Policy;
 use anyhow::Result;
 use hdrhistogram::Histogram;

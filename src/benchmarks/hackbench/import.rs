@@ -1,8 +1,8 @@
 //! rt-tests hackbench output: one run per `Time:` line, with the
 //! parameters from the banner before it when present.
 
-use super::{at, Imported};
-use crate::bench::{Better, Metric};
+use crate::import::{at, Imported};
+use crate::measure::{Better, Metric};
 use anyhow::Result;
 
 /// rt-tests' banner states mode, groups, fds, loops and size; transport
@@ -11,7 +11,7 @@ use anyhow::Result;
 /// `import --assume`.
 pub fn parse(text: &str) -> Result<Vec<Imported>> {
     let mut params = serde_json::json!({
-        "v": crate::bench::hackbench::params::VERSION,
+        "v": crate::benchmarks::hackbench::params::VERSION,
         "transport": null, "fifo": null, "cpus": null,
     });
     let mut out = Vec::new();
@@ -50,7 +50,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
                 .trim()
                 .parse()
                 .map_err(|_| at(i + 1, format!("'{}' is not a time in seconds", t.trim())))?;
-            let v = super::checked::seconds(&format!("line {}", i + 1), "Time:", v)?;
+            let v = crate::import::checked::seconds(&format!("line {}", i + 1), "Time:", v)?;
             out.push(Imported {
                 label: None,
                 benchmark: "hackbench".into(),
@@ -74,7 +74,7 @@ mod tests {
 
     #[test]
     fn reads_banner_and_times() {
-        let runs = parse(include_str!("../../tests/fixtures/hackbench-3runs.txt")).unwrap();
+        let runs = parse(include_str!("../../../tests/fixtures/hackbench-3runs.txt")).unwrap();
         assert_eq!(runs.len(), 3);
         assert_eq!(runs[0].params["groups"], 2);
         assert_eq!(runs[0].params["fds"], 4);
@@ -86,5 +86,24 @@ mod tests {
         let err = parse("Time: fast\n").unwrap_err().to_string();
         assert!(err.contains("line 1"), "{err}");
         assert!(parse("nothing here\n").is_err());
+    }
+}
+
+#[cfg(test)]
+mod hostile_review {
+    /// Each a finding of a hostile review: stored wrapped, clamped or
+    /// coerced to 0 before, or panicked in a debug build.  All are refused
+    /// now, each naming where.
+    #[test]
+    fn times_no_run_produces_are_refused_naming_where() {
+        for bad in ["inf", "-inf", "-1", "1e400", "NaN"] {
+            let err = super::parse(&format!("Time: {bad}\n")).unwrap_err();
+            let e = err.to_string();
+            assert!(e.starts_with("line 1: Time:"), "{bad}: {e}");
+            assert!(
+                err.downcast_ref::<crate::error::UserError>().is_some(),
+                "{bad}: exit 2"
+            );
+        }
     }
 }

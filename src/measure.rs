@@ -1,15 +1,9 @@
-//! Benchmarks: things that measure and return metrics.
-//!
-//! A benchmark never prints and never touches the store: it returns a
-//! [`Measurement`] (metrics plus full-resolution histograms) and the caller
-//! decides what to show and keep.
-
-pub mod coldwalk;
-pub mod cyclictest;
-pub mod hackbench;
-pub mod interbench;
-pub mod responsiveness;
-pub mod schbench;
+//! What a measurement is: named figures with their unit and direction,
+//! full-resolution histograms and notes.  Every engine returns one (an
+//! engine never prints and never touches the store: the lifecycle and the
+//! reports decide what to show and keep); the store, the importers, the
+//! health monitor and compare all read it.  The engines themselves live
+//! with their benchmark, in `benchmarks/<name>/engine/`.
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};

@@ -131,7 +131,7 @@ mod tests {
         );
         // schbench's rule: the first value with at least p % of the samples
         // at or below it: 20 % of 5 → the 1st, 50 % → the 3rd, 90 % → the 5th.
-        let mut r = crate::bench::schbench::rps_hist();
+        let mut r = crate::benchmarks::schbench::engine::rps_hist();
         for v in [982, 996, 1004, 1010, 1021] {
             r.record(v).unwrap();
         }

@@ -13,12 +13,11 @@
 //! creation is outside the figure.
 
 mod limits;
-pub mod params;
 mod process;
 mod task;
 mod thread;
 
-use crate::bench::{Better, Measurement};
+use crate::measure::{Better, Measurement};
 use anyhow::Result;
 use serde::Serialize;
 

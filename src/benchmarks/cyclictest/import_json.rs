@@ -1,10 +1,10 @@
 //! rt-tests cyclictest `--json` output.  Note two of its keys really end
 //! in a colon: `"cmdline:"` and `"rt_test_version:"`.
 
-use super::checked;
-use super::Imported;
-use crate::bench::cyclictest::new_histogram;
-use crate::bench::{Better, Measurement};
+use crate::benchmarks::cyclictest::engine::new_histogram;
+use crate::import::checked;
+use crate::import::Imported;
+use crate::measure::{Better, Measurement};
 use anyhow::Result;
 
 pub fn parse(text: &str) -> Result<Vec<Imported>> {
@@ -69,19 +69,19 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
     m.metrics.splice(
         0..0,
         [
-            crate::bench::Metric::new("max_us", "us", max as f64, Better::Lower),
-            crate::bench::Metric::new("avg_us", "us", sum / n.max(1) as f64, Better::Lower),
-            crate::bench::Metric::new(
+            crate::measure::Metric::new("max_us", "us", max as f64, Better::Lower),
+            crate::measure::Metric::new("avg_us", "us", sum / n.max(1) as f64, Better::Lower),
+            crate::measure::Metric::new(
                 "min_us",
                 "us",
                 if min == u64::MAX { 0.0 } else { min as f64 },
                 Better::Lower,
             ),
-            crate::bench::Metric::new("samples", "count", n as f64, Better::Neither),
+            crate::measure::Metric::new("samples", "count", n as f64, Better::Neither),
         ],
     );
     if !hist.is_empty() {
-        super::add_latency(&mut m, hist);
+        crate::import::add_latency(&mut m, hist);
     }
     let cmdline = v.get("cmdline:").and_then(|c| c.as_str()).unwrap_or("");
     let version = v
@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn reads_the_colon_keys_and_histograms() {
         let r = &parse(include_str!(
-            "../../tests/fixtures/cyclictest-t2-h3000.json"
+            "../../../tests/fixtures/cyclictest-t2-h3000.json"
         ))
         .unwrap()[0];
         assert!(r.params["cmdline"]
@@ -119,5 +119,46 @@ mod tests {
         assert!(parse("{\"nothing\": 1}").is_err());
         let err = parse("{\n\"x\": }").unwrap_err().to_string();
         assert!(err.contains("line 2"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod hostile_review {
+    /// Each a finding of a hostile review: stored wrapped, clamped or
+    /// coerced to 0 before, or panicked in a debug build.  All are refused
+    /// now, each naming where.
+    #[test]
+    fn numbers_no_run_produces_are_refused_naming_where() {
+        let json = |s: serde_json::Value| {
+            super::parse(&s.to_string())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        for (input, says) in [
+            (
+                serde_json::json!({"thread": {"0": {"cycles": 1, "histogram": {"18446744073709552": 1}}}}),
+                "thread 0: a histogram key",
+            ),
+            (
+                serde_json::json!({"thread": {"0": {"cycles": 18446744073709551615u64}}}),
+                "thread 0: cycles",
+            ),
+            (
+                serde_json::json!({"thread": {"0": {"cycles": 1, "min": -4}}}),
+                "thread 0: min",
+            ),
+            (
+                serde_json::json!({"thread": {"0": {"cycles": 1, "max": "x"}}}),
+                "thread 0: \"max\"",
+            ),
+            (
+                serde_json::json!({"thread": {"0": {"cycles": 1, "histogram": {"3": -1}}}}),
+                "thread 0: a histogram count",
+            ),
+        ] {
+            let e = json(input.clone());
+            assert!(e.starts_with(says), "{input}: {e}");
+        }
     }
 }

@@ -284,7 +284,7 @@ Kernel [runs]    Time  CPU%  Loads  LCPU%  Ratio
         assert_eq!(heading("io"), "io_load:");
         assert_eq!(heading("noload"), "noload:");
         assert_eq!(
-            crate::contest::block_order(),
+            crate::benchmarks::contest::engine::block_order(),
             [
                 "noload", "cacherun", "process", "ctar", "xtar", "io", "io_other", "read", "list",
                 "mem", "dbench", "cpu"
@@ -298,7 +298,7 @@ Kernel [runs]    Time  CPU%  Loads  LCPU%  Ratio
         let text = render(
             &[mem, io],
             &["a".into()],
-            &crate::contest::block_order(),
+            &crate::benchmarks::contest::engine::block_order(),
             "a",
         );
         assert!(

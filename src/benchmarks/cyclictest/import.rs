@@ -4,10 +4,10 @@
 //! distribution is rebuilt (each sample at its bucket's microsecond), so
 //! percentiles can be compared like kbench's own.
 
-use super::checked::{self, Place};
-use super::{at, Imported};
-use crate::bench::cyclictest::new_histogram;
-use crate::bench::{Better, Measurement};
+use crate::benchmarks::cyclictest::engine::new_histogram;
+use crate::import::checked::{self, Place};
+use crate::import::{at, Imported};
+use crate::measure::{Better, Measurement};
 use anyhow::Result;
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -177,7 +177,7 @@ pub fn parse(text: &str) -> Result<Vec<Imported>> {
             );
             m.push("samples", "count", hist.len() as f64, Better::Neither);
         }
-        super::add_latency(&mut m, hist);
+        crate::import::add_latency(&mut m, hist);
     }
     Ok(vec![Imported {
         label: None,
@@ -198,7 +198,7 @@ mod tests {
 
     #[test]
     fn reads_quiet_summary_lines() {
-        let r = &parse(include_str!("../../tests/fixtures/cyclictest-smp-q.txt")).unwrap()[0];
+        let r = &parse(include_str!("../../../tests/fixtures/cyclictest-smp-q.txt")).unwrap()[0];
         assert_eq!(metric(r, "max_us"), 296.0);
         assert_eq!(metric(r, "min_us"), 19.0);
         assert_eq!(metric(r, "samples"), 507.0);
@@ -210,7 +210,10 @@ mod tests {
 
     #[test]
     fn rebuilds_the_histogram() {
-        let r = &parse(include_str!("../../tests/fixtures/cyclictest-t2-h3000.txt")).unwrap()[0];
+        let r = &parse(include_str!(
+            "../../../tests/fixtures/cyclictest-t2-h3000.txt"
+        ))
+        .unwrap()[0];
         let h = &r.histograms[0].hist;
         assert_eq!(h.len(), 400, "Total 200 + 200");
         assert_eq!(metric(r, "max_us"), 2386.0);
@@ -218,5 +221,43 @@ mod tests {
         let err = parse("# Histogram\n000001 abc\n").unwrap_err().to_string();
         assert!(err.contains("line 2"), "{err}");
         assert!(parse("hello\n").is_err());
+    }
+}
+
+#[cfg(test)]
+mod hostile_review {
+    /// Each a finding of a hostile review: stored wrapped, clamped or
+    /// coerced to 0 before, or panicked in a debug build.  All are refused
+    /// now, each naming where.
+    #[test]
+    fn numbers_no_run_produces_are_refused_naming_where() {
+        let text = |s: &str| super::parse(s).map(|_| ()).unwrap_err().to_string();
+        let t = |c: &str, min: &str, avg: &str, max: &str| {
+            format!("T: 0 ( 1) P:98 I:1000 C: {c} Min: {min} Act: 2 Avg: {avg} Max: {max}\n")
+        };
+        for (input, says) in [
+            ("# Histogram\n18446744073709552 1\n".to_string(), "line 2"),
+            (t("18446744073709551615", "1", "2", "3"), "line 1: C:"),
+            (
+                format!("{}{}", t("9007199254740992", "1", "2", "3"), t("5", "1", "2", "3")),
+                "line 2: the C: counts",
+            ),
+            (t("-5", "1", "2", "3"), "line 1: C:"),
+            (t("NaN", "1", "2", "3"), "line 1: C:"),
+            (t("5", "-1", "2", "3"), "line 1: Min:"),
+            (t("5", "1", "NaN", "3"), "line 1: Avg:"),
+            (t("5", "1", "2", "1e400"), "line 1: Max:"),
+            (
+                "# Histogram\n00001 5\n# Histogram Overflows: 18446744073709551615\n".into(),
+                "line 3",
+            ),
+            (
+                "# Histogram\n00001 5\n# Histogram Overflows: 1\n# Max Latencies: 18446744073709551615\n".into(),
+                "line 4",
+            ),
+        ] {
+            let e = text(&input);
+            assert!(e.starts_with(says), "{input:?}: {e}");
+        }
     }
 }

@@ -9,8 +9,8 @@
 
 pub mod table;
 
+use crate::benchmarks::job::engine::{Job, JobTimes};
 use crate::error::Interrupted;
-use crate::job::{Job, JobTimes};
 use crate::load::{self, LoadOptions, Report, Running};
 use anyhow::Result;
 use std::time::Duration;

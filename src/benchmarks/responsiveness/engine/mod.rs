@@ -21,8 +21,8 @@
 mod interactive;
 mod prime;
 
-use crate::bench::{Better, Measurement};
 use crate::error::Interrupted;
+use crate::measure::{Better, Measurement};
 use crate::sys::proc::ExitKind;
 use crate::sys::signals::stop_point;
 use crate::sys::workers::WorkerGroup;

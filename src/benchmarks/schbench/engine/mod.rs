@@ -32,7 +32,7 @@ mod threads;
 
 pub use blocks::{latency_and_rps_blocks, percentile_block, LAT_PERCENTILES};
 
-use crate::bench::{Better, Measurement, NamedHistogram};
+use crate::measure::{Better, Measurement, NamedHistogram};
 use anyhow::{anyhow, Result};
 use hdrhistogram::Histogram;
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! Background loads: each starts, makes progress, stops, and leaves no
 //! process and no file; refusals; a killed kbench leaves nothing behind.
 
-use crate::common::{alive, children, interrupt, orphans, wait_for, Env};
+use crate::common::{alive, children, interrupt, orphans, registered_loads, wait_for, Env};
 use std::process::Stdio;
 
 fn oom_kills() -> u64 {
@@ -66,10 +66,19 @@ fn every_load_makes_progress_and_cleans_up() {
         ("ctar", vec!["--tree", tree.to_str().unwrap()]),
         ("xtar", vec!["--tree", tree.to_str().unwrap()]),
     ];
-    if have("dbench") {
-        loads.push(("dbench", vec!["--procs", "2"]));
-    } else {
+    loads.push(("dbench", vec!["--procs", "2"]));
+    // Every load the registry lists is tried: a new one cannot be left out.
+    let mut tried: Vec<&str> = loads.iter().map(|(l, _)| *l).collect();
+    let mut listed = registered_loads(&env);
+    tried.sort_unstable();
+    listed.sort_unstable();
+    assert_eq!(
+        tried, listed,
+        "the loads tried here and those kbench lists differ"
+    );
+    if !have("dbench") {
         eprintln!("dbench not installed: its load is not tried (apt-get install dbench)");
+        loads.retain(|(l, _)| *l != "dbench");
     }
     for (load, extra) in &loads {
         let v = run_load(&env, load, extra);

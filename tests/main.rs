@@ -13,6 +13,7 @@ mod health;
 mod hostile;
 mod interbench;
 mod lifecycle;
+mod list;
 mod loads;
 mod postgres;
 mod responsiveness;

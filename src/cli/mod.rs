@@ -104,6 +104,14 @@ pub enum Command {
     Runs(RunsCommand),
     /// Labels in the store, with run counts and fingerprint ids
     Labels,
+    /// What kbench knows: its benchmarks, the metrics each stores, the background loads
+    List {
+        /// What to list
+        #[arg(value_enum, default_value = "benchmarks")]
+        what: ListWhat,
+        /// With `metrics`: only this benchmark's
+        benchmark: Option<String>,
+    },
     /// Print a shell completion script
     Completions {
         #[arg(value_enum)]
@@ -221,6 +229,17 @@ pub struct BisectSimArgs {
     pub max_runs: u64,
     #[arg(long, default_value_t = 2026)]
     pub seed: u64,
+}
+
+/// What `kbench list` lists.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListWhat {
+    /// Every benchmark, with its headline metric
+    Benchmarks,
+    /// Every metric a benchmark stores under a fixed name: unit, direction, meaning
+    Metrics,
+    /// Every background load (contest's and kbench's)
+    Loads,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]

@@ -9,6 +9,7 @@ mod bisect;
 mod compare;
 mod experiment;
 mod import;
+mod list;
 mod meta;
 mod output;
 mod push;
@@ -54,6 +55,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Pull(a) => push::pull(&ctx, &a),
         Command::Runs(r) => runs::run(&ctx, r),
         Command::Labels => runs::labels(&ctx),
+        Command::List { what, benchmark } => list::run(&ctx, what, benchmark.as_deref()),
         Command::Completions { shell } => meta::completions(shell),
         Command::Man => meta::man(),
         Command::Matrix(a) => experiment::matrix(&ctx, &a),

@@ -6,34 +6,9 @@
 //! command line, scenario task kinds, compare's grouping) reads it there.
 
 pub use super::spell::Spelling;
-use crate::measure::Better;
+pub use crate::measure::MetricSpec;
 use crate::session::Ctx;
 use anyhow::Result;
-
-/// A metric a benchmark stores: its name, unit, direction and what it
-/// measures (a few words, shown beside it in reports).
-#[derive(Clone, Copy, Debug)]
-pub struct MetricSpec {
-    pub name: &'static str,
-    pub unit: &'static str,
-    pub better: Better,
-    pub meaning: &'static str,
-}
-
-/// Shorthand for a [`MetricSpec`] in an entry.
-pub const fn metric(
-    name: &'static str,
-    unit: &'static str,
-    better: Better,
-    meaning: &'static str,
-) -> MetricSpec {
-    MetricSpec {
-        name,
-        unit,
-        better,
-        meaning,
-    }
-}
 
 /// One benchmark, as the rest of kbench sees it.
 pub struct Entry {
@@ -44,6 +19,9 @@ pub struct Entry {
     /// Metrics it stores under fixed names (per-thread or per-CPU ones,
     /// `cpu0.p99_us`, come on top).
     pub metrics: &'static [MetricSpec],
+    /// Metrics it stores once per part, named `<part>_<name>` (interbench's
+    /// task and load pairs); empty for most.
+    pub parts: &'static [MetricSpec],
     /// Metric a scenario report shows by default.
     pub headline: &'static str,
     /// The subcommand's flags (clap, built on demand).

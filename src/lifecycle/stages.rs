@@ -119,6 +119,8 @@ pub fn repetition<B: Benchmark>(
     };
     let stop = b.stopped(&mut out);
     b.record(&out, &mut rec)?;
+    #[cfg(debug_assertions)]
+    undeclared_metrics_panic(b.entry(), &rec.metrics);
     super::scheduling::record(&sched, &role_of(ctx), &mut rec)?;
     rec.absorb(&waits)?;
     let suspect = record_health(health, &mut rec)?;
@@ -270,5 +272,28 @@ fn role_of(ctx: &Ctx) -> String {
     {
         Some("background") => "background".into(),
         _ => "probe".into(),
+    }
+}
+
+/// Debug builds (every test) stop at a metric a benchmark stores under a
+/// fixed name that its entry does not declare, or declares with another
+/// unit or direction: a metric is declared once, in the benchmark's
+/// `metrics.rs`, and the engine records it through that declaration.
+/// Names with a dot (`cpu0.p99_us`, `sched.*`) are per-CPU, per-thread or
+/// per-counter and come on top.
+#[cfg(debug_assertions)]
+fn undeclared_metrics_panic(e: &super::entry::Entry, metrics: &[crate::measure::Metric]) {
+    for m in metrics.iter().filter(|m| !m.name.contains('.')) {
+        let declared =
+            e.metrics.iter().any(|s| s.declares(m)) || e.parts.iter().any(|s| s.declares_part(m));
+        assert!(
+            declared,
+            "{} stored {} ({}, {}) which its entry does not declare: declare it in benchmarks/{}/metrics.rs and record it through that",
+            e.name,
+            m.name,
+            m.unit,
+            m.better.as_str(),
+            e.name
+        );
     }
 }

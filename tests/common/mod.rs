@@ -270,29 +270,27 @@ pub fn walk(d: &Path) -> Vec<PathBuf> {
 }
 
 /// Every benchmark the registry lists (but those hidden from help), as
-/// kbench itself names them when refusing a matrix command that is none
-/// of them: tables of benchmarks in the tests are checked against it, so
-/// a new benchmark cannot be left out of them.
+/// `kbench list benchmarks --json` gives them: tables of benchmarks in the
+/// tests are checked against it, so a new benchmark cannot be left out of
+/// them.
 pub fn registered_benchmarks(env: &Env) -> Vec<String> {
-    let out = env
-        .cmd()
-        .args([
-            "matrix",
-            "--knob",
-            "autogroup=0,1",
-            "--dry-run",
-            "--",
-            "none-such",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    let list = err
-        .split_once("runs a benchmark (")
-        .and_then(|(_, r)| r.split_once(')'))
-        .map(|(l, _)| l)
-        .unwrap_or_else(|| panic!("no benchmark list in {err:?}"));
-    list.split(", ").map(str::to_string).collect()
+    registered(env, "benchmarks")
+}
+
+/// Every background load the registry lists (`kbench list loads --json`).
+pub fn registered_loads(env: &Env) -> Vec<String> {
+    registered(env, "loads")
+}
+
+/// The names `kbench list WHAT --json` gives.
+fn registered(env: &Env, what: &str) -> Vec<String> {
+    let v = env.json(&["list", what]);
+    v[what]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {what} in {v}"))
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// The online CPUs' count.

@@ -1,12 +1,14 @@
 //! `kbench coldwalk PATH`: drop caches, walk, time; `--runs N`.
 
 pub mod args;
+pub mod metrics;
 
+use crate::benchmarks::coldwalk::metrics as declared;
 use crate::error::{input, privilege, Interrupted};
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::walk::{self as coldwalk, Options, Outcome};
-use crate::measure::{Better, Measurement};
+use crate::measure::Measurement;
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -18,38 +20,8 @@ const ABOUT: &str = "Drop caches, then walk a directory tree like `ls -R`, timed
 pub const ENTRY: Entry = Entry {
     name: "coldwalk",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "wall",
-            "s",
-            crate::measure::Better::Lower,
-            "time to list the tree with cold caches",
-        ),
-        metric(
-            "entries_per_s",
-            "entries/s",
-            crate::measure::Better::Higher,
-            "entries listed per second with cold caches",
-        ),
-        metric(
-            "entries",
-            "count",
-            crate::measure::Better::Neither,
-            "entries in the tree",
-        ),
-        metric(
-            "dirs",
-            "count",
-            crate::measure::Better::Neither,
-            "directories in the tree",
-        ),
-        metric(
-            "errors",
-            "count",
-            crate::measure::Better::Neither,
-            "entries that could not be read",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "wall",
     command: || entry::command::<ColdwalkArgs>("coldwalk", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),
@@ -145,16 +117,11 @@ pub fn run(ctx: &Ctx, a: &ColdwalkArgs) -> Result<()> {
 /// the caches were warm.
 fn measurement(o: &Outcome) -> Measurement {
     let mut m = Measurement::default();
-    m.push("wall", "s", o.wall_s, Better::Lower);
-    m.push(
-        "entries_per_s",
-        "entries/s",
-        o.entries_per_s(),
-        Better::Higher,
-    );
-    m.push("entries", "count", o.entries as f64, Better::Neither);
-    m.push("dirs", "count", o.dirs as f64, Better::Neither);
-    m.push("errors", "count", o.errors as f64, Better::Neither);
+    m.record(&declared::WALL, o.wall_s);
+    m.record(&declared::ENTRIES_PER_S, o.entries_per_s());
+    m.record(&declared::ENTRIES, o.entries as f64);
+    m.record(&declared::DIRS, o.dirs as f64);
+    m.record(&declared::ERRORS, o.errors as f64);
     if !o.caches_dropped {
         m.notes
             .push("caches were not dropped: this was a warm walk".into());

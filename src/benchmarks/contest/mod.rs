@@ -3,16 +3,17 @@
 
 pub mod args;
 pub mod engine;
+pub mod metrics;
 pub mod params;
 
 use crate::benchmarks::contest::engine::table::{self, Row};
 use crate::benchmarks::contest::engine::{self as contest, RunResult, CACHERUN, NOLOAD};
+use crate::benchmarks::contest::metrics as declared;
 use crate::benchmarks::job::engine::{Job, Spec};
 use crate::error::input;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::LoadOptions;
-use crate::measure::{Better, Metric};
 use crate::session::{print_json, Ctx};
 use crate::store::{RunFilter, RunRecord};
 use anyhow::Result;
@@ -25,44 +26,8 @@ const ABOUT: &str = "Time a build under each background load, contest-style";
 pub const ENTRY: Entry = Entry {
     name: "contest",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "time",
-            "s",
-            crate::measure::Better::Lower,
-            "wall time of the build under the load (contest's Time)",
-        ),
-        metric(
-            "cpu_percent",
-            "%",
-            crate::measure::Better::Neither,
-            "CPU the build used (contest's CPU%)",
-        ),
-        metric(
-            "loads",
-            "work",
-            crate::measure::Better::Neither,
-            "work the load got done beside the build (contest's Loads)",
-        ),
-        metric(
-            "lcpu_percent",
-            "%",
-            crate::measure::Better::Neither,
-            "CPU the load used beside the build (contest's LCPU%)",
-        ),
-        metric(
-            "user",
-            "s",
-            crate::measure::Better::Lower,
-            "CPU time the build spent in user mode",
-        ),
-        metric(
-            "sys",
-            "s",
-            crate::measure::Better::Lower,
-            "CPU time the build spent in the kernel",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "time",
     command: || entry::command::<ContestArgs>("contest", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),
@@ -329,12 +294,12 @@ impl Benchmark for Contest {
     fn record(&self, s: &Step, rec: &mut RunRecord) -> Result<()> {
         let (r, row) = (&s.result, &s.row);
         rec.metrics = vec![
-            Metric::new("time", "s", row.time_s, Better::Lower),
-            Metric::new("cpu_percent", "%", row.cpu_percent, Better::Neither),
-            Metric::new("loads", &row.loads_unit, row.loads, Better::Neither),
-            Metric::new("lcpu_percent", "%", row.lcpu_percent, Better::Neither),
-            Metric::new("user", "s", r.times.user_s, Better::Lower),
-            Metric::new("sys", "s", r.times.sys_s, Better::Lower),
+            declared::TIME.value(row.time_s),
+            declared::CPU_PERCENT.value(row.cpu_percent),
+            declared::LOADS.value_in(&row.loads_unit, row.loads),
+            declared::LCPU_PERCENT.value(row.lcpu_percent),
+            declared::USER.value(r.times.user_s),
+            declared::SYS.value(r.times.sys_s),
         ];
         rec.set_settings(serde_json::json!({
             "caches_dropped": r.caches_dropped, "load": r.load_description,

@@ -6,12 +6,13 @@ pub mod args;
 pub mod engine;
 pub mod import;
 pub mod import_json;
+pub mod metrics;
 pub mod params;
 
 use crate::benchmarks::cyclictest::engine::{plan_threads, Options};
 use crate::error::input;
 use crate::lifecycle::drive;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::session::Ctx;
 use crate::sys::cpus;
 use crate::sys::sched::{self, Policy};
@@ -25,68 +26,8 @@ const ABOUT: &str = "Timer wake-up latency on every CPU, like rt-tests cyclictes
 pub const ENTRY: Entry = Entry {
     name: "cyclictest",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "max_us",
-            "us",
-            crate::measure::Better::Lower,
-            "worst timer wake-up delay seen",
-        ),
-        metric(
-            "p99_us",
-            "us",
-            crate::measure::Better::Lower,
-            "wake-up delay 99 % of wake-ups beat",
-        ),
-        metric(
-            "p999_us",
-            "us",
-            crate::measure::Better::Lower,
-            "wake-up delay 99.9 % of wake-ups beat",
-        ),
-        metric(
-            "p50_us",
-            "us",
-            crate::measure::Better::Lower,
-            "median timer wake-up delay",
-        ),
-        metric(
-            "avg_us",
-            "us",
-            crate::measure::Better::Lower,
-            "mean timer wake-up delay",
-        ),
-        metric(
-            "samples",
-            "count",
-            crate::measure::Better::Neither,
-            "timer wake-ups measured",
-        ),
-        metric(
-            "min_us",
-            "us",
-            crate::measure::Better::Lower,
-            "shortest timer wake-up delay",
-        ),
-        metric(
-            "p9999_us",
-            "us",
-            crate::measure::Better::Lower,
-            "wake-up delay 99.99 % of wake-ups beat",
-        ),
-        metric(
-            "over_100us",
-            "count",
-            crate::measure::Better::Lower,
-            "wake-ups later than 100 us",
-        ),
-        metric(
-            "over_1ms",
-            "count",
-            crate::measure::Better::Lower,
-            "wake-ups later than 1 ms",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "max_us",
     command: || entry::command::<CyclictestArgs>("cyclictest", ABOUT).disable_help_flag(true),
     run: |ctx, m| run(ctx, &entry::args(m)?),

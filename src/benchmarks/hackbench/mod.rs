@@ -5,11 +5,12 @@ pub mod adapter;
 pub mod args;
 pub mod engine;
 pub mod import;
+pub mod metrics;
 pub mod params;
 
 use crate::benchmarks::hackbench::engine::Options;
 use crate::lifecycle::drive;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::session::Ctx;
 use adapter::Hackbench;
 use anyhow::Result;
@@ -21,26 +22,8 @@ const ABOUT: &str = "Scheduler messaging benchmark, drop-in for rt-tests hackben
 pub const ENTRY: Entry = Entry {
     name: "hackbench",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "time",
-            "s",
-            crate::measure::Better::Lower,
-            "time to pass every message between the tasks",
-        ),
-        metric(
-            "messages_per_s",
-            "msg/s",
-            crate::measure::Better::Higher,
-            "messages passed per second",
-        ),
-        metric(
-            "mb_per_s",
-            "MB/s",
-            crate::measure::Better::Higher,
-            "megabytes passed per second",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "time",
     command: || entry::command::<HackbenchArgs>("hackbench", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),

@@ -5,10 +5,11 @@ use crate::benchmarks::interbench::engine::account::fmt_g;
 use crate::benchmarks::interbench::engine::{
     self as interbench, Kind, Observer, Options, Outcome, Pair,
 };
+use crate::benchmarks::interbench::metrics as declared;
 use crate::error::Interrupted;
 use crate::lifecycle::entry::Entry;
 use crate::lifecycle::{Benchmark, Rep};
-use crate::measure::{Better, Measurement, NamedHistogram};
+use crate::measure::{Measurement, NamedHistogram};
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -138,49 +139,21 @@ impl Interbench {
         for p in &out.pairs {
             let a = &p.account;
             let k = format!("{}_{}", snake(p.task), snake(p.load));
-            m.push(
-                &format!("{k}_latency_avg_ms"),
-                "ms",
-                ms(a.mean()),
-                Better::Lower,
-            );
-            m.push(
-                &format!("{k}_latency_sd_ms"),
-                "ms",
-                ms(a.sd()),
-                Better::Lower,
-            );
-            m.push(
-                &format!("{k}_latency_max_ms"),
-                "ms",
-                ms(a.max_latency as f64),
-                Better::Lower,
-            );
+            use declared::*;
+            m.record_part(&k, &PAIR_LATENCY_AVG_MS, ms(a.mean()));
+            m.record_part(&k, &PAIR_LATENCY_SD_MS, ms(a.sd()));
+            m.record_part(&k, &PAIR_LATENCY_MAX_MS, ms(a.max_latency as f64));
             if !p.latency.is_empty() {
-                m.push(
-                    &format!("{k}_latency_p99_ms"),
-                    "ms",
-                    ms(p.latency.value_at_quantile(0.99) as f64),
-                    Better::Lower,
-                );
+                let p99 = ms(p.latency.value_at_quantile(0.99) as f64);
+                m.record_part(&k, &PAIR_LATENCY_P99_MS, p99);
             }
-            m.push(
-                &format!("{k}_desired_cpu_pct"),
-                "%",
-                a.desired_cpu_pct(),
-                Better::Higher,
-            );
-            m.push(
-                &format!("{k}_cpu_share_pct"),
-                "%",
-                p.cpu_share_pct(),
-                Better::Neither,
-            );
+            m.record_part(&k, &PAIR_DESIRED_CPU_PCT, a.desired_cpu_pct());
+            m.record_part(&k, &PAIR_CPU_SHARE_PCT, p.cpu_share_pct());
             if p.task == Kind::Gaming {
-                m.push(&format!("{k}_fps"), "frames/s", p.fps(), Better::Higher);
+                m.record_part(&k, &PAIR_FPS, p.fps());
             } else {
                 let met = a.deadlines_met_pct();
-                m.push(&format!("{k}_deadlines_met_pct"), "%", met, Better::Higher);
+                m.record_part(&k, &PAIR_DEADLINES_MET_PCT, met);
                 worst_met = Some(worst_met.map_or(met, |w: f64| w.min(met)));
             }
             means.push(ms(a.mean()));
@@ -191,17 +164,15 @@ impl Interbench {
             });
         }
         if !means.is_empty() {
-            m.push(
-                "latency_avg_ms",
-                "ms",
+            m.record(
+                &declared::LATENCY_AVG_MS,
                 means.iter().sum::<f64>() / means.len() as f64,
-                Better::Lower,
             );
         }
         if let Some(w) = worst_met {
-            m.push("worst_deadlines_met_pct", "%", w, Better::Higher);
+            m.record(&declared::WORST_DEADLINES_MET_PCT, w);
         }
-        m.push("pairs", "count", out.pairs.len() as f64, Better::Neither);
+        m.record(&declared::PAIRS, out.pairs.len() as f64);
         m.notes.extend(out.skipped.iter().cloned());
         if let Some(c) = &self.comment {
             m.notes.push(format!("comment: {c}"));

@@ -4,12 +4,13 @@
 pub mod adapter;
 pub mod args;
 pub mod engine;
+pub mod metrics;
 pub mod params;
 
 use crate::benchmarks::interbench::engine::{Kind, Options, ALL};
 use crate::error::{input, privilege};
 use crate::lifecycle::drive;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::session::Ctx;
 use adapter::Interbench;
 use anyhow::Result;
@@ -22,26 +23,8 @@ const ABOUT: &str =
 pub const ENTRY: Entry = Entry {
     name: "interbench",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "latency_avg_ms",
-            "ms",
-            crate::measure::Better::Lower,
-            "simulated interactive tasks' mean wake-up latency, over every task and load",
-        ),
-        metric(
-            "worst_deadlines_met_pct",
-            "%",
-            crate::measure::Better::Higher,
-            "deadlines met by the simulated task under its worst load",
-        ),
-        metric(
-            "pairs",
-            "count",
-            crate::measure::Better::Neither,
-            "task and load pairs measured",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: metrics::PARTS,
     headline: "latency_avg_ms",
     command: || entry::command::<InterbenchArgs>("interbench", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),

@@ -3,13 +3,15 @@
 
 pub mod args;
 pub mod engine;
+pub mod metrics;
 pub mod params;
 
 use crate::benchmarks::job::engine::{Job, JobTimes, Spec};
+use crate::benchmarks::job::metrics as declared;
 use crate::error::Interrupted;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
-use crate::measure::{Better, Measurement};
+use crate::measure::Measurement;
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -21,32 +23,8 @@ const ABOUT: &str = "Time a job: the generated C project, a kernel build or any 
 pub const ENTRY: Entry = Entry {
     name: "job",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "time",
-            "s",
-            crate::measure::Better::Lower,
-            "wall time of the build",
-        ),
-        metric(
-            "user",
-            "s",
-            crate::measure::Better::Lower,
-            "CPU time the build spent in user mode",
-        ),
-        metric(
-            "sys",
-            "s",
-            crate::measure::Better::Lower,
-            "CPU time the build spent in the kernel",
-        ),
-        metric(
-            "cpu_percent",
-            "%",
-            crate::measure::Better::Neither,
-            "CPU the build used, as time's CPU% (user + sys over wall)",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "time",
     command: || entry::command::<JobCmdArgs>("job", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),
@@ -110,10 +88,10 @@ impl Benchmark for TimedJob {
     fn record(&self, (t, dropped): &Self::Outcome, rec: &mut RunRecord) -> Result<()> {
         rec.set_settings(serde_json::json!({ "caches_dropped": dropped }));
         let mut m = Measurement::default();
-        m.push("time", "s", t.wall_s, Better::Lower);
-        m.push("user", "s", t.user_s, Better::Lower);
-        m.push("sys", "s", t.sys_s, Better::Lower);
-        m.push("cpu_percent", "%", t.cpu_percent(), Better::Neither);
+        m.record(&declared::TIME, t.wall_s);
+        m.record(&declared::USER, t.user_s);
+        m.record(&declared::SYS, t.sys_s);
+        m.record(&declared::CPU_PERCENT, t.cpu_percent());
         rec.absorb(&m)
     }
 

@@ -2,13 +2,15 @@
 //! generator; live progress, then work done, rate and CPU%.
 
 pub mod args;
+pub mod metrics;
 pub mod params;
 
+use crate::benchmarks::load::metrics as declared;
 use crate::error::Interrupted;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
 use crate::load::{self, LoadOptions, Running};
-use crate::measure::{Better, Measurement};
+use crate::measure::Measurement;
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -22,26 +24,8 @@ const ABOUT: &str = "Run one background load alone, with live progress (contest'
 pub const ENTRY: Entry = Entry {
     name: "load",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "work",
-            "work",
-            crate::measure::Better::Higher,
-            "work the background load got done",
-        ),
-        metric(
-            "rate",
-            "work/s",
-            crate::measure::Better::Higher,
-            "work the background load got done per second",
-        ),
-        metric(
-            "cpu_percent",
-            "%",
-            crate::measure::Better::Neither,
-            "CPU the load's processes used",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "work",
     command: || entry::command::<LoadArgs>("load", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),
@@ -178,9 +162,9 @@ impl Benchmark for LoadRun {
     fn record(&self, out: &Done, rec: &mut RunRecord) -> Result<()> {
         let r = &out.report;
         let mut m = Measurement::default();
-        m.push("work", &r.unit, r.work, Better::Higher);
-        m.push("rate", &format!("{}/s", r.unit), r.rate(), Better::Higher);
-        m.push("cpu_percent", "%", r.cpu_percent(), Better::Neither);
+        m.record_in(&declared::WORK, &r.unit, r.work);
+        m.record_in(&declared::RATE, &format!("{}/s", r.unit), r.rate());
+        m.record(&declared::CPU_PERCENT, r.cpu_percent());
         rec.absorb(&m)
     }
 

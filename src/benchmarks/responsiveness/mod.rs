@@ -4,11 +4,12 @@
 pub mod adapter;
 pub mod args;
 pub mod engine;
+pub mod metrics;
 
 use crate::benchmarks::responsiveness::engine::Options;
 use crate::error::input;
 use crate::lifecycle::drive;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::session::Ctx;
 use crate::values::SleepPattern;
 use adapter::Responsiveness;
@@ -22,68 +23,8 @@ const ABOUT: &str =
 pub const ENTRY: Entry = Entry {
     name: "responsiveness",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "total_response",
-            "s",
-            crate::measure::Better::Lower,
-            "interactive delay summed over the run (the seed's figure)",
-        ),
-        metric(
-            "avg_response",
-            "s",
-            crate::measure::Better::Lower,
-            "mean delay of an interactive task's iteration beyond its sleep",
-        ),
-        metric(
-            "p99_response",
-            "s",
-            crate::measure::Better::Lower,
-            "interactive delay 99 % of iterations beat",
-        ),
-        metric(
-            "p50_response",
-            "s",
-            crate::measure::Better::Lower,
-            "median interactive delay of an iteration beyond its sleep",
-        ),
-        metric(
-            "max_response",
-            "s",
-            crate::measure::Better::Lower,
-            "worst interactive delay of an iteration",
-        ),
-        metric(
-            "p50_overshoot",
-            "s",
-            crate::measure::Better::Lower,
-            "median lateness of the interactive task's sleep",
-        ),
-        metric(
-            "p99_overshoot",
-            "s",
-            crate::measure::Better::Lower,
-            "sleep lateness 99 % of iterations beat",
-        ),
-        metric(
-            "p50_work",
-            "s",
-            crate::measure::Better::Lower,
-            "median time of an iteration's own work",
-        ),
-        metric(
-            "runs",
-            "count",
-            crate::measure::Better::Neither,
-            "interactive iterations measured",
-        ),
-        metric(
-            "prime_time_mean",
-            "s",
-            crate::measure::Better::Lower,
-            "mean time of the CPU hogs' first pass over their primes",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "avg_response",
     command: || entry::command::<ResponsivenessArgs>("responsiveness", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),

@@ -5,12 +5,13 @@
 pub mod adapter;
 pub mod args;
 pub mod engine;
+pub mod metrics;
 pub mod params;
 
 use crate::benchmarks::schbench::engine::Options;
 use crate::error::{input, resource};
 use crate::lifecycle::drive;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::session::Ctx;
 use crate::sys::cpus;
 use crate::values::Pinning;
@@ -24,104 +25,8 @@ const ABOUT: &str = "Wake-up and request latency of ordinary (fair-class) thread
 pub const ENTRY: Entry = Entry {
     name: "schbench",
     about: ABOUT,
-    metrics: &[
-        metric(
-            "wakeup_p50_us",
-            "us",
-            crate::measure::Better::Lower,
-            "median fair-class thread wake-up delay",
-        ),
-        metric(
-            "wakeup_p90_us",
-            "us",
-            crate::measure::Better::Lower,
-            "fair-class thread wake-up delay 90 % of wake-ups beat",
-        ),
-        metric(
-            "wakeup_p99_us",
-            "us",
-            crate::measure::Better::Lower,
-            "fair-class thread wake-up delay 99 % of wake-ups beat",
-        ),
-        metric(
-            "wakeup_p999_us",
-            "us",
-            crate::measure::Better::Lower,
-            "fair-class thread wake-up delay 99.9 % of wake-ups beat",
-        ),
-        metric(
-            "wakeup_max_us",
-            "us",
-            crate::measure::Better::Lower,
-            "worst fair-class thread wake-up delay seen",
-        ),
-        metric(
-            "request_p50_us",
-            "us",
-            crate::measure::Better::Lower,
-            "median request time (the worker's wake-up to its request done)",
-        ),
-        metric(
-            "request_p90_us",
-            "us",
-            crate::measure::Better::Lower,
-            "request time 90 % of requests beat",
-        ),
-        metric(
-            "request_p99_us",
-            "us",
-            crate::measure::Better::Lower,
-            "request time 99 % of requests beat",
-        ),
-        metric(
-            "request_p999_us",
-            "us",
-            crate::measure::Better::Lower,
-            "request time 99.9 % of requests beat",
-        ),
-        metric(
-            "request_max_us",
-            "us",
-            crate::measure::Better::Lower,
-            "longest request seen",
-        ),
-        metric(
-            "avg_rps",
-            "req/s",
-            crate::measure::Better::Higher,
-            "requests completed per second",
-        ),
-        metric(
-            "rps_p50",
-            "req/s",
-            crate::measure::Better::Higher,
-            "median of the per-second request counts",
-        ),
-        metric(
-            "msg_sched_delay_us",
-            "us",
-            crate::measure::Better::Lower,
-            "message threads' mean wait on the run queue per time slice (schedstat)",
-        ),
-        metric(
-            "worker_sched_delay_us",
-            "us",
-            crate::measure::Better::Lower,
-            "workers' mean wait on the run queue per time slice (schedstat)",
-        ),
-        metric(
-            "requests",
-            "count",
-            crate::measure::Better::Neither,
-            "requests completed in the run",
-        ),
-        metric(
-            "wakeup_samples",
-            "count",
-            crate::measure::Better::Neither,
-            "wake-ups measured",
-        ),
-    ],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "wakeup_p99_us",
     command: || entry::command::<SchbenchArgs>("schbench", ABOUT),
     run: |ctx, m| run(ctx, &entry::args(m)?),

@@ -1,16 +1,18 @@
 //! `kbench testbench`: a benchmark for kbench's own tests, in debug
 //! builds only (hidden from help).  It is declared exactly as a real one
-//! is, by its [`ENTRY`] and one line in the registry, and the tests use it
+//! is, by its folder (its [`ENTRY`], flags, parameters and metrics) and one
+//! line in the registry, and the tests use it
 //! to show that this is all a benchmark needs to run as a command and as a
 //! scenario task, stored through the one lifecycle.
 
 pub mod args;
+pub mod metrics;
 pub mod params;
 
 use crate::error::Interrupted;
-use crate::lifecycle::entry::{self, metric, Entry};
+use crate::lifecycle::entry::{self, Entry};
 use crate::lifecycle::{drive, Benchmark, Rep};
-use crate::measure::{Better, Measurement};
+use crate::measure::Measurement;
 use crate::session::Ctx;
 use crate::store::RunRecord;
 use anyhow::Result;
@@ -20,12 +22,8 @@ use std::time::{Duration, Instant};
 pub const ENTRY: Entry = Entry {
     name: "testbench",
     about: "A benchmark for kbench's tests (debug builds only)",
-    metrics: &[metric(
-        "value",
-        "s",
-        Better::Lower,
-        "the value asked for (--value)",
-    )],
+    metrics: metrics::ALL,
+    parts: &[],
     headline: "value",
     command: || entry::command::<TestbenchArgs>("testbench", ENTRY.about).hide(true),
     run: |ctx, m| run(ctx, &entry::args(m)?),
@@ -91,7 +89,7 @@ impl Benchmark for Testbench {
 
     fn record(&self, out: &Waited, rec: &mut RunRecord) -> Result<()> {
         let mut m = Measurement::default();
-        m.push("value", "s", out.value, Better::Lower);
+        m.record(&metrics::VALUE, out.value);
         rec.absorb(&m)
     }
 

@@ -17,6 +17,7 @@ mod worker;
 pub use live::{LineStats, Live, LiveStat};
 pub use plan::{plan_threads, ThreadPlan};
 
+use crate::benchmarks::cyclictest::metrics as declared;
 use crate::measure::{Better, Measurement, NamedHistogram};
 use crate::sys::sched::Policy;
 use anyhow::Result;
@@ -206,10 +207,10 @@ impl Outcome {
             }
             m.push(&p("samples"), "count", s.samples as f64, Better::Neither);
             if prefix.is_empty() {
-                m.push("min_us", "us", s.min_us, Better::Lower);
-                m.push("p9999_us", "us", s.p9999_us, Better::Lower);
-                m.push("over_100us", "count", s.over_100us as f64, Better::Lower);
-                m.push("over_1ms", "count", s.over_1ms as f64, Better::Lower);
+                m.record(&declared::MIN_US, s.min_us);
+                m.record(&declared::P9999_US, s.p9999_us);
+                m.record(&declared::OVER_100US, s.over_100us as f64);
+                m.record(&declared::OVER_1MS, s.over_1ms as f64);
             }
         };
         push_summary("", &self.overall());

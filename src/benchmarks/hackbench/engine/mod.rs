@@ -17,7 +17,8 @@ mod process;
 mod task;
 mod thread;
 
-use crate::measure::{Better, Measurement};
+use crate::benchmarks::hackbench::metrics as declared;
+use crate::measure::Measurement;
 use anyhow::Result;
 use serde::Serialize;
 
@@ -103,14 +104,9 @@ impl Outcome {
 
     pub fn measurement(&self) -> Measurement {
         let mut m = Measurement::default();
-        m.push("time", "s", self.seconds(), Better::Lower);
-        m.push(
-            "messages_per_s",
-            "msg/s",
-            self.messages_per_s(),
-            Better::Higher,
-        );
-        m.push("mb_per_s", "MB/s", self.mb_per_s(), Better::Higher);
+        m.record(&declared::TIME, self.seconds());
+        m.record(&declared::MESSAGES_PER_S, self.messages_per_s());
+        m.record(&declared::MB_PER_S, self.mb_per_s());
         m
     }
 }

@@ -21,6 +21,7 @@
 mod interactive;
 mod prime;
 
+use crate::benchmarks::responsiveness::metrics as declared;
 use crate::error::Interrupted;
 use crate::measure::{Better, Measurement};
 use crate::sys::proc::ExitKind;
@@ -113,13 +114,8 @@ impl Outcome {
         /// Which time of an iteration a quantile is taken of.
         type Field = fn(&Iteration) -> u64;
         let mut m = Measurement::default();
-        m.push(
-            "total_response",
-            "s",
-            self.total_response_s(),
-            Better::Lower,
-        );
-        m.push("avg_response", "s", self.avg_response_s(), Better::Lower);
+        m.record(&declared::TOTAL_RESPONSE, self.total_response_s());
+        m.record(&declared::AVG_RESPONSE, self.avg_response_s());
         let quantiles: [(&str, Field, f64); 6] = [
             ("p99_response", |i| i.response_ns, 0.99),
             ("p50_response", |i| i.response_ns, 0.5),
@@ -133,9 +129,9 @@ impl Outcome {
             let q = nearest_rank(&mut v, p).map_or(f64::NAN, |x| x as f64 / 1e9);
             m.push(name, "s", q, Better::Lower);
         }
-        m.push("runs", "count", self.runs() as f64, Better::Neither);
+        m.record(&declared::RUNS, self.runs() as f64);
         if !self.prime_s.is_empty() {
-            m.push("prime_time_mean", "s", self.prime_mean_s(), Better::Lower);
+            m.record(&declared::PRIME_TIME_MEAN, self.prime_mean_s());
         }
         m
     }

@@ -32,7 +32,8 @@ mod threads;
 
 pub use blocks::{latency_and_rps_blocks, percentile_block, LAT_PERCENTILES};
 
-use crate::measure::{Better, Measurement, NamedHistogram};
+use crate::benchmarks::schbench::metrics as declared;
+use crate::measure::{Measurement, MetricSpec, NamedHistogram};
 use anyhow::{anyhow, Result};
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -196,68 +197,60 @@ impl Outcome {
                 h.value_at_quantile(q) as f64 / 1000.0
             }
         };
-        let mut lat = |prefix: &str, h: &Histogram<u64>| {
-            for (name, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999)] {
-                m.push(
-                    &format!("{prefix}_{name}_us"),
-                    "us",
-                    us(h, q),
-                    Better::Lower,
-                );
+        // p50, p90, p99, p99.9 and the maximum of one histogram.
+        let mut lat = |specs: [&MetricSpec; 5], h: &Histogram<u64>| {
+            for (spec, q) in specs.iter().zip([0.5, 0.9, 0.99, 0.999]) {
+                m.record(spec, us(h, q));
             }
-            m.push(
-                &format!("{prefix}_max_us"),
-                "us",
-                if h.is_empty() {
-                    f64::NAN
-                } else {
-                    h.max() as f64 / 1000.0
-                },
-                Better::Lower,
-            );
+            let max = if h.is_empty() {
+                f64::NAN
+            } else {
+                h.max() as f64 / 1000.0
+            };
+            m.record(specs[4], max);
         };
-        lat("wakeup", &self.wakeup);
+        use declared::*;
+        lat(
+            [
+                &WAKEUP_P50_US,
+                &WAKEUP_P90_US,
+                &WAKEUP_P99_US,
+                &WAKEUP_P999_US,
+                &WAKEUP_MAX_US,
+            ],
+            &self.wakeup,
+        );
         if o.pipe_bytes == 0 {
-            lat("request", &self.request);
+            lat(
+                [
+                    &REQUEST_P50_US,
+                    &REQUEST_P90_US,
+                    &REQUEST_P99_US,
+                    &REQUEST_P999_US,
+                    &REQUEST_MAX_US,
+                ],
+                &self.request,
+            );
         }
         let runtime = if self.interrupted {
             self.elapsed_s
         } else {
             o.runtime_s as f64
         };
-        m.push(
-            "avg_rps",
-            "req/s",
-            self.average_rps(runtime),
-            Better::Higher,
-        );
+        m.record(&declared::AVG_RPS, self.average_rps(runtime));
         if !self.rps.is_empty() {
-            m.push(
-                "rps_p50",
-                "req/s",
-                self.rps.value_at_quantile(0.5) as f64,
-                Better::Higher,
-            );
+            m.record(&declared::RPS_P50, self.rps.value_at_quantile(0.5) as f64);
         }
-        m.push(
-            "msg_sched_delay_us",
-            "us",
+        m.record(
+            &declared::MSG_SCHED_DELAY_US,
             self.msg_delay_ns() as f64 / 1000.0,
-            Better::Lower,
         );
-        m.push(
-            "worker_sched_delay_us",
-            "us",
+        m.record(
+            &declared::WORKER_SCHED_DELAY_US,
             self.worker_delay_ns() as f64 / 1000.0,
-            Better::Lower,
         );
-        m.push("requests", "count", self.requests as f64, Better::Neither);
-        m.push(
-            "wakeup_samples",
-            "count",
-            self.wakeup.len() as f64,
-            Better::Neither,
-        );
+        m.record(&declared::REQUESTS, self.requests as f64);
+        m.record(&declared::WAKEUP_SAMPLES, self.wakeup.len() as f64);
         m.histograms.push(NamedHistogram {
             name: "latency".into(),
             unit: "ns".into(),

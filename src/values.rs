@@ -12,6 +12,13 @@ pub fn duration(s: &str) -> Result<Duration, String> {
 }
 
 /// A size: `64M`, `2G`, `4096`.
+/// A date, `YYYY-MM-DD` (midnight UTC) or RFC 3339, as Unix seconds: the
+/// `--since` of compare, track, push and pull, read once here.
+pub fn date(s: &str) -> Result<f64, String> {
+    crate::sys::time::parse_date(s)
+        .ok_or_else(|| format!("'{s}' is not a date (YYYY-MM-DD or RFC 3339)"))
+}
+
 pub fn size(s: &str) -> Result<u64, String> {
     crate::sys::size::parse(s)
 }

@@ -185,63 +185,21 @@ fn group_heads(s: &str) -> Vec<String> {
     out
 }
 
-/// The imports of one file, given its top-level module and its depth
-/// below the crate root (`src/x.rs`, `src/x/mod.rs`: 1; `src/x/y.rs`: 2).
-fn uses_of(file: &str, top: &str, depth: usize, src: &str) -> Vec<Use> {
-    let code = code_only(src);
+/// The imports of one file, given its module path (`report/curves.rs`:
+/// [report, curves]): the top-level module each path it names starts at.
+fn uses_of(file: &str, module: &[String], src: &str) -> Vec<Use> {
+    let top = module.first().map_or("main", String::as_str);
     let mut out = Vec::new();
-    for (n, line) in code.lines().enumerate() {
-        let at = format!("{file}:{}", n + 1);
-        let mut push = |to: &str| {
-            if to != top && to != "self" && to != "super" {
-                out.push(Use {
+    for (n, line) in code_only(src).lines().enumerate() {
+        for path in named_paths(line, module) {
+            match path.first() {
+                Some(to) if to != top && to != "self" && to != "super" => out.push(Use {
                     from: top.to_string(),
-                    to: to.to_string(),
-                    at: at.clone(),
-                });
+                    to: to.clone(),
+                    at: format!("{file}:{}", n + 1),
+                }),
+                _ => {}
             }
-        };
-        let mut rest = line;
-        while let Some(i) = rest.find("crate::") {
-            let before_ok = i == 0 || {
-                let b = rest.as_bytes()[i - 1] as char;
-                !(b.is_alphanumeric() || b == '_' || b == '$')
-            };
-            let after = &rest[i + "crate::".len()..];
-            if before_ok {
-                if after.starts_with('{') {
-                    for h in group_heads(after) {
-                        push(&h);
-                    }
-                } else if let Some(id) = ident_at(after) {
-                    push(id);
-                }
-            }
-            rest = after;
-        }
-        // `super::` climbing to the crate root names a top-level module.
-        let mut rest = line;
-        while let Some(i) = rest.find("super::") {
-            let before_ok = i == 0 || {
-                let b = rest.as_bytes()[i - 1] as char;
-                !(b.is_alphanumeric() || b == '_' || b == ':')
-            };
-            let mut after = &rest[i..];
-            let mut k = 0;
-            while let Some(a) = after.strip_prefix("super::") {
-                k += 1;
-                after = a;
-            }
-            if before_ok && k == depth {
-                if after.starts_with('{') {
-                    for h in group_heads(after) {
-                        push(&h);
-                    }
-                } else if let Some(id) = ident_at(after) {
-                    push(id);
-                }
-            }
-            rest = &rest[i + "super::".len() * k.max(1)..];
         }
     }
     out
@@ -266,21 +224,6 @@ fn sources(dir: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// `x.rs` → (x, 1); `x/mod.rs` → (x, 1); `x/y.rs` → (x, 2); `main.rs` → (main, 0).
-fn module_of(rel: &str) -> (String, usize) {
-    let parts: Vec<&str> = rel.trim_end_matches(".rs").split('/').collect();
-    let top = parts[0].to_string();
-    if parts.len() == 1 {
-        return (top.clone(), if top == "main" { 0 } else { 1 });
-    }
-    let depth = if parts.last() == Some(&"mod") {
-        parts.len() - 1
-    } else {
-        parts.len()
-    };
-    (top, depth)
-}
-
 /// What is wrong with the house: one line each, naming file and line.
 fn problems(layers: &[Vec<String>], files: &[(String, String)]) -> Vec<String> {
     let level: BTreeMap<&str, usize> = layers
@@ -292,9 +235,9 @@ fn problems(layers: &[Vec<String>], files: &[(String, String)]) -> Vec<String> {
     let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut tops = BTreeSet::new();
     for (rel, src) in files {
-        let (top, depth) = module_of(rel);
-        tops.insert(top.clone());
-        for u in uses_of(&format!("src/{rel}"), &top, depth, src) {
+        let module = module_path(rel);
+        tops.insert(module.first().cloned().unwrap_or_else(|| "main".into()));
+        for u in uses_of(&format!("src/{rel}"), &module, src) {
             graph
                 .entry(u.from.clone())
                 .or_default()
@@ -927,4 +870,36 @@ fn the_size_checker_has_no_holes() {
         f("main.rs", "mod big;\n".to_string()),
     ];
     assert_eq!(size_problems(&fine, &[]), Vec::<String>::new());
+}
+
+/// clap stays at the edge: the files that may use it (the command line,
+/// a benchmark's flags, the registry and the lifecycle's entry and
+/// spelling that build its command, the global flags, the check of an
+/// experiment's command, the commands, and the suites that feed them);
+/// an engine, a load, a store, a statistic or a report never does.
+#[test]
+fn clap_only_at_the_edge() {
+    let allowed = |rel: &str| {
+        rel.starts_with("cli/")
+            || rel.starts_with("cmd/")
+            || (rel.starts_with("benchmarks/")
+                && (rel.ends_with("/args.rs") || rel == "benchmarks/trace_args.rs"))
+            || [
+                "main.rs",
+                "registry.rs",
+                "lifecycle/entry.rs",
+                "lifecycle/spell.rs",
+                "session/global.rs",
+                "experiment/mod.rs",
+                "experiment/command.rs",
+                "hostile_tests.rs",
+            ]
+            .contains(&rel)
+    };
+    let wrong: Vec<String> = sources(&root().join("src"))
+        .into_iter()
+        .filter(|(rel, src)| code_only(src).contains("clap::") && !allowed(rel))
+        .map(|(rel, _)| format!("src/{rel} uses clap"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -48,7 +48,7 @@ pub struct MatrixArgs {
     #[arg(long, value_name = "FLAG=VALUES")]
     pub vary: Vec<String>,
     /// Rounds; each visits every combination once in a fresh random order.
-    /// auto[:MAX] stops when every combination is decided against the first
+    /// `auto[:MAX]` stops when every combination is decided against the first
     #[arg(long, value_name = "N|auto[:MAX]", default_value = "3", value_parser = rounds)]
     pub rounds: Runs,
     /// Seed of the random order (default: a fresh one, printed and stored)
@@ -107,7 +107,7 @@ booted by the --reboot command with {entry}, {release} and {label} filled in."
 #[derive(Args, Debug, Clone)]
 pub struct CampaignInit {
     pub name: String,
-    /// LABEL=release=R[,cmdline=WORD][,entry=E] (at least two)
+    /// `LABEL=release=R[,cmdline=WORD][,entry=E]` (at least two)
     #[arg(long, value_name = "LABEL=SPEC", required = true)]
     pub boot: Vec<String>,
     /// A scenario file or preset each block runs (or give a command after --)

@@ -1,5 +1,12 @@
-//! The command line, as clap derive types.  Nothing outside this module and
-//! `main.rs` imports clap: `cmd::` turns these into typed options.
+//! The command line of the commands that are not benchmarks, as clap
+//! derive types; `cmd::` turns them into typed options.  clap stays at the
+//! edge: besides this module only each benchmark's `args.rs` (its flags,
+//! declared in its folder and put on the tree from the registry), the
+//! registry and the lifecycle's entry and spelling (which build and read a
+//! benchmark's clap command), the global flags (`session/global.rs`), the
+//! check of the command an experiment runs, and `cmd/` use it; engines,
+//! loads, stores, statistics and reports never do (`tests/architecture.rs`
+//! holds that list).
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
@@ -349,8 +356,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "NAME")]
     pub metric: Vec<String>,
     /// Only runs started on or after this date (YYYY-MM-DD or RFC 3339)
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DATE", value_parser = crate::values::date)]
+    pub since: Option<f64>,
     /// Significance level
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
@@ -407,7 +414,7 @@ pub enum ImportFormat {
     Cyclictest,
     /// rt-tests cyclictest `--json` output
     CyclictestJson,
-    /// label,benchmark,metric,unit,value[,run[,better]]; header optional
+    /// `label,benchmark,metric,unit,value[,run[,better]]`; header optional
     Csv,
 }
 
@@ -470,9 +477,9 @@ pub struct PushArgs {
     /// The shared store: postgres://user@host/dbname
     #[arg(long, value_name = "URL")]
     pub to: String,
-    /// Only runs started on or after this date (YYYY-MM-DD)
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    /// Only runs started on or after this date (YYYY-MM-DD or RFC 3339)
+    #[arg(long, value_name = "DATE", value_parser = crate::values::date)]
+    pub since: Option<f64>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -480,7 +487,7 @@ pub struct PullArgs {
     /// The shared store: postgres://user@host/dbname
     #[arg(long, value_name = "URL")]
     pub from: String,
-    /// Only runs started on or after this date (YYYY-MM-DD)
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    /// Only runs started on or after this date (YYYY-MM-DD or RFC 3339)
+    #[arg(long, value_name = "DATE", value_parser = crate::values::date)]
+    pub since: Option<f64>,
 }

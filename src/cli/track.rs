@@ -56,8 +56,8 @@ pub struct TrackArgs {
     #[arg(long, value_name = "PATTERN", value_parser = glob)]
     pub label_glob: Option<String>,
     /// Only runs started on or after this date (YYYY-MM-DD or RFC 3339)
-    #[arg(long, value_name = "DATE")]
-    pub since: Option<String>,
+    #[arg(long, value_name = "DATE", value_parser = crate::values::date)]
+    pub since: Option<f64>,
     /// How the labels are ordered [default: version; given with --label]
     #[arg(long, value_enum)]
     pub order: Option<OrderArg>,

@@ -17,13 +17,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             a.alpha
         )));
     }
-    let since = match &a.since {
-        Some(d) => Some(
-            crate::sys::time::parse_date(d)
-                .ok_or_else(|| input(format!("--since '{d}' is not a date (YYYY-MM-DD)")))?,
-        ),
-        None => None,
-    };
+    let since = a.since;
     if let Some(o) = &a.output {
         super::output::check(o)?;
     }

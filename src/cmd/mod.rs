@@ -2,8 +2,9 @@
 //! push and pull, sysinfo, run and presets, matrix and campaign, restore,
 //! completions and man), and [`dispatch`], which sends each command line
 //! to its command or to its benchmark's registry entry.  Benchmarks live
-//! in `lifecycle/<name>.rs`; the plumbing every command shares (the
-//! fingerprint, the label, the store) is `session::Ctx`.
+//! in `benchmarks/<name>/`, each run through `lifecycle::drive`; the
+//! plumbing every command shares (the fingerprint, the label, the store)
+//! is `session::Ctx`.
 
 mod bisect;
 mod compare;

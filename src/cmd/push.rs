@@ -11,16 +11,10 @@ use anyhow::Result;
 /// Runs per transaction.
 const BATCH: usize = 200;
 
-fn filter(ctx: &Ctx, since: &Option<String>) -> Result<RunFilter> {
+fn filter(ctx: &Ctx, since: Option<f64>) -> Result<RunFilter> {
     Ok(RunFilter {
         labels: ctx.global.label.clone(),
-        since: match since {
-            Some(d) => Some(
-                crate::sys::time::parse_date(d)
-                    .ok_or_else(|| input(format!("--since '{d}' is not a date (YYYY-MM-DD)")))?,
-            ),
-            None => None,
-        },
+        since,
         ..Default::default()
     })
 }
@@ -74,12 +68,12 @@ pub fn push(ctx: &Ctx, a: &crate::cli::PushArgs) -> Result<()> {
     need_pg(&a.to, "--to")?;
     let local = ctx.store_for_reading()?;
     let mut remote = store::open(Some(&a.to), Access::ReadWrite)?;
-    copy(ctx, &*local, &mut *remote, &filter(ctx, &a.since)?, "push")
+    copy(ctx, &*local, &mut *remote, &filter(ctx, a.since)?, "push")
 }
 
 pub fn pull(ctx: &Ctx, a: &crate::cli::PullArgs) -> Result<()> {
     need_pg(&a.from, "--from")?;
     let remote = store::open(Some(&a.from), Access::ReadOnly)?;
     let mut local = store::open(ctx.global.db.as_deref(), Access::ReadWrite)?;
-    copy(ctx, &*remote, &mut *local, &filter(ctx, &a.since)?, "pull")
+    copy(ctx, &*remote, &mut *local, &filter(ctx, a.since)?, "pull")
 }

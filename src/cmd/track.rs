@@ -7,13 +7,7 @@ use crate::track::{order::Order, Format, Options};
 use anyhow::Result;
 
 pub fn track(ctx: &Ctx, a: &TrackArgs) -> Result<()> {
-    let since = match &a.since {
-        Some(d) => Some(
-            crate::sys::time::parse_date(d)
-                .ok_or_else(|| input(format!("--since '{d}' is not a date (YYYY-MM-DD)")))?,
-        ),
-        None => None,
-    };
+    let since = a.since;
     if !ctx.global.label.is_empty() && a.label_glob.is_some() {
         return Err(input("give --label or --label-glob, not both"));
     }

@@ -10,7 +10,7 @@
 //! as its unit, because runs within one boot are not independent of it.
 //!
 //! Both run kbench commands as child processes, tagged through
-//! [`ENV`]: each run records the experiment, its round and position in its
+//! the environment (`session::inherited::ENV_EXPERIMENT`): each run records the experiment, its round and position in its
 //! settings, and the knob values read back from the kernel in its
 //! fingerprint.
 

@@ -2,7 +2,7 @@
 //! lifecycle beside every run.  It is its own process (fork and exec), so
 //! kbench stays single-threaded while it forks workers, and its cost is
 //! visible and measured.  It samples once per interval until its standard
-//! input closes, then prints one JSON [`Health`](super::Health) line.
+//! input closes, then prints one JSON [`Health`] line.
 
 use super::sample::{self, CpuTimes};
 use super::Health;

@@ -13,7 +13,7 @@ const CHUNK: usize = 4096;
 pub struct Ring {
     n: usize,
     chunks: usize,
-    /// pipes[i] carries data from process i to process i+1 (mod n).
+    /// `pipes[i]` carries data from process i to process i+1 (mod n).
     pipes: Vec<(OwnedFd, OwnedFd)>,
 }
 

@@ -16,7 +16,7 @@ pub(super) struct FileSpec {
     pub(super) name: String,
     #[serde(default)]
     pub(super) description: String,
-    /// A count, or "auto[:MAX]" (repeat until every probe is precise).
+    /// A count, or ``auto[:MAX]`` (repeat until every probe is precise).
     pub(super) runs: Option<Spanned<toml::Value>>,
     /// With runs = "auto": the precision to reach, % of the mean.
     pub(super) precision: Option<f64>,

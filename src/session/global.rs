@@ -11,7 +11,7 @@ pub struct GlobalArgs {
     /// [default: $XDG_DATA_HOME/kbench/results.db]
     #[arg(long, global = true, env = "KBENCH_DB", value_name = "PATH")]
     pub db: Option<String>,
-    /// Name of the configuration under test [default: <kernel release>/<preempt mode>];
+    /// Name of the configuration under test (default: `<kernel release>/<preempt mode>`);
     /// give it several times to choose labels for compare, runs and contest --show
     #[arg(long, global = true, value_name = "NAME", action = ArgAction::Append)]
     pub label: Vec<String>,

@@ -5,7 +5,7 @@
 //! migrations, IRQ handlers, softirqs, system vectors and timer expiry on
 //! the probe's CPUs (or all) in a trace instance of its own
 //! ([`tracefs`]), read in binary form by one thread ([`reader`]) with
-//! the event layouts from the kernel's `format` files ([`format`],
+//! the event layouts from the kernel's `format` files ([`format`](mod@format),
 //! [`page`], [`event`]).  The probe's measured loop sends its late
 //! wake-ups through a lock-free ring ([`wakeups`]); the reader keeps the
 //! worst K and every one over a threshold, and explains each from the

@@ -206,7 +206,7 @@ pub fn done_line(head: &str, b: &Booted) -> String {
     crate::text::wrap(&crate::text::clean(&line), crate::text::WIDTH)
 }
 
-/// The session as a store document (`vm`/<id>): the plan and each boot.
+/// The session as a store document (`vm/<id>`): the plan and each boot.
 pub struct Log {
     plan: serde_json::Value,
     boots: Vec<serde_json::Value>,

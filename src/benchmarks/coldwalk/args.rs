@@ -17,7 +17,7 @@ pub struct ColdwalkArgs {
     /// entries whose type the directory does not give)
     #[arg(long)]
     pub stat: bool,
-    /// Repeat N times (caches dropped before each); every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    /// Repeat N times (caches dropped before each); every run is stored (or `auto[:MAX]`: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
 }

@@ -49,7 +49,7 @@ pub struct CyclictestArgs {
     /// Leave /dev/cpu_dma_latency alone (by default it is held at 0 during the run)
     #[arg(long)]
     pub default_system: bool,
-    /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    /// Repeat N times; every run is stored (or `auto[:MAX]`: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
     #[command(flatten)]

@@ -46,7 +46,7 @@ pub struct HackbenchArgs {
     /// Pin every task to these CPUs (numactl -C syntax: 0-31, 0,2,4-7)
     #[arg(long, value_name = "LIST", value_parser = values::cpu_list)]
     pub cpus: Option<CpuList>,
-    /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    /// Repeat N times; every run is stored (or `auto[:MAX]`: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
     /// hackbench has no probe whose wake-ups --trace explains: with it the

@@ -39,7 +39,7 @@ pub struct JobArgs {
 pub struct JobCmdArgs {
     #[command(flatten)]
     pub job: JobArgs,
-    /// Repeat N times (cleaned before each); every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    /// Repeat N times (cleaned before each); every run is stored (or `auto[:MAX]`: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
     /// Drop caches before each run (needs root)

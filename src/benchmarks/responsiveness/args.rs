@@ -27,7 +27,7 @@ pub struct ResponsivenessArgs {
     /// Where the tasks' printing goes: a file, or `stdout` as the original did
     #[arg(long, default_value = "/dev/null", value_name = "FILE|stdout")]
     pub print_to: String,
-    /// Repeat N times; every run is stored (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    /// Repeat N times; every run is stored (or `auto[:MAX]`: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
     #[command(flatten)]

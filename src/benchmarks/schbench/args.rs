@@ -56,7 +56,7 @@ pub struct SchbenchArgs {
     /// Percent of the footprint private to each worker; the rest is shared by all
     #[arg(long = "split", value_parser = clap::value_parser!(u32).range(0..=100))]
     pub split: Option<u32>,
-    /// Repeat the measurement N times (each run stored) (or auto[:MAX]: until the answer is clear, see --precision and --against)
+    /// Repeat the measurement N times (each run stored) (or `auto[:MAX]`: until the answer is clear, see --precision and --against)
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,
     #[command(flatten)]

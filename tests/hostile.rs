@@ -78,6 +78,7 @@ const BASES: &[&[&str]] = &[
     &["runs", "list"],
     &["import", "HACKBENCH_FIXTURE"],
     &["labels"],
+    &["list", "metrics"],
     &["sysinfo"],
     &["presets"],
 ];

@@ -355,12 +355,17 @@ fn config(s: &str) -> Result<(), String> {
 }
 
 fn proc_files(s: &str) -> Result<(), String> {
-    use crate::health::sample;
-    let _ = sample::proc_stat(s);
-    let _ = sample::pressure(s);
-    let _ = sample::vmstat(s, "oom_kill");
+    use crate::sys::procfs;
+    let _ = crate::health::sample::cpu_times(&procfs::cpustat::parse(s));
+    let _ = procfs::parse_pressure(s);
+    let _ = procfs::parse_vmstat(s, "oom_kill");
+    let _ = procfs::cgroup::parse(s);
+    let _ = procfs::cgroup::parse_autogroup(s);
+    let _ = procfs::meminfo::Meminfo::parse(s);
+    let _ = procfs::mounts::parse(s);
+    let _ = procfs::status::field(s, "Tgid");
     let _ = crate::sys::procstat::parse(s);
-    let _ = crate::sys::sched_account::parse_schedstat(s);
+    let _ = crate::sys::procfs::parse_schedstat(s);
     Ok(())
 }
 

@@ -903,3 +903,104 @@ fn clap_only_at_the_edge() {
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Files outside `sys/` that may name a `/proc` path, and why: none of
+/// them reads a kernel file that `sys::procfs` reads.
+const PROC_NAMED: &[(&str, &str)] = &[
+    (
+        "experiment/knob.rs",
+        "a knob is the sysctl file it writes and reads back, named by the user",
+    ),
+    (
+        "vm/guest.rs",
+        "the guest's init mounts proc at /proc and binds it for the job",
+    ),
+    (
+        "fingerprint/config.rs",
+        "names /proc/config.gz as where a config came from (read under the fingerprint's root)",
+    ),
+];
+
+/// The lines of `src` outside its inline test modules, comments left out,
+/// with their numbers (1-based).
+fn non_test_lines(src: &str) -> Vec<(usize, String)> {
+    let blanked = code_only(src);
+    let code: Vec<&str> = blanked.lines().collect();
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if let Some((_, true)) = mod_decl(code.get(i).copied().unwrap_or("")) {
+            if cfg_test_above(&lines, i) {
+                if let Some(end) = closing_line(&code, i) {
+                    i = end + 1;
+                    continue;
+                }
+            }
+        }
+        let l = lines[i];
+        let t = l.trim_start();
+        if !t.starts_with("//") {
+            out.push((i + 1, l.to_string()));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Every `"/proc` literal in code outside `sys/`, test code and the
+/// `allowed` files left out.
+fn proc_readers(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<String> {
+    let tests = test_files(files);
+    let mut out = Vec::new();
+    for (rel, src) in files {
+        if rel.starts_with("sys/") || tests.contains(rel) || allowed.iter().any(|(f, _)| f == rel) {
+            continue;
+        }
+        for (n, l) in non_test_lines(src) {
+            if l.contains("\"/proc") {
+                out.push(format!(
+                    "src/{rel}:{n} reads /proc outside sys/ (read it through sys::procfs): {}",
+                    l.trim()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// `/proc` is read in one place, `sys/` (`sys::procfs`, `sys::procstat`,
+/// `sys::sched_account`), so a kernel that changes a file's format meets
+/// one parser.
+#[test]
+fn proc_is_read_only_in_sys() {
+    let files = sources(&root().join("src"));
+    let wrong = proc_readers(&files, PROC_NAMED);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    for (f, why) in PROC_NAMED {
+        assert!(
+            files.iter().any(|(r, _)| r == f),
+            "{f} is allowed to name /proc ({why}) but does not exist"
+        );
+    }
+}
+
+/// The check above finds a planted reader, and leaves `sys/`, comments,
+/// inline test modules and test files alone.
+#[test]
+fn the_proc_checker_finds_a_planted_reader() {
+    let f = |r: &str, s: &str| (r.to_string(), s.to_string());
+    let files = vec![
+        f("main.rs", "#[cfg(test)]\nmod checks;\nmod load;\n"),
+        f(
+            "load/mod.rs",
+            "// \"/proc/meminfo\" in a comment\nfn a() {\n    let m = std::fs::read_to_string(\"/proc/meminfo\");\n}\n#[cfg(test)]\nmod tests {\n    const P: &str = \"/proc/stat\";\n}\n",
+        ),
+        f("checks.rs", "fn t() { std::fs::read(\"/proc/stat\"); }\n"),
+        f("sys/procfs.rs", "fn r() { std::fs::read(\"/proc/stat\"); }\n"),
+    ];
+    let found = proc_readers(&files, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("src/load/mod.rs:3 reads /proc outside sys/"));
+    assert!(proc_readers(&files, &[("load/mod.rs", "planted")]).is_empty());
+}

@@ -18,15 +18,11 @@ pub fn identity() -> Identity {
     if let Some(id) = test_identity() {
         return id;
     }
-    let rd = |p: &str| {
-        std::fs::read_to_string(p)
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
-    };
+    use crate::sys::procfs;
     Identity {
-        release: rd("/proc/sys/kernel/osrelease"),
-        cmdline: rd("/proc/cmdline"),
-        boot_id: rd("/proc/sys/kernel/random/boot_id"),
+        release: procfs::sysctl("kernel.osrelease").unwrap_or_default(),
+        cmdline: procfs::cmdline().unwrap_or_default(),
+        boot_id: procfs::boot_id().unwrap_or_default(),
     }
 }
 

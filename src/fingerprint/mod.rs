@@ -15,6 +15,7 @@ mod preempt;
 pub use config::KernelConfig;
 pub use preempt::{decide as decide_preempt, Debugfs, PreemptInfo};
 
+use crate::sys::procfs::meminfo::kib as meminfo_kib;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -206,24 +207,9 @@ fn os_release(root: &Path) -> Option<String> {
     field("PRETTY_NAME=").or_else(|| field("NAME="))
 }
 
-fn meminfo_kib(meminfo: &str, key: &str) -> Option<u64> {
-    meminfo.lines().find_map(|l| {
-        let rest = l.strip_prefix(key)?.strip_prefix(':')?;
-        rest.split_whitespace().next()?.parse().ok()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn meminfo_parsing() {
-        let m = "MemTotal:       24576000 kB\nMemFree: 1 kB\nSwapTotal:             0 kB\n";
-        assert_eq!(meminfo_kib(m, "MemTotal"), Some(24_576_000));
-        assert_eq!(meminfo_kib(m, "SwapTotal"), Some(0));
-        assert_eq!(meminfo_kib(m, "Mem"), None);
-    }
 
     #[test]
     fn id_changes_with_preempt_mode_only_when_it_should() {

@@ -75,13 +75,6 @@ pub fn parse(text: &str) -> Option<(Vec<usize>, Table)> {
     Some((cpus, t))
 }
 
-/// `ctxt` of `/proc/stat`: context switches since boot, every CPU.
-pub fn ctxt(stat: &str) -> Option<u64> {
-    stat.lines()
-        .find_map(|l| l.strip_prefix("ctxt "))
-        .and_then(|v| v.trim().parse().ok())
-}
-
 /// What grew from `a` to `b`, per source and CPU (a source that appeared
 /// counts from 0).
 pub fn since(a: &Table, b: &Table) -> Table {
@@ -116,13 +109,11 @@ mod tests {
         assert_eq!(s["timer"], [67466, 88099]);
         let (_, later) = parse(&INTERRUPTS.replace("188557", "188600")).unwrap();
         assert_eq!(since(&t, &later)["loc"], [43, 0]);
-        assert_eq!(ctxt("cpu 1 2\nctxt 9782388\nbtime 1\n"), Some(9782388));
-        assert_eq!(ctxt("cpu 1 2\n"), None);
         assert!(parse("").is_none());
         assert!(parse("no header\n").is_none());
         // This machine's own files.
-        for f in ["/proc/interrupts", "/proc/softirqs"] {
-            if let Ok(text) = std::fs::read_to_string(f) {
+        for (f, text) in crate::sys::procfs::irq_tables() {
+            if let Some(text) = text {
                 assert!(parse(&text).is_some_and(|(_, t)| !t.is_empty()), "{f}");
             }
         }

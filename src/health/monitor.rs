@@ -6,8 +6,8 @@
 
 use super::sample::{self, CpuTimes};
 use super::Health;
+use crate::sys::procfs::{self, cpustat};
 use crate::sys::procstat::{self, ProcStat};
-use crate::sys::sched_account::parse_schedstat;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::time::Instant;
@@ -20,11 +20,7 @@ fn read(path: &str) -> Option<String> {
 }
 
 fn psi() -> [(Option<u64>, Option<u64>); 3] {
-    ["cpu", "io", "memory"].map(|r| {
-        read(&format!("/proc/pressure/{r}"))
-            .map(|t| sample::pressure(&t))
-            .unwrap_or((None, None))
-    })
+    ["cpu", "io", "memory"].map(procfs::pressure)
 }
 
 /// Sum of the CPUs' thermal-throttle counters, where the machine has them.
@@ -61,7 +57,7 @@ fn freqs(files: &[String]) -> Vec<u64> {
     let mut buf = [0u8; 64];
     files
         .iter()
-        .filter_map(|f| sample::small_file(f, &mut buf)?.trim().parse().ok())
+        .filter_map(|f| procfs::small_file(f, &mut buf)?.trim().parse().ok())
         .collect()
 }
 
@@ -190,8 +186,8 @@ fn health(
 ) -> Health {
     let wall = at.start.elapsed().as_secs_f64();
     let hz = crate::sys::proc::clock_ticks_per_s();
-    let stat1 = read("/proc/stat")
-        .map(|t| sample::proc_stat(&t))
+    let stat1 = cpustat::read()
+        .map(|l| sample::cpu_times(&l))
         .unwrap_or_default();
     let d = |k: &str| match (stat1.get(k), at.stat0.get(k)) {
         (Some(a), Some(b)) => a.minus(b),
@@ -233,8 +229,7 @@ fn health(
         psi_memory_full_ms: ms(psi1[2].1, at.psi0[2].1),
         outside_cpu_pct: outside_s / wall.max(1e-9) * 100.0,
         outside_top: top,
-        oom_kills: read("/proc/vmstat")
-            .and_then(|t| sample::vmstat(&t, "oom_kill"))
+        oom_kills: procfs::vmstat("oom_kill")
             .zip(at.oom0)
             .map(|(a, b)| a.saturating_sub(b)),
         rt_throttled: kmsg.map(|f| kmsg_count(f, "RT throttling activated")),
@@ -264,11 +259,11 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
     crate::sys::proc::set_name(NAME);
     let start = Instant::now();
     let me = std::process::id() as i32;
-    let stat0 = read("/proc/stat")
-        .map(|t| sample::proc_stat(&t))
+    let stat0 = cpustat::read()
+        .map(|l| sample::cpu_times(&l))
         .unwrap_or_default();
     let psi0 = psi();
-    let oom0 = read("/proc/vmstat").and_then(|t| sample::vmstat(&t, "oom_kill"));
+    let oom0 = procfs::vmstat("oom_kill");
     let thermal0 = thermal();
     let mut kmsg = kmsg();
     let mut fmin = u64::MAX;
@@ -291,8 +286,8 @@ pub fn run(root: i32, interval_ms: u64, threads_only: bool) -> anyhow::Result<()
     let mut account = |pids: &[i32], first: bool| {
         let mut buf = [0u8; 256];
         for pid in pids.iter().filter(|p| **p != me) {
-            if let Some(d) = sample::small_file(&format!("/proc/{pid}/schedstat"), &mut buf)
-                .and_then(|t| parse_schedstat(t).map(|s| s.1))
+            if let Some(d) = procfs::small_file(&procfs::pid_file(*pid, "schedstat"), &mut buf)
+                .and_then(|t| procfs::parse_schedstat(t).map(|s| s.1))
             {
                 let e = delay.entry(*pid).or_insert((if first { d } else { 0 }, d));
                 e.1 = d;
@@ -424,7 +419,7 @@ mod tests {
             .unwrap();
         let root = c.id() as i32;
         let is_sleep = |pid: &i32| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|n| n.trim() == "sleep")
+            procfs::read(&procfs::pid_file(*pid, "comm")).is_some_and(|n| n.trim() == "sleep")
         };
         let mut found = None;
         for _ in 0..200 {

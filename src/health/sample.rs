@@ -1,6 +1,8 @@
-//! Readers of the `/proc` and `/sys` files the health monitor samples.
-//! Each takes the file's text, so tests feed recorded snapshots.
+//! What the health monitor makes of the `/proc` files it samples (read
+//! and parsed in [`crate::sys::procfs`]): CPU times by kind, and kbench's
+//! own process tree.
 
+use crate::sys::procfs;
 use std::collections::BTreeMap;
 
 /// Jiffies of one `cpu` line of `/proc/stat`.
@@ -33,49 +35,25 @@ impl CpuTimes {
     }
 }
 
-/// `/proc/stat`: the all-CPU line (key `cpu`) and each `cpuN`.  Fields
-/// (proc(5)): user nice system idle iowait irq softirq steal guest
-/// guest_nice; guest time is already inside user, so it is not added.
-pub fn proc_stat(text: &str) -> BTreeMap<String, CpuTimes> {
-    let mut out = BTreeMap::new();
-    for line in text.lines().filter(|l| l.starts_with("cpu")) {
-        let mut w = line.split_whitespace();
-        let Some(name) = w.next() else { continue };
-        let v: Vec<u64> = w.map(|x| x.parse().unwrap_or(0)).collect();
-        let f = |i: usize| v.get(i).copied().unwrap_or(0);
-        out.insert(
-            name.to_string(),
-            CpuTimes {
+/// Each CPU's times from `/proc/stat`'s `cpu` lines
+/// ([`crate::sys::procfs::cpustat`]): user, nice and system are busy;
+/// guest time is already inside user, so it is not added.
+pub fn cpu_times(lines: &BTreeMap<String, Vec<u64>>) -> BTreeMap<String, CpuTimes> {
+    lines
+        .iter()
+        .map(|(name, v)| {
+            let f = |i: usize| v.get(i).copied().unwrap_or(0);
+            let times = CpuTimes {
                 busy: f(0).saturating_add(f(1)).saturating_add(f(2)),
                 idle: f(3),
                 iowait: f(4),
                 irq: f(5),
                 softirq: f(6),
                 steal: f(7),
-            },
-        );
-    }
-    out
-}
-
-/// `total=` of the `some` and `full` lines of a `/proc/pressure/*` file,
-/// in microseconds.
-pub fn pressure(text: &str) -> (Option<u64>, Option<u64>) {
-    let total = |kind: &str| {
-        text.lines()
-            .find(|l| l.starts_with(kind))
-            .and_then(|l| l.split_whitespace().find_map(|w| w.strip_prefix("total=")))
-            .and_then(|v| v.parse().ok())
-    };
-    (total("some"), total("full"))
-}
-
-/// A counter of `/proc/vmstat` (`oom_kill`).
-pub fn vmstat(text: &str, key: &str) -> Option<u64> {
-    text.lines().find_map(|l| {
-        let (k, v) = l.split_once(' ')?;
-        (k == key).then(|| v.trim().parse().ok()).flatten()
-    })
+            };
+            (name.clone(), times)
+        })
+        .collect()
 }
 
 /// `root` and its live descendants, found through each process's main
@@ -88,7 +66,7 @@ pub fn tree(root: i32) -> Option<Vec<i32>> {
     let mut out = vec![root];
     let mut seen = std::collections::HashSet::from([root]);
     let mut buf = [0u8; 4096];
-    small_file(&format!("/proc/{root}/task/{root}/children"), &mut buf)?;
+    procfs::children_of(root, &mut buf)?;
     let mut i = 0;
     // Bounded: a pid seen twice (reused during the walk) is not followed.
     while i < out.len() && out.len() < 1 << 16 {
@@ -96,11 +74,10 @@ pub fn tree(root: i32) -> Option<Vec<i32>> {
         i += 1;
         // A long list is read whole (a few pids fit the buffer above;
         // thousands of children do not).
-        let path = format!("/proc/{pid}/task/{pid}/children");
         let cap = buf.len();
-        let text = match small_file(&path, &mut buf) {
+        let text = match procfs::children_of(pid, &mut buf) {
             Some(t) if t.len() < cap => t.to_string(),
-            Some(_) => std::fs::read_to_string(&path).unwrap_or_default(),
+            Some(_) => procfs::children_all(pid).unwrap_or_default(),
             None => continue,
         };
         for kid in text
@@ -113,14 +90,6 @@ pub fn tree(root: i32) -> Option<Vec<i32>> {
         }
     }
     Some(out)
-}
-
-/// A small `/proc` file read into `buf` with one open, one read and one
-/// close (`read_to_string` also asks the file's size first); what fits.
-pub fn small_file<'a>(path: &str, buf: &'a mut [u8]) -> Option<&'a str> {
-    use std::io::Read;
-    let n = std::fs::File::open(path).ok()?.read(buf).ok()?;
-    std::str::from_utf8(&buf[..n]).ok()
 }
 
 /// Is `pid` `root` or one of its descendants (by the parent chain)?
@@ -145,10 +114,15 @@ pub fn descends(
 mod tests {
     use super::*;
 
+    fn proc_stat(text: &str) -> BTreeMap<String, CpuTimes> {
+        cpu_times(&procfs::cpustat::parse(text))
+    }
+
     /// Found by the generated-input suite: counters at u64::MAX added up.
     #[test]
     fn counters_at_their_maximum_do_not_overflow() {
         let s = proc_stat("cpu 18446744073709551615 2 3 4\n");
+        assert_eq!(s["cpu"].idle, 4);
         assert_eq!(s["cpu"].busy, u64::MAX);
         assert_eq!(s["cpu"].total(), u64::MAX);
     }
@@ -165,9 +139,15 @@ mod tests {
         assert_eq!(s.len(), 2);
         let p = "some avg10=51.43 avg60=57.17 avg300=59.33 total=2267910201\n\
                  full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
-        assert_eq!(pressure(p), (Some(2267910201), Some(0)));
-        assert_eq!(pressure("some avg10=0.00 total=5\n"), (Some(5), None));
-        assert_eq!(vmstat("nr_free_pages 5\noom_kill 3\n", "oom_kill"), Some(3));
-        assert_eq!(vmstat("nr_free_pages 5\n", "oom_kill"), None);
+        assert_eq!(procfs::parse_pressure(p), (Some(2267910201), Some(0)));
+        assert_eq!(
+            procfs::parse_pressure("some avg10=0.00 total=5\n"),
+            (Some(5), None)
+        );
+        assert_eq!(
+            procfs::parse_vmstat("nr_free_pages 5\noom_kill 3\n", "oom_kill"),
+            Some(3)
+        );
+        assert_eq!(procfs::parse_vmstat("nr_free_pages 5\n", "oom_kill"), None);
     }
 }

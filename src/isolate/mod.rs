@@ -161,13 +161,7 @@ fn tids(tasks: &Path) -> Vec<i32> {
 }
 
 fn tgid(tid: i32) -> Option<i32> {
-    std::fs::read_to_string(format!("/proc/{tid}/status"))
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("Tgid:"))?
-        .trim()
-        .parse()
-        .ok()
+    crate::sys::procfs::status::group_and_parent(tid).map(|(tgid, _)| tgid)
 }
 
 /// `root` and its descendants, by the parent chain in `/proc`.

@@ -14,12 +14,10 @@ use std::path::{Path, PathBuf};
 
 /// The cgroup v1 cpuset mount point, from `/proc/mounts`.
 pub(super) fn mount() -> Option<PathBuf> {
-    let m = std::fs::read_to_string("/proc/mounts").ok()?;
-    m.lines().find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        (f.get(2) == Some(&"cgroup") && f.get(3)?.split(',').any(|o| o == "cpuset"))
-            .then(|| PathBuf::from(f[1]))
-    })
+    crate::sys::procfs::mounts::read()
+        .into_iter()
+        .find(|m| m.fstype == "cgroup" && m.has_option("cpuset"))
+        .map(|m| PathBuf::from(m.target))
 }
 
 pub(super) fn apply(mount: &Path, s: &Split) -> Result<Isolation> {

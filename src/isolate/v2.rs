@@ -66,11 +66,12 @@ impl Plan {
 /// The cgroup v2 mount whose root offers the cpuset controller, or why
 /// there is none.
 pub(super) fn mount() -> Result<PathBuf, String> {
-    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
-    let Some(m) = mounts.lines().find_map(|l| {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        (f.get(2) == Some(&"cgroup2")).then(|| PathBuf::from(f[1]))
-    }) else {
+    let mounts = crate::sys::procfs::mounts::read();
+    let Some(m) = mounts
+        .iter()
+        .find(|m| m.fstype == "cgroup2")
+        .map(|m| PathBuf::from(&m.target))
+    else {
         return Err(
             "no cpuset controller: neither a cgroup v1 cpuset hierarchy nor cgroup v2 is mounted"
                 .into(),
@@ -89,11 +90,8 @@ pub(super) fn mount() -> Result<PathBuf, String> {
 
 /// A process's cgroup v2 path ("/" for the root), from `/proc/PID/cgroup`.
 fn cgroup_of(pid: i32) -> Option<String> {
-    std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .map(|p| p.trim().to_string())
+    let lines = crate::sys::procfs::cgroup::of(pid)?;
+    crate::sys::procfs::cgroup::unified(&lines).map(str::to_string)
 }
 
 /// Top-level cgroups to narrow, with their `cpuset.cpus` now; and how many
@@ -177,7 +175,7 @@ pub(super) fn apply(mount: &Path, s: &Split) -> Result<Isolation> {
                 // A kbench process that ended since is no longer there to
                 // move; one that cannot move would be confined: stop.
                 if let Err(e) = write(&plan.probe.join("cgroup.procs"), &pid.to_string()) {
-                    if Path::new(&format!("/proc/{pid}")).exists() {
+                    if crate::sys::procfs::alive(*pid) {
                         return Err(anyhow!(
                             "moving kbench's process {pid} out of {from}: {e:#}"
                         ));
@@ -226,12 +224,7 @@ pub(super) fn apply(mount: &Path, s: &Split) -> Result<Isolation> {
 
 /// A process's thread ids.
 fn threads(pid: i32) -> Vec<i32> {
-    std::fs::read_dir(format!("/proc/{pid}/task"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .collect()
+    crate::sys::procfs::tasks(pid)
 }
 
 /// Undo a v2 isolation, as far as it went; returns the processes put back.

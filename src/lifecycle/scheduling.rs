@@ -32,8 +32,9 @@ pub struct Start {
 /// A table's CPUs (by number, in its columns' order) and its counts.
 pub type Counted = (Vec<usize>, irqs::Table);
 
-fn table(path: &str) -> Option<Counted> {
-    irqs::parse(&std::fs::read_to_string(path).ok()?)
+/// `/proc/interrupts` and `/proc/softirqs`, in that order.
+fn tables() -> [Option<Counted>; 2] {
+    crate::sys::procfs::irq_tables().map(|(_, text)| irqs::parse(&text?))
 }
 
 /// What grew between two reads of one table; `None` when its CPUs
@@ -41,10 +42,6 @@ fn table(path: &str) -> Option<Counted> {
 fn grew(a: Option<Counted>, b: Option<Counted>) -> Option<Counted> {
     let ((ca, a), (cb, b)) = a.zip(b)?;
     (ca == cb).then(|| (cb, irqs::since(&a, &b)))
-}
-
-fn ctxt() -> Option<u64> {
-    irqs::ctxt(&std::fs::read_to_string("/proc/stat").ok()?)
 }
 
 /// This process's live tasks, `None` when the kernel keeps no schedstat.
@@ -57,13 +54,14 @@ fn live() -> Option<Counters> {
 /// that end during it: before any worker is forked).
 pub fn begin() -> Start {
     acct::arm();
+    let [irqs, softirqs] = tables();
     Start {
         live: live(),
         ended: acct::ended_so_far(),
         usage: acct::usage(),
-        irqs: table("/proc/interrupts"),
-        softirqs: table("/proc/softirqs"),
-        ctxt: ctxt(),
+        irqs,
+        softirqs,
+        ctxt: crate::sys::procfs::cpustat::context_switches(),
         at: std::time::Instant::now(),
     }
 }
@@ -91,6 +89,7 @@ pub fn take(s: Start) -> Taken {
         }
         _ => None,
     };
+    let [irqs, softirqs] = tables();
     let usage = acct::usage().since(&s.usage);
     let own_switches = usage.voluntary.saturating_add(usage.involuntary);
     Taken {
@@ -100,10 +99,10 @@ pub fn take(s: Start) -> Taken {
         usage,
         other_switches: s
             .ctxt
-            .zip(ctxt())
+            .zip(crate::sys::procfs::cpustat::context_switches())
             .map(|(a, b)| b.saturating_sub(a).saturating_sub(own_switches)),
-        irqs: grew(s.irqs, table("/proc/interrupts")),
-        softirqs: grew(s.softirqs, table("/proc/softirqs")),
+        irqs: grew(s.irqs, irqs),
+        softirqs: grew(s.softirqs, softirqs),
     }
 }
 

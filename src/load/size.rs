@@ -18,24 +18,11 @@ pub struct Memory {
 impl Memory {
     /// From `/proc/meminfo`.
     pub fn read() -> Memory {
-        let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-        let kib = |k: &str| {
-            text.lines()
-                .find_map(|l| {
-                    l.strip_prefix(k)?
-                        .strip_prefix(':')?
-                        .split_whitespace()
-                        .next()?
-                        .parse::<u64>()
-                        .ok()
-                })
-                .unwrap_or(0)
-                * 1024
-        };
+        let m = crate::sys::procfs::meminfo::Meminfo::read();
         Memory {
-            total: kib("MemTotal"),
-            available: kib("MemAvailable"),
-            swap_free: kib("SwapFree"),
+            total: m.total,
+            available: m.available,
+            swap_free: m.swap_free,
         }
     }
 

@@ -49,12 +49,8 @@ pub fn threads_max() -> u64 {
 /// Tasks still allowed by this process's cgroup (`pids.max − pids.current`),
 /// or `None` when unlimited or unknown.
 pub fn cgroup_pids_left() -> Option<u64> {
-    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let path = cg
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))?
-        .trim()
-        .to_string();
+    let cg = super::procfs::cgroup::own()?;
+    let path = super::procfs::cgroup::unified(&cg)?.to_string();
     let dir = format!("/sys/fs/cgroup{path}");
     let max = std::fs::read_to_string(format!("{dir}/pids.max")).ok()?;
     let max: u64 = max.trim().parse().ok()?; // "max" → None

@@ -16,6 +16,7 @@ pub mod mem;
 pub mod mount;
 pub mod private;
 pub mod proc;
+pub mod procfs;
 pub mod procstat;
 pub mod requests;
 pub mod sched;

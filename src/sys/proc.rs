@@ -23,13 +23,9 @@ pub fn is_root() -> bool {
 
 /// Number of threads in this process (from `/proc/self/status`).
 pub fn thread_count() -> usize {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Threads:").map(|v| v.trim().parse().ok()))
-                .flatten()
-        })
+    super::procfs::status::own()
+        .and_then(|s| super::procfs::status::field(&s, "Threads"))
+        .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(1)
 }
 

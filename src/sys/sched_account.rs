@@ -16,6 +16,7 @@
 //! keeps once they end: that wait is of kbench's own tasks only, and says
 //! so.
 
+use super::procfs;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
@@ -48,12 +49,6 @@ impl Counters {
     }
 }
 
-/// `/proc/<tid>/schedstat`: "cpu_ns wait_ns slices".
-pub fn parse_schedstat(text: &str) -> Option<(u64, u64, u64)> {
-    let mut f = text.split_whitespace().map(|w| w.parse::<u64>().ok());
-    Some((f.next()??, f.next()??, f.next()??))
-}
-
 /// `se.nr_migrations` from `/proc/<tid>/sched`.
 pub fn parse_migrations(text: &str) -> Option<u64> {
     text.lines()
@@ -72,7 +67,7 @@ pub fn read_task(dir: &str) -> Option<Counters> {
         return None;
     }
     let (cpu_ns, wait_ns, slices) =
-        parse_schedstat(&std::fs::read_to_string(format!("{dir}/schedstat")).ok()?)?;
+        super::procfs::parse_schedstat(&std::fs::read_to_string(format!("{dir}/schedstat")).ok()?)?;
     let migrations = std::fs::read_to_string(format!("{dir}/sched"))
         .ok()
         .and_then(|t| parse_migrations(&t))
@@ -191,19 +186,12 @@ fn live_helpers() -> Vec<[u64; 3]> {
         .map(|s| s.load(Relaxed))
         .filter(|&t| t > 0)
         .filter_map(|t| {
-            let dir = format!("/proc/self/task/{t}");
-            let status = std::fs::read_to_string(format!("{dir}/status")).ok()?;
-            let field = |k: &str| {
-                status
-                    .lines()
-                    .find_map(|l| l.strip_prefix(k))
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .unwrap_or(0)
-            };
-            let cpu_us = read_task(&dir).map_or(0, |c| c.cpu_ns / 1000);
+            let status = procfs::status::of_own_task(t)?;
+            let field = |k: &str| procfs::status::field(&status, k).unwrap_or(0);
+            let cpu_us = read_task(&procfs::own_task_dir(t)).map_or(0, |c| c.cpu_ns / 1000);
             Some([
-                field("voluntary_ctxt_switches:"),
-                field("nonvoluntary_ctxt_switches:"),
+                field("voluntary_ctxt_switches"),
+                field("nonvoluntary_ctxt_switches"),
                 cpu_us,
             ])
         })
@@ -239,11 +227,8 @@ pub fn process_exiting() {
 /// The tids of this process's live tasks, helpers left out.
 #[cfg(test)]
 fn live_tids() -> Vec<i32> {
-    std::fs::read_dir("/proc/self/task")
+    procfs::own_tasks()
         .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse::<i32>().ok())
         .filter(|&t| !is_helper_tid(t))
         .collect()
 }
@@ -252,19 +237,13 @@ fn live_tids() -> Vec<i32> {
 pub fn live() -> (Counters, u64) {
     let mut sum = Counters::default();
     let mut n = 0;
-    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
-        for e in dir.flatten() {
-            let tid = e.file_name().to_string_lossy().parse::<i32>().unwrap_or(0);
-            if is_helper_tid(tid) {
-                continue;
-            }
-            if let Some(c) = read_task(&format!(
-                "/proc/self/task/{}",
-                e.file_name().to_string_lossy()
-            )) {
-                sum.add(&c);
-                n += 1;
-            }
+    for tid in procfs::own_tasks() {
+        if is_helper_tid(tid) {
+            continue;
+        }
+        if let Some(c) = read_task(&procfs::own_task_dir(tid)) {
+            sum.add(&c);
+            n += 1;
         }
     }
     (sum, n)
@@ -334,9 +313,6 @@ mod tests {
 
     #[test]
     fn the_kernels_files_are_read() {
-        assert_eq!(parse_schedstat("123 456 7\n"), Some((123, 456, 7)));
-        assert_eq!(parse_schedstat("123 456"), None);
-        assert_eq!(parse_schedstat("a b c"), None);
         let sched = "kbench (1, #threads: 1)\n---\nse.exec_start  :  1.0\nse.nr_migrations                             :                    42\nnr_switches : 9\n";
         assert_eq!(parse_migrations(sched), Some(42));
         assert_eq!(parse_migrations("nr_switches : 9\n"), None);

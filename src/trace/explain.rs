@@ -137,23 +137,13 @@ fn class(prio: i32) -> String {
 
 /// `/proc/<pid>/autogroup`'s group ("autogroup 12"), while the task lives.
 fn autogroup(pid: i32) -> Option<String> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/autogroup")).ok()?;
-    let n = s.split_whitespace().next()?.strip_prefix("/autogroup-")?;
-    Some(format!("autogroup {n}"))
+    crate::sys::procfs::cgroup::autogroup(pid).map(|n| format!("autogroup {n}"))
 }
 
 /// The task's cpu cgroup (v1 `cpu` controller, else v2), while it lives.
 fn cgroup(pid: i32) -> Option<String> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
-    let pick = s
-        .lines()
-        .find(|l| {
-            l.split(':')
-                .nth(1)
-                .is_some_and(|c| c.split(',').any(|x| x == "cpu"))
-        })
-        .or_else(|| s.lines().find(|l| l.starts_with("0::")))?;
-    let path = pick.splitn(3, ':').nth(2)?;
+    let lines = crate::sys::procfs::cgroup::of(pid)?;
+    let path = crate::sys::procfs::cgroup::cpu(&lines)?;
     Some(crate::text::clean(path).into_owned())
 }
 

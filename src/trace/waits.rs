@@ -10,6 +10,7 @@
 //! that ended before that is counted as ended, its role unknown.
 
 use super::event::{Event, Kind};
+use crate::sys::procfs::status::group_and_parent;
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
 
@@ -36,22 +37,11 @@ impl Role {
     }
 }
 
-/// `(Tgid, PPid)` of a task from `/proc/<pid>/status`.
-fn status(pid: i32) -> Option<(i32, i32)> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |k: &str| {
-        s.lines()
-            .find_map(|l| l.strip_prefix(k))
-            .and_then(|v| v.trim().parse::<i32>().ok())
-    };
-    Some((field("Tgid:")?, field("PPid:")?))
-}
-
 /// The role of `pid`: its thread group, then up its parents, until kbench's
 /// measuring process (`own`), the runner of what runs beside it (`root`),
 /// or the top.
 pub fn role_of(pid: i32, own: i32, root: i32) -> Role {
-    let Some((tgid, mut parent)) = status(pid) else {
+    let Some((tgid, mut parent)) = group_and_parent(pid) else {
         return Role::Ended;
     };
     if tgid == own {
@@ -71,7 +61,7 @@ pub fn role_of(pid: i32, own: i32, root: i32) -> Role {
         if parent <= 1 {
             return Role::Other;
         }
-        parent = match status(parent) {
+        parent = match group_and_parent(parent) {
             Some((_, p)) => p,
             None => return Role::Other,
         };

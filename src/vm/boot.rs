@@ -205,12 +205,7 @@ fn place(p: &Plan, qemu_pid: i32, mut qmp: super::qmp::Qmp) -> serde_json::Value
 
 /// The thread ids of process `pid`.
 fn tasks(pid: i32) -> Vec<i32> {
-    std::fs::read_dir(format!("/proc/{pid}/task"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse().ok())
-        .collect()
+    crate::sys::procfs::tasks(pid)
 }
 
 /// Read the result port's file and take the frame in it.
@@ -299,14 +294,7 @@ impl Console {
 
 /// `/proc/stat`'s first line: every CPU's time in ticks, by field.
 fn cpu_times() -> Option<Vec<u64>> {
-    let s = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = s.lines().find(|l| l.starts_with("cpu "))?;
-    Some(
-        line.split_whitespace()
-            .skip(1)
-            .filter_map(|v| v.parse().ok())
-            .collect(),
-    )
+    crate::sys::procfs::cpustat::all_cpus()
 }
 
 /// Steal (the eighth field) as % of all time between two reads.
@@ -317,17 +305,13 @@ fn steal_pct(a: &[u64], b: &[u64]) -> Option<f64> {
         .take(8)
         .map(|(x, y)| x.saturating_sub(*y))
         .sum();
-    let steal = b.get(7)?.saturating_sub(*a.get(7)?);
+    let at = crate::sys::procfs::cpustat::STEAL;
+    let steal = b.get(at)?.saturating_sub(*a.get(at)?);
     (total > 0).then(|| steal as f64 * 100.0 / total as f64)
 }
 
 fn loadavg() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
+    crate::sys::procfs::loadavg_1min()
 }
 
 #[cfg(test)]

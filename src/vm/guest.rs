@@ -72,9 +72,7 @@ fn prepare(report: &mut Report) -> Result<Job> {
     }
     let _ = sys::set_hostname("kbench-guest");
     report.release = sys::release();
-    report.boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-        .ok()
-        .map(|s| s.trim().to_string());
+    report.boot_id = crate::sys::procfs::boot_id();
     let text = std::fs::read_to_string(format!("/{}", super::initramfs::JOB))
         .context("reading the job the host wrote")?;
     let job: Job = serde_json::from_str(&text).context("the job the host wrote")?;
@@ -198,12 +196,7 @@ fn command(job: &Job, report: &mut Report) -> Result<()> {
 }
 
 fn uptime() -> Option<f64> {
-    std::fs::read_to_string("/proc/uptime")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
+    crate::sys::procfs::uptime_s()
 }
 
 /// The store's bytes, whole: opened and closed once, so what its last

@@ -184,12 +184,10 @@ pub fn placement(
 /// Hugepages for guest memory: a mounted hugetlbfs with enough free
 /// 2 MiB pages, or why not (kbench never reserves them itself).
 pub fn hugepages(memory_mib: u64) -> Result<PathBuf, String> {
-    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
-    let at = mounts
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .find(|f| f.get(2) == Some(&"hugetlbfs"))
-        .and_then(|f| f.get(1).map(|p| PathBuf::from(*p)));
+    let at = crate::sys::procfs::mounts::read()
+        .into_iter()
+        .find(|m| m.fstype == "hugetlbfs")
+        .map(|m| PathBuf::from(m.target));
     let free: u64 =
         std::fs::read_to_string("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages")
             .ok()

@@ -80,9 +80,9 @@ pub fn histogram_text(out: &Outcome) -> String {
 }
 
 pub fn rt_throttling_note() -> Option<String> {
-    let runtime = std::fs::read_to_string("/proc/sys/kernel/sched_rt_runtime_us").ok()?;
-    let period = std::fs::read_to_string("/proc/sys/kernel/sched_rt_period_us").ok()?;
-    let (runtime, period) = (runtime.trim(), period.trim());
+    let runtime = crate::sys::procfs::sysctl("kernel.sched_rt_runtime_us")?;
+    let period = crate::sys::procfs::sysctl("kernel.sched_rt_period_us")?;
+    let (runtime, period) = (runtime.as_str(), period.as_str());
     Some(if runtime == "-1" {
         "RT throttling is off (sched_rt_runtime_us = -1): a runaway RT task could lock a CPU; cyclictest itself only sleeps".into()
     } else {

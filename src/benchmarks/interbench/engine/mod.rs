@@ -493,7 +493,8 @@ pub fn run(o: &Options, obs: &mut dyn Observer) -> Result<Outcome> {
         interrupted: false,
         skipped: Vec::new(),
     };
-    let no_swap = crate::load::size::Memory::read().swap_free == 0 && swap_total() == 0;
+    let m = crate::sys::procfs::meminfo::Meminfo::read();
+    let no_swap = m.swap_free == 0 && m.swap_total == 0;
     if no_swap && o.loads.contains(&Kind::Memload) {
         out.skipped
             .push("Memload: no swap here, so it is left out, as interbench does".into());
@@ -521,13 +522,4 @@ pub fn run(o: &Options, obs: &mut dyn Observer) -> Result<Outcome> {
         }
     }
     Ok(out)
-}
-
-fn swap_total() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("SwapTotal:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
 }

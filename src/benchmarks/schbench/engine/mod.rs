@@ -325,15 +325,9 @@ pub fn run(o: &Options, obs: &mut dyn Observer) -> Result<Outcome> {
 /// Busy share of all CPUs (percent) between two reads of /proc/stat's
 /// first line: 100 − Δidle/Δtotal·100, as schbench's auto-RPS reads it.
 pub fn busy_percent(prev: &mut Option<(u64, u64)>) -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = text.lines().next()?;
-    let mut f = line.split_whitespace();
-    if f.next()? != "cpu" {
-        return None;
-    }
-    let vals: Vec<u64> = f.filter_map(|v| v.parse().ok()).collect();
-    let total: u64 = vals.iter().sum();
-    let idle = *vals.get(3)?;
+    let vals = crate::sys::procfs::cpustat::all_cpus()?;
+    let total = vals.iter().fold(0u64, |a, v| a.saturating_add(*v));
+    let idle = *vals.get(crate::sys::procfs::cpustat::IDLE)?;
     let out = prev.map(|(t, i)| {
         let dt = total.saturating_sub(t).max(1) as f64;
         100.0 - idle.saturating_sub(i) as f64 / dt * 100.0

@@ -137,25 +137,19 @@ pub struct Group {
     handles: Vec<std::thread::JoinHandle<MessageResult>>,
 }
 
-/// Mean run-queue delay per time slice (ns) from a schedstat file:
-/// "run_ns wait_ns slices".
-fn sched_delay(path: &str) -> Option<u64> {
-    let s = std::fs::read_to_string(path).ok()?;
-    let f: Vec<u64> = s
-        .split_whitespace()
-        .filter_map(|v| v.parse().ok())
-        .collect();
-    Some(f.get(1)?.checked_div(*f.get(2)?).unwrap_or(0))
+/// Mean run-queue delay per time slice (ns) from a task's schedstat.
+fn sched_delay((_, wait_ns, slices): (u64, u64, u64)) -> u64 {
+    wait_ns.checked_div(slices).unwrap_or(0)
 }
 
 /// The calling thread's, read just before it ends.
 fn own_sched_delay() -> Option<u64> {
-    sched_delay("/proc/thread-self/schedstat")
+    crate::sys::procfs::own_schedstat().map(sched_delay)
 }
 
 /// Another thread of this process's, while it runs.
 fn sched_delay_of(tid: i32) -> Option<u64> {
-    sched_delay(&format!("/proc/self/task/{tid}/schedstat"))
+    crate::sys::procfs::own_task_schedstat(tid).map(sched_delay)
 }
 
 fn affinity() -> Vec<usize> {

@@ -76,15 +76,22 @@ mod tests {
     #[test]
     fn every_entry_spells_with_flags_it_has() {
         for e in BENCHMARKS {
-            (e.spell)(&(e.canonical)(&serde_json::json!({})));
-            let scenario = (e.spell)(&serde_json::json!({"task": "probe", "var.level": 3}));
+            let stored = (e.canonical)(&serde_json::json!({}));
+            e.spelled(&stored);
+            assert!(
+                e.unspelled(&stored).is_empty(),
+                "{}: {:?}",
+                e.name,
+                e.unspelled(&stored)
+            );
+            let scenario = e.spelled(&serde_json::json!({"task": "probe", "var.level": 3}));
             assert_eq!(scenario, ["var.level=3"], "{}", e.name);
         }
     }
 
     fn spelled(name: &str, p: serde_json::Value) -> String {
         let e = find(name).unwrap();
-        (e.spell)(&(e.canonical)(&p)).join(" ")
+        e.spelled(&(e.canonical)(&p)).join(" ")
     }
 
     /// Stored parameters read back as the command a user typed, defaults
@@ -96,7 +103,7 @@ mod tests {
             "warmup_s": 0, "footprint_kb": 256, "operations": 5, "sleep_us": 100, "rps": 0,
             "pipe": 0, "calibrate": false, "no_locking": false, "task": "probe"});
         assert_eq!(spelled("schbench", schbench), "-t 1 -r 8");
-        let hackbench = json!({"v": 1, "mode": "thread", "transport": "pipe", "groups": 2,
+        let hackbench = json!({"v": 1, "mode": "threaded", "transport": "pipe", "groups": 2,
             "fds": 4, "loops": 2000, "datasize": 100, "fifo": false, "cpus": [0, 1]});
         assert_eq!(
             spelled("hackbench", hackbench),
@@ -120,6 +127,9 @@ mod tests {
         let ib = json!({"v": 1, "duration_s": 30, "tasks": ["Audio"], "loads": ["None", "Burn"],
             "bench_nice": 0, "load_nice": 0, "rt": false, "uniprocessor": false, "burn": 2});
         assert_eq!(spelled("interbench", ib), "-W Audio -w None -w Burn -L 2");
+        let long = json!({"v": 1, "duration_s": 60, "rt": true, "custom_cpu_pct": 20,
+            "custom_interval_us": 5000, "tasks": null, "loads": null});
+        assert_eq!(spelled("interbench", long), "-t 60 -r -C 20 -I 5000");
         let walk = json!({"path": "/usr", "one_filesystem": true, "stat_every_entry": false});
         assert_eq!(spelled("coldwalk", walk), "/usr -x");
         let job = json!({"v": 1, "job": "generated-small -j2"});

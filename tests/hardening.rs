@@ -469,6 +469,40 @@ fn cyclictest_memory_is_sized_before_it_is_locked() {
     );
 }
 
+/// More threads than the CPUs they run on can wake (64 a CPU, 128 at
+/// least) are refused as a mistake of the command line: their latency
+/// would be their own queueing.
+#[test]
+fn cyclictest_refuses_more_threads_than_its_cpus_can_wake() {
+    let env = Env::new();
+    refused_with(
+        &env,
+        &[
+            "cyclictest",
+            "-t",
+            "4096",
+            "-a",
+            "0",
+            "-D",
+            "1",
+            "--no-store",
+        ],
+        2,
+        "4096 threads on 1 CPU: at most 128",
+    );
+    env.ok(&[
+        "cyclictest",
+        "-t",
+        "128",
+        "-a",
+        "0",
+        "-D",
+        "100ms",
+        "--no-store",
+        "-q",
+    ]);
+}
+
 /// `kill -9` of kbench while the read load is still writing its file
 /// (set-up, before any worker runs): the janitor, forked before the first
 /// byte, removes it.

@@ -210,7 +210,7 @@ pub fn command_text(benchmark: &str, params: &serde_json::Value) -> String {
 /// [`command_text`] without the benchmark's name: its flags alone.
 pub fn command_words(benchmark: &str, params: &serde_json::Value) -> Vec<String> {
     match crate::registry::find(benchmark) {
-        Some(e) => (e.spell)(params),
+        Some(e) => e.spelled(params),
         None => crate::lifecycle::spell::members(params),
     }
 }

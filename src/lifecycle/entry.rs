@@ -41,10 +41,35 @@ pub struct Entry {
     /// Whether a command line of it reads stored runs of several labels
     /// (`contest --show`), so that `--label` may be given more than once.
     pub many_labels: fn(&clap::ArgMatches) -> bool,
+    /// How its stored parameters are written as its own command line
+    /// beyond what its flags say: every parameter stored under a flag's
+    /// clap id is spelled as that flag without a word here
+    /// ([`Spelling::flags`]); the rules say the rest (hackbench's `mode`
+    /// as `-T`), or are [`by_flags`].  See [`Entry::spelled`].
+    pub spell: fn(Spelling) -> Spelling,
+}
+
+impl Entry {
     /// Canonical parameters as its own command line, defaults left out
     /// (`-t 1 -r 8`): how reports name a group of its runs
     /// ([`super::spell`]).
-    pub spell: fn(&serde_json::Value) -> Vec<String>,
+    pub fn spelled(&self, params: &serde_json::Value) -> Vec<String> {
+        (self.spell)(Spelling::new(params, (self.command)()))
+            .flags()
+            .done()
+    }
+
+    /// The stored parameters that neither a flag's id nor a rule says:
+    /// empty for every run kbench makes (checked in debug builds).
+    #[cfg(any(debug_assertions, test))]
+    pub fn unspelled(&self, params: &serde_json::Value) -> Vec<String> {
+        (self.spell)(Spelling::new(params, (self.command)())).unspelled()
+    }
+}
+
+/// `spell` for a benchmark whose every stored parameter is a flag's id.
+pub fn by_flags(s: Spelling) -> Spelling {
+    s
 }
 
 /// `canonical` for benchmarks whose parameters are a struct `P` with

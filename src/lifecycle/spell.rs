@@ -5,15 +5,22 @@
 //! Reports state a group's parameters once, above its rows; in the
 //! benchmark's spelling a reader recognises the command (rt-tests'
 //! `hackbench -g 4 -f 4 -l 2000`) instead of decoding stored field names.
-//! An entry says which stored parameter is which flag ([`Spelling::arg`]);
-//! a flag's spelling (`-t`, `--split`, a positional value) and its default
-//! are read from the benchmark's clap command, where they are declared
-//! once, so a changed default cannot leave reports saying the old one.
-//! What no flag says (a scenario's `var.level`, an import's fields) follows
-//! as `name=value`.
+//! A flag is declared once, as a field of the benchmark's `args.rs`: its
+//! clap id is the name its value is stored under (`#[arg(id =
+//! "runtime_s", short = 'r', long = "runtime")]`), and its short or long
+//! name, default and value name are how it is spelled here and keyed in
+//! scenario files.  [`Spelling::flags`] writes every stored parameter
+//! that is a flag's id that way, in the order the flags are declared, so
+//! a new flag needs no line here and a changed default cannot leave
+//! reports saying the old one.  An entry's `spell` rules say only what no
+//! flag's id does (hackbench's stored `mode` is `-T`; a default that
+//! follows from other flags), before the flags.  What neither says (a
+//! scenario's `var.level`, an import's fields) follows as `name=value`;
+//! in a debug build a run of kbench's own that stores such a member stops
+//! ([`Spelling::unspelled`]).
 
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Parameters being written as a command line.
 pub struct Spelling<'a> {
@@ -21,6 +28,9 @@ pub struct Spelling<'a> {
     command: clap::Command,
     words: Vec<String>,
     said: BTreeSet<String>,
+    /// What leaving a flag out means for these runs, where the command
+    /// cannot state it (it follows from other flags), by stored name.
+    implied: BTreeMap<String, String>,
 }
 
 /// Members that are never words: the shape's version, and the scenario
@@ -36,7 +46,53 @@ impl<'a> Spelling<'a> {
             command,
             words: Vec::new(),
             said: BTreeSet::new(),
+            implied: BTreeMap::new(),
         }
+    }
+
+    /// Every stored parameter not said yet that is the id of one of the
+    /// command's flags, as that flag, in the order the flags are declared.
+    pub fn flags(mut self) -> Self {
+        let ids: Vec<String> = self
+            .command
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .filter(|id| self.params.contains_key(id) && !self.said.contains(id))
+            .collect();
+        for id in ids {
+            let implied = self.implied.get(&id).cloned();
+            self = self.arg_or(&id, &id, implied.as_deref());
+        }
+        self
+    }
+
+    /// What [`Spelling::flags`] takes for the default of flag `param`,
+    /// where the command cannot state it because it follows from other
+    /// flags (cyclictest's `--policy` is fifo when `-p` is given).
+    pub fn implied(mut self, param: &str, default: &str) -> Self {
+        self.implied.insert(param.to_string(), default.to_string());
+        self
+    }
+
+    /// The stored members that no rule and no flag said and that are
+    /// neither unspoken nor dotted (a scenario's `var.level`): a
+    /// parameter stored under a name no flag has as its id.
+    #[cfg(any(debug_assertions, test))]
+    pub fn unspelled(self) -> Vec<String> {
+        let flagged = self.flags();
+        flagged
+            .params
+            .keys()
+            .filter(|k| {
+                !flagged.said.contains(*k) && !UNSPOKEN.contains(&k.as_str()) && !k.contains('.')
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The stored parameters, for rules that depend on them.
+    pub fn params(&self) -> &'a Map<String, Value> {
+        self.params
     }
 
     /// A stored parameter (null when absent), counted as said.
@@ -46,15 +102,17 @@ impl<'a> Spelling<'a> {
     }
 
     /// `param` as the flag whose clap id is `id`, left out at the flag's
-    /// default (a flag without one: when null, false, zero or empty).
+    /// default (a flag without one: when null, false, zero or empty): for
+    /// a parameter whose stored name is not its flag's id because the two
+    /// mean different things (contest stores each run's one load as
+    /// `load`, of the list `--loads` gives).
     pub fn arg(self, param: &str, id: &str) -> Self {
         self.arg_or(param, id, None)
     }
 
-    /// [`Spelling::arg`] for a flag whose default the command cannot state
-    /// (it follows from other flags): `default` is what leaving it out
-    /// means for these runs.
-    pub fn arg_or(mut self, param: &str, id: &str, default: Option<&str>) -> Self {
+    /// [`Spelling::arg`] where leaving the flag out means `default` when
+    /// given, not what the command declares.
+    fn arg_or(mut self, param: &str, id: &str, default: Option<&str>) -> Self {
         let v = self.take(param);
         let Some(a) = self.command.get_arguments().find(|a| a.get_id() == id) else {
             // An entry naming a flag it lacks is a bug (the registry's test
@@ -303,6 +361,42 @@ mod tests {
         // -m 1 and --duration 30s are defaults; -s 0 is not (its default is
         // 100), a zero of a member nobody declared is kept.
         assert_eq!(spell(p), "cpu -t 1 -r 8 -s 0 --cpus 0-2,5 -C var.level=0");
+    }
+
+    /// A parameter stored under a flag's id needs no line: it is spelled
+    /// as that flag, in the command's order, after the rules' words;
+    /// one stored under another name is what `unspelled` reports.
+    #[test]
+    fn parameters_stored_under_a_flags_id_spell_themselves() {
+        let p = json!({"v": 1, "calibrate": true, "runtime": 8, "message_threads": 2,
+            "cpus": [0, 1], "sleep": 100, "name": "cpu", "task": "probe", "var.level": 1});
+        let s = Spelling::new(&p, cmd()).flags();
+        assert_eq!(
+            s.done().join(" "),
+            "-m 2 -r 8 --cpus 0-1 -C cpu var.level=1"
+        );
+        assert!(Spelling::new(&p, cmd()).unspelled().is_empty());
+        let odd = json!({"runtime_s": 8, "workers": 2, "runtime": 30});
+        assert_eq!(
+            Spelling::new(&odd, cmd()).unspelled(),
+            ["runtime_s", "workers"]
+        );
+        let ruled = Spelling::new(&odd, cmd())
+            .arg("workers", "threads")
+            .unsaid("runtime_s");
+        assert!(ruled.unspelled().is_empty());
+    }
+
+    /// A default the command cannot state (it follows from other flags)
+    /// is left out as the rule says it.
+    #[test]
+    fn an_implied_default_is_left_out() {
+        let p = json!({"threads": "1", "duration": 30.0});
+        let s = Spelling::new(&p, cmd()).implied("threads", "1").flags();
+        assert!(s.done().is_empty());
+        let p = json!({"threads": "4"});
+        let s = Spelling::new(&p, cmd()).implied("threads", "1").flags();
+        assert_eq!(s.done(), ["-t", "4"]);
     }
 
     #[test]

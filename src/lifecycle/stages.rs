@@ -79,6 +79,8 @@ pub fn repetition<B: Benchmark>(
     done: &mut Done<B::Outcome>,
 ) -> Result<Option<RunRecord>> {
     let mut rec = ctx.new_run(b.name(), b.params_of(rep, params));
+    #[cfg(debug_assertions)]
+    unspelled_params_panic(b.entry(), &rec.params);
     rec.set_settings(b.settings());
     rec.set_settings(serde_json::json!({ "isolation": isolation }));
     if rep.index == 0 && rep.of > 1 && b.entry().warmup {
@@ -279,6 +281,21 @@ fn role_of(ctx: &Ctx) -> String {
 /// fixed name that its entry does not declare, or declares with another
 /// unit or direction: a metric is declared once, in the benchmark's
 /// `metrics.rs`, and the engine records it through that declaration.
+/// A stored parameter reports cannot spell: one stored under a name no
+/// flag has as its clap id, and no rule of the entry's `spell` says.
+/// Stopped in debug builds (every test), as an undeclared metric is, so a
+/// new flag cannot be stored under a name that differs from its id.
+#[cfg(debug_assertions)]
+fn unspelled_params_panic(e: &super::entry::Entry, params: &serde_json::Value) {
+    let left = e.unspelled(params);
+    assert!(
+        left.is_empty(),
+        "{} stores parameters {left:?} that no flag has as its id: give the flag `#[arg(id = \"...\")]` in benchmarks/{}/args.rs, or a rule in its entry's spell",
+        e.name,
+        e.name
+    );
+}
+
 /// Names with a dot (`cpu0.p99_us`, `sched.*`) are per-CPU, per-thread or
 /// per-counter and come on top.
 #[cfg(debug_assertions)]

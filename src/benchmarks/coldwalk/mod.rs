@@ -29,17 +29,8 @@ pub const ENTRY: Entry = Entry {
     canonical: entry::canonical_via::<Options>,
     warmup: false,
     many_labels: entry::one_label,
-    spell,
+    spell: entry::by_flags,
 };
-
-/// `coldwalk /usr -x`.
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    entry::Spelling::new(p, (ENTRY.command)())
-        .arg("path", "path")
-        .arg("one_filesystem", "one_file_system")
-        .arg("stat_every_entry", "stat")
-        .done()
-}
 
 struct Coldwalk {
     opts: Options,

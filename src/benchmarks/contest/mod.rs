@@ -39,12 +39,10 @@ pub const ENTRY: Entry = Entry {
     spell,
 };
 
-/// One block of contest's table: `--loads io` and the job.
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    entry::Spelling::new(p, (ENTRY.command)())
-        .arg("load", "loads")
-        .words("job")
-        .done()
+/// Each run's one load, stored as `load` (of the list `--loads` gives),
+/// and its job as its words; the round is no flag (compare leaves it out).
+fn spell(s: entry::Spelling) -> entry::Spelling {
+    s.arg("load", "loads").words("job").unsaid("round")
 }
 
 /// What the table's footer says about a mem run on a machine without swap.

@@ -4,22 +4,20 @@ use crate::values::{self, CpuList};
 use clap::{ArgAction, Args};
 use std::time::Duration;
 
+/// Declared in the order reports spell them; each flag's id is the name
+/// its value is stored under (`params.rs`), which spells it.
 #[derive(Args, Debug, Clone)]
 pub struct CyclictestArgs {
-    /// Base interval of the measurement threads, µs
-    #[arg(short = 'i', long = "interval", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    pub interval: u64,
-    /// Distance between the intervals of successive threads, µs. kbench's
-    /// default is 0, so every thread gets the same number of samples
-    /// (rt-tests' default is 500)
-    #[arg(short = 'd', long = "distance", default_value_t = 0)]
-    pub distance: u64,
-    /// Run for this long: 20, 20s, 5m, 1h [default: until Ctrl-C or --loops]
-    #[arg(short = 'D', long = "duration", value_name = "TIME", value_parser = values::duration)]
-    pub duration: Option<Duration>,
-    /// Stop each thread after this many samples
-    #[arg(short = 'l', long = "loops", value_parser = clap::value_parser!(u64).range(1..))]
-    pub loops: Option<u64>,
+    /// One thread per online CPU, each pinned to its CPU
+    #[arg(short = 'S', long = "smp")]
+    pub smp: bool,
+    /// Number of threads (default: 1, or one per online CPU with -S); at
+    /// most 64 for each CPU they run on, 128 at least
+    #[arg(short = 't', long = "threads", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// Pin threads round-robin to these CPUs (numactl syntax)
+    #[arg(short = 'a', long = "affinity", value_name = "LIST", value_parser = values::cpu_list)]
+    pub affinity: Option<CpuList>,
     /// Real-time priority of the measurement threads (1-99)
     #[arg(
         short = 'p',
@@ -34,15 +32,26 @@ pub struct CyclictestArgs {
     /// Lock memory (mlockall) so page faults do not show up as latency
     #[arg(short = 'm', long = "mlockall")]
     pub mlockall: bool,
-    /// Number of threads (default: 1, or one per online CPU with -S)
-    #[arg(short = 't', long = "threads", value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub threads: Option<u32>,
-    /// One thread per online CPU, each pinned to its CPU
-    #[arg(short = 'S', long = "smp")]
-    pub smp: bool,
-    /// Pin threads round-robin to these CPUs (numactl syntax)
-    #[arg(short = 'a', long = "affinity", value_name = "LIST", value_parser = values::cpu_list)]
-    pub affinity: Option<CpuList>,
+    /// Base interval of the measurement threads, µs
+    #[arg(id = "interval_us", short = 'i', long = "interval", value_name = "INTERVAL", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub interval: u64,
+    /// Distance between the intervals of successive threads, µs. kbench's
+    /// default is 0, so every thread gets the same number of samples
+    /// (rt-tests' default is 500)
+    #[arg(
+        id = "distance_us",
+        short = 'd',
+        long = "distance",
+        value_name = "DISTANCE",
+        default_value_t = 0
+    )]
+    pub distance: u64,
+    /// Run for this long: 20, 20s, 5m, 1h [default: until Ctrl-C or --loops]
+    #[arg(id = "duration_s", short = 'D', long = "duration", value_name = "TIME", value_parser = values::duration)]
+    pub duration: Option<Duration>,
+    /// Stop each thread after this many samples
+    #[arg(short = 'l', long = "loops", value_parser = clap::value_parser!(u64).range(1..))]
+    pub loops: Option<u64>,
     /// Also print a cyclictest-style histogram with this many 1 µs buckets
     #[arg(short = 'h', long = "histogram", value_name = "US", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub histogram: Option<u64>,

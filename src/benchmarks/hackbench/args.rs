@@ -17,23 +17,25 @@ const HB_FDS: u32 = 20;
 
 const HB_FDS_MAX: u32 = 10_000;
 
+/// Declared in the order reports spell them; each flag's id is the name
+/// its value is stored under (`params.rs`), which spells it.
 #[derive(Args, Debug, Clone)]
 pub struct HackbenchArgs {
-    /// Use pipes instead of AF_UNIX socketpairs
-    #[arg(short = 'p', long = "pipe")]
-    pub pipe: bool,
-    /// Bytes per message
-    #[arg(short = 's', long = "datasize", default_value_t = HB_DATASIZE, value_parser = clap::value_parser!(u32).range(1..=HB_DATASIZE_MAX as i64))]
-    pub datasize: u32,
-    /// Messages each sender sends to each receiver
-    #[arg(short = 'l', long = "loops", default_value_t = HB_LOOPS, value_parser = clap::value_parser!(u64).range(1..))]
-    pub loops: u64,
     /// Number of groups of senders and receivers
     #[arg(short = 'g', long = "groups", default_value_t = HB_GROUPS, value_parser = clap::value_parser!(u32).range(1..=HB_GROUPS_MAX as i64))]
     pub groups: u32,
     /// Senders (and receivers) per group
     #[arg(short = 'f', long = "fds", default_value_t = HB_FDS, value_parser = clap::value_parser!(u32).range(1..=HB_FDS_MAX as i64))]
     pub fds: u32,
+    /// Messages each sender sends to each receiver
+    #[arg(short = 'l', long = "loops", default_value_t = HB_LOOPS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub loops: u64,
+    /// Bytes per message
+    #[arg(short = 's', long = "datasize", default_value_t = HB_DATASIZE, value_parser = clap::value_parser!(u32).range(1..=HB_DATASIZE_MAX as i64))]
+    pub datasize: u32,
+    /// Use pipes instead of AF_UNIX socketpairs
+    #[arg(short = 'p', long = "pipe")]
+    pub pipe: bool,
     /// Tasks are threads of one process
     #[arg(short = 'T', long = "threads", conflicts_with = "process")]
     pub threads: bool,

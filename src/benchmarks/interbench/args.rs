@@ -12,7 +12,7 @@ Read, Ring, Compile, Memload (needs swap), Custom. Names are case-insensitive; -
 )]
 pub struct InterbenchArgs {
     /// Seconds each task runs under each load (rounded up to a multiple of 10, as interbench, unless --exact-duration)
-    #[arg(short = 't', long = "time", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(id = "duration_s", short = 't', long = "time", value_name = "TIME", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub time: u64,
     /// Run -t seconds exactly instead of rounding up to a multiple of 10 (X's 0-100 % sweep takes 10 s)
     #[arg(long)]
@@ -54,10 +54,10 @@ pub struct InterbenchArgs {
     #[arg(short = 'l', long = "loops-per-ms", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub loops_per_ms: Option<u64>,
     /// The Custom task's CPU %, with -I
-    #[arg(short = 'C', long = "custom-cpu", value_name = "PCT", requires = "custom_interval", value_parser = clap::value_parser!(u64).range(1..=100))]
+    #[arg(id = "custom_cpu_pct", short = 'C', long = "custom-cpu", value_name = "PCT", requires = "custom_interval_us", value_parser = clap::value_parser!(u64).range(1..=100))]
     pub custom_cpu: Option<u64>,
     /// The Custom task's interval in us, with -C
-    #[arg(short = 'I', long = "custom-interval", value_name = "US", requires = "custom_cpu", value_parser = clap::value_parser!(u64).range(100..=10_000_000))]
+    #[arg(id = "custom_interval_us", short = 'I', long = "custom-interval", value_name = "US", requires = "custom_cpu_pct", value_parser = clap::value_parser!(u64).range(100..=10_000_000))]
     pub custom_interval: Option<u64>,
     /// A comment stored with the run (interbench writes it to its log file)
     #[arg(short = 'm', long = "comment")]

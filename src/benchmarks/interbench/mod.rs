@@ -40,11 +40,13 @@ fn can_load(k: Kind, rt: bool) -> bool {
     k.loadable() && !(rt && k == Kind::Gaming)
 }
 
-/// interbench's spelling: `-W Audio -w Burn -L 2 -t 30`, the task and
-/// load lists left out when they are every one these runs could have.
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    let rt = p["rt"] == true;
-    let custom = !p["custom_cpu_pct"].is_null();
+/// interbench's spelling: `-W Audio -w Burn -t 60 -L 2`, the task and
+/// load lists (stored as `tasks` and `loads`) left out when they are every
+/// one these runs could have, then the flags.
+fn spell(s: entry::Spelling) -> entry::Spelling {
+    let p = s.params();
+    let rt = p.get("rt") == Some(&serde_json::Value::Bool(true));
+    let custom = p.get("custom_cpu_pct").is_some_and(|c| !c.is_null());
     let every = |ok: &dyn Fn(Kind) -> bool| -> Vec<&'static str> {
         ALL.iter()
             .copied()
@@ -54,18 +56,7 @@ fn spell(p: &serde_json::Value) -> Vec<String> {
     };
     let tasks = every(&|k| k.benchable(rt));
     let loads = every(&|k| can_load(k, rt));
-    entry::Spelling::new(p, (ENTRY.command)())
-        .each("tasks", "-W", &tasks)
-        .each("loads", "-w", &loads)
-        .arg("rt", "rt")
-        .arg("uniprocessor", "uniprocessor")
-        .arg("bench_nice", "bench_nice")
-        .arg("load_nice", "load_nice")
-        .arg("burn", "burn")
-        .arg("custom_cpu_pct", "custom_cpu")
-        .arg("custom_interval_us", "custom_interval")
-        .arg("duration_s", "time")
-        .done()
+    s.each("tasks", "-W", &tasks).each("loads", "-w", &loads)
 }
 
 /// Seconds a scenario task of interbench takes: pairs x (t + 1 s settle).

@@ -35,12 +35,9 @@ pub const ENTRY: Entry = Entry {
     spell,
 };
 
-/// The job as it names itself (`generated-small -j2`, a kernel build,
-/// `cmd: make`).
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    entry::Spelling::new(p, (ENTRY.command)())
-        .words("job")
-        .done()
+/// The job as its words (`generated-small -j2`).
+fn spell(s: entry::Spelling) -> entry::Spelling {
+    s.words("job")
 }
 
 struct TimedJob {

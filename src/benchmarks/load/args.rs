@@ -37,7 +37,7 @@ pub struct LoadArgs {
     #[arg(value_parser = values::load_name)]
     pub name: String,
     /// How long to run: 30, 30s, 5m
-    #[arg(long, default_value = "30s", value_name = "TIME", value_parser = values::duration)]
+    #[arg(id = "duration_s", long = "duration", default_value = "30s", value_name = "TIME", value_parser = values::duration)]
     pub duration: Duration,
     #[command(flatten)]
     pub place: LoadPlacementArgs,

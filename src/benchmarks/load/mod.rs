@@ -36,16 +36,10 @@ pub const ENTRY: Entry = Entry {
     spell,
 };
 
-/// `load cpu --procs 8 --duration 60`.
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    entry::Spelling::new(p, (ENTRY.command)())
-        .arg("load", "name")
-        .arg("procs", "procs")
-        .arg("size", "size")
-        .arg("cpus", "cpus")
-        .arg("nice", "nice")
-        .arg("duration_s", "duration")
-        .done()
+/// The load's name first (the positional `name`, stored as `load`), then
+/// the flags.
+fn spell(s: entry::Spelling) -> entry::Spelling {
+    s.arg("load", "name")
 }
 
 /// Typed load options from the flags.

@@ -16,7 +16,7 @@ pub struct ResponsivenessArgs {
     #[arg(long = "np", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub np: u32,
     /// Stop the interactive workers after this long: 30, 30s, 2m
-    #[arg(short = 't', long = "time-limit", value_name = "TIME", value_parser = values::duration)]
+    #[arg(id = "time_limit_s", short = 't', long = "time-limit", value_name = "TIME", value_parser = values::duration)]
     pub time_limit: Option<Duration>,
     /// The interactive sleeps in seconds, cycled; task k follows sleep k (sort, read, copy)
     #[arg(long, default_value = "1,2,3", value_name = "LIST", value_parser = values::sleep_pattern)]

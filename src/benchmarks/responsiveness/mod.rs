@@ -35,16 +35,10 @@ pub const ENTRY: Entry = Entry {
     spell,
 };
 
-/// responsiveness.py's spelling: `-i 1 -p 60 --np 4 -t 30`.
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    entry::Spelling::new(p, (ENTRY.command)())
-        .arg("interactive", "interactive")
-        .arg("prime", "prime")
-        .arg("np", "np")
-        .arg("time_limit_s", "time_limit")
-        .arg("sleeps_s", "sleep_pattern")
-        .unsaid("print_to")
-        .done()
+/// The sleeps as the pattern (stored scaled by `--sleep-scale`), and
+/// where output went left unsaid.
+fn spell(s: entry::Spelling) -> entry::Spelling {
+    s.arg("sleeps_s", "sleep_pattern").unsaid("print_to")
 }
 
 fn scaled(p: &SleepPattern, scale: f64) -> Result<Vec<f64>> {

@@ -3,19 +3,21 @@
 use crate::values::{self, Pinning};
 use clap::Args;
 
+/// Each flag's id is the name its value is stored under (`params.rs`),
+/// which spells it in reports, in this order.
 #[derive(Args, Debug, Clone)]
 pub struct SchbenchArgs {
     /// Message threads
     #[arg(short = 'm', long = "message-threads", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub message_threads: u32,
     /// Worker threads per message thread [default: CPUs / message threads, rounded up]
-    #[arg(short = 't', long = "threads", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(id = "workers", short = 't', long = "threads", value_name = "THREADS", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
     /// Seconds to run
-    #[arg(short = 'r', long = "runtime", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    #[arg(id = "runtime_s", short = 'r', long = "runtime", value_name = "RUNTIME", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     pub runtime: u64,
     /// Seconds of warm-up, after which the statistics start again (schbench drops -w below -r 30; kbench keeps it)
-    #[arg(short = 'w', long = "warmuptime", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=604_800))]
+    #[arg(id = "warmup_s", short = 'w', long = "warmuptime", value_name = "WARMUPTIME", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=604_800))]
     pub warmuptime: u64,
     /// Print interval statistics to stderr every N seconds (0: never)
     #[arg(short = 'i', long = "intervaltime", default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=604_800))]
@@ -24,13 +26,13 @@ pub struct SchbenchArgs {
     #[arg(short = 'z', long = "zerotime", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=604_800))]
     pub zerotime: u64,
     /// Cache footprint of a request's matrices, KiB
-    #[arg(short = 'F', long = "cache-footprint", visible_alias = "cache_footprint", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=4_194_304))]
+    #[arg(id = "footprint_kb", short = 'F', long = "cache-footprint", value_name = "CACHE_FOOTPRINT", visible_alias = "cache_footprint", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=4_194_304))]
     pub cache_footprint: u64,
     /// Matrix multiplications per request (think time)
     #[arg(short = 'n', long = "operations", default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub operations: u64,
     /// Sleep per request, usec (simulated network or disk)
-    #[arg(short = 's', long = "sleep-usec", visible_alias = "sleep_usec", default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    #[arg(id = "sleep_us", short = 's', long = "sleep-usec", value_name = "SLEEP_USEC", visible_alias = "sleep_usec", default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     pub sleep_usec: u64,
     /// Requests per second over all message threads (instead of as fast as possible)
     #[arg(short = 'R', long = "rps", value_parser = clap::value_parser!(u64).range(1..=10_000_000), conflicts_with = "auto_rps")]

@@ -34,29 +34,8 @@ pub const ENTRY: Entry = Entry {
     canonical: entry::canonical_via::<params::Schbench>,
     warmup: false,
     many_labels: entry::one_label,
-    spell,
+    spell: entry::by_flags,
 };
-
-/// schbench's spelling: `-m 2 -t 4 -r 30`.
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    entry::Spelling::new(p, (ENTRY.command)())
-        .arg("message_threads", "message_threads")
-        .arg("workers", "threads")
-        .arg("runtime_s", "runtime")
-        .arg("warmup_s", "warmuptime")
-        .arg("footprint_kb", "cache_footprint")
-        .arg("operations", "operations")
-        .arg("sleep_us", "sleep_usec")
-        .arg("rps", "rps")
-        .arg("auto_rps", "auto_rps")
-        .arg("pipe", "pipe")
-        .arg("calibrate", "calibrate")
-        .arg("no_locking", "no_locking")
-        .arg("message_cpus", "message_cpus")
-        .arg("worker_cpus", "worker_cpus")
-        .arg("split", "split")
-        .done()
-}
 
 /// Most threads one run may start on `cpus` CPUs: 64 a CPU, 128 at
 /// least, 8192 at most.  Past that, workers spinning on the per-CPU locks

@@ -31,15 +31,8 @@ pub const ENTRY: Entry = Entry {
     canonical: entry::canonical_via::<params::Testbench>,
     warmup: false,
     many_labels: entry::one_label,
-    spell,
+    spell: entry::by_flags,
 };
-
-/// `testbench --seconds 2`.
-fn spell(p: &serde_json::Value) -> Vec<String> {
-    entry::Spelling::new(p, (ENTRY.command)())
-        .arg("seconds", "seconds")
-        .done()
-}
 
 struct Testbench(TestbenchArgs);
 

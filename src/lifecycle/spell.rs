@@ -1,6 +1,7 @@
 //! A group of stored runs named the way its user typed it: the parameters
-//! written back as the benchmark's own flags (`schbench -t 1 -r 8`), in
-//! the order the entry lists them, every flag at its default left out.
+//! written back as the benchmark's own flags (`schbench -t 1 -r 8`): the
+//! words of the entry's rules, then the flags in the order they are
+//! declared, every flag at its default left out.
 //!
 //! Reports state a group's parameters once, above its rows; in the
 //! benchmark's spelling a reader recognises the command (rt-tests'

@@ -78,12 +78,8 @@ mod tests {
         for e in BENCHMARKS {
             let stored = (e.canonical)(&serde_json::json!({}));
             e.spelled(&stored);
-            assert!(
-                e.unspelled(&stored).is_empty(),
-                "{}: {:?}",
-                e.name,
-                e.unspelled(&stored)
-            );
+            let left = e.unspelled(&stored);
+            assert!(left.is_empty(), "{}: {left:?}", e.name);
             let scenario = e.spelled(&serde_json::json!({"task": "probe", "var.level": 3}));
             assert_eq!(scenario, ["var.level=3"], "{}", e.name);
         }

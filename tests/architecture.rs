@@ -714,13 +714,14 @@ fn closing_line(code: &[&str], from: usize) -> Option<usize> {
     None
 }
 
-/// A file's code with its inline test modules (`#[cfg(test)] mod x { … }`,
-/// matched brace by brace) taken out: the lines that are measured.
-fn measured_lines(src: &str) -> Vec<String> {
+/// The numbers (0-based) of the lines of `src` outside its inline test
+/// modules (`#[cfg(test)] mod x { … }`, matched brace by brace, with the
+/// attributes above them), and `src` with comments and literals blanked.
+fn outside_test_modules(src: &str) -> (Vec<usize>, String) {
     let blanked = code_only(src);
     let code: Vec<&str> = blanked.lines().collect();
     let lines: Vec<&str> = src.lines().collect();
-    let mut out = Vec::new();
+    let mut out: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         if let Some((_, true)) = mod_decl(code.get(i).copied().unwrap_or("")) {
@@ -729,7 +730,7 @@ fn measured_lines(src: &str) -> Vec<String> {
                     // The attribute lines above were already kept: drop them.
                     while out
                         .last()
-                        .is_some_and(|l: &String| l.trim_start().starts_with("#["))
+                        .is_some_and(|&j| lines[j].trim_start().starts_with("#["))
                     {
                         out.pop();
                     }
@@ -738,10 +739,20 @@ fn measured_lines(src: &str) -> Vec<String> {
                 }
             }
         }
-        out.push(code.get(i).copied().unwrap_or("").to_string());
+        out.push(i);
         i += 1;
     }
-    out
+    (out, blanked)
+}
+
+/// A file's code with its inline test modules taken out: the lines that
+/// are measured (comments and literals blanked).
+fn measured_lines(src: &str) -> Vec<String> {
+    let (kept, blanked) = outside_test_modules(src);
+    let code: Vec<&str> = blanked.lines().collect();
+    kept.into_iter()
+        .map(|i| code.get(i).copied().unwrap_or("").to_string())
+        .collect()
 }
 
 /// Each function of the measured code of `src` files (test files and test
@@ -921,31 +932,16 @@ const PROC_NAMED: &[(&str, &str)] = &[
     ),
 ];
 
-/// The lines of `src` outside its inline test modules, comments left out,
-/// with their numbers (1-based).
+/// The lines of `src` outside its inline test modules, comment lines left
+/// out, as written, with their numbers (1-based).
 fn non_test_lines(src: &str) -> Vec<(usize, String)> {
-    let blanked = code_only(src);
-    let code: Vec<&str> = blanked.lines().collect();
     let lines: Vec<&str> = src.lines().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if let Some((_, true)) = mod_decl(code.get(i).copied().unwrap_or("")) {
-            if cfg_test_above(&lines, i) {
-                if let Some(end) = closing_line(&code, i) {
-                    i = end + 1;
-                    continue;
-                }
-            }
-        }
-        let l = lines[i];
-        let t = l.trim_start();
-        if !t.starts_with("//") {
-            out.push((i + 1, l.to_string()));
-        }
-        i += 1;
-    }
-    out
+    outside_test_modules(src)
+        .0
+        .into_iter()
+        .filter(|&i| !lines[i].trim_start().starts_with("//"))
+        .map(|i| (i + 1, lines[i].to_string()))
+        .collect()
 }
 
 /// Every `"/proc` literal in code outside `sys/`, test code and the

@@ -15,10 +15,6 @@ use std::time::Instant;
 /// The monitor's process name (`ps` shows it).
 pub const NAME: &str = "kbench-health";
 
-fn read(path: &str) -> Option<String> {
-    std::fs::read_to_string(path).ok()
-}
-
 fn psi() -> [(Option<u64>, Option<u64>); 3] {
     ["cpu", "io", "memory"].map(procfs::pressure)
 }
@@ -29,7 +25,7 @@ fn thermal() -> Option<u64> {
     let mut sum = 0;
     for cpu in crate::sys::cpus::online_here() {
         for f in ["core_throttle_count", "package_throttle_count"] {
-            if let Some(v) = read(&format!(
+            if let Some(v) = procfs::read(&format!(
                 "/sys/devices/system/cpu/cpu{cpu}/thermal_throttle/{f}"
             ))
             .and_then(|t| t.trim().parse::<u64>().ok())

@@ -153,7 +153,7 @@ pub(super) fn apply(mount: &Path, s: &Split) -> Result<Isolation> {
         .keys()
         .copied()
         .filter(|p| !s.own.contains(p))
-        .flat_map(threads)
+        .flat_map(crate::sys::procfs::tasks)
         .collect();
     let house = mount.join(format!("kbench-house-{me}"));
     let mut iso = begin(Record {
@@ -220,11 +220,6 @@ pub(super) fn apply(mount: &Path, s: &Split) -> Result<Isolation> {
             Err(e.context("setting up cgroup v2 cpusets"))
         }
     }
-}
-
-/// A process's thread ids.
-fn threads(pid: i32) -> Vec<i32> {
-    crate::sys::procfs::tasks(pid)
 }
 
 /// Undo a v2 isolation, as far as it went; returns the processes put back.

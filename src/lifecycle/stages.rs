@@ -277,10 +277,6 @@ fn role_of(ctx: &Ctx) -> String {
     }
 }
 
-/// Debug builds (every test) stop at a metric a benchmark stores under a
-/// fixed name that its entry does not declare, or declares with another
-/// unit or direction: a metric is declared once, in the benchmark's
-/// `metrics.rs`, and the engine records it through that declaration.
 /// A stored parameter reports cannot spell: one stored under a name no
 /// flag has as its clap id, and no rule of the entry's `spell` says.
 /// Stopped in debug builds (every test), as an undeclared metric is, so a
@@ -296,6 +292,10 @@ fn unspelled_params_panic(e: &super::entry::Entry, params: &serde_json::Value) {
     );
 }
 
+/// Debug builds (every test) stop at a metric a benchmark stores under a
+/// fixed name that its entry does not declare, or declares with another
+/// unit or direction: a metric is declared once, in the benchmark's
+/// `metrics.rs`, and the engine records it through that declaration.
 /// Names with a dot (`cpu0.p99_us`, `sched.*`) are per-CPU, per-thread or
 /// per-counter and come on top.
 #[cfg(debug_assertions)]

@@ -66,8 +66,7 @@ pub fn read_task(dir: &str) -> Option<Counters> {
     if super::hooks::no_schedstat() {
         return None;
     }
-    let (cpu_ns, wait_ns, slices) =
-        super::procfs::parse_schedstat(&std::fs::read_to_string(format!("{dir}/schedstat")).ok()?)?;
+    let (cpu_ns, wait_ns, slices) = procfs::schedstat_in(dir)?;
     let migrations = std::fs::read_to_string(format!("{dir}/sched"))
         .ok()
         .and_then(|t| parse_migrations(&t))

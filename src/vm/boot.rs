@@ -5,6 +5,7 @@
 
 use super::channel::{self, Report};
 use super::qemu::{Launch, Qemu};
+use crate::sys::procfs::{self, cpustat};
 use anyhow::Result;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -64,8 +65,8 @@ const TAIL_LINES: usize = 25;
 /// Boot once.
 pub fn run(p: &Plan, mut progress: impl FnMut(Duration)) -> Result<Outcome> {
     let log = p.dir.join("qemu.log");
-    let start_stat = cpu_times();
-    let load_start = loadavg();
+    let start_stat = cpustat::all_cpus();
+    let load_start = procfs::loadavg_1min();
     let started_unix = crate::sys::time::unix_now();
     let started = Instant::now();
     let mut child = super::qemu::spawn(p.qemu, &p.launch, &log)?;
@@ -105,12 +106,12 @@ pub fn run(p: &Plan, mut progress: impl FnMut(Duration)) -> Result<Outcome> {
     console.pass_on();
     let wall_s = started.elapsed().as_secs_f64();
     let host = Host {
-        steal_pct: match (start_stat, cpu_times()) {
+        steal_pct: match (start_stat, cpustat::all_cpus()) {
             (Some(a), Some(b)) => steal_pct(&a, &b),
             _ => None,
         },
         load_start,
-        load_end: loadavg(),
+        load_end: procfs::loadavg_1min(),
     };
     let console_tail = tail(p.launch.console);
     let result = match why_stopped {
@@ -173,7 +174,7 @@ fn place(p: &Plan, qemu_pid: i32, mut qmp: super::qmp::Qmp) -> serde_json::Value
     let vcpu_tids: Vec<i32> = threads.iter().map(|t| t.1).collect();
     let mut problems = Vec::new();
     // QEMU's own threads first: new ones inherit the main thread's CPUs.
-    for tid in tasks(qemu_pid) {
+    for tid in procfs::tasks(qemu_pid) {
         if !vcpu_tids.contains(&tid) {
             if let Err(e) = crate::sys::sched::set_affinity(tid, &pl.house_cpus) {
                 problems.push(format!("thread {tid}: {e}"));
@@ -201,11 +202,6 @@ fn place(p: &Plan, qemu_pid: i32, mut qmp: super::qmp::Qmp) -> serde_json::Value
         "rt_priority": pl.rt_priority,
         "problems": problems,
     })
-}
-
-/// The thread ids of process `pid`.
-fn tasks(pid: i32) -> Vec<i32> {
-    crate::sys::procfs::tasks(pid)
 }
 
 /// Read the result port's file and take the frame in it.
@@ -292,26 +288,18 @@ impl Console {
     }
 }
 
-/// `/proc/stat`'s first line: every CPU's time in ticks, by field.
-fn cpu_times() -> Option<Vec<u64>> {
-    crate::sys::procfs::cpustat::all_cpus()
-}
-
-/// Steal (the eighth field) as % of all time between two reads.
+/// Steal as % of all time between two reads of `/proc/stat`'s all-CPU
+/// line.
 fn steal_pct(a: &[u64], b: &[u64]) -> Option<f64> {
     let total: u64 = b
         .iter()
         .zip(a)
-        .take(8)
+        .take(cpustat::STEAL + 1)
         .map(|(x, y)| x.saturating_sub(*y))
         .sum();
-    let at = crate::sys::procfs::cpustat::STEAL;
+    let at = cpustat::STEAL;
     let steal = b.get(at)?.saturating_sub(*a.get(at)?);
     (total > 0).then(|| steal as f64 * 100.0 / total as f64)
-}
-
-fn loadavg() -> Option<f64> {
-    crate::sys::procfs::loadavg_1min()
 }
 
 #[cfg(test)]

@@ -174,7 +174,7 @@ fn command(job: &Job, report: &mut Report) -> Result<()> {
         .env("LANG", "C.UTF-8")
         .current_dir("/tmp");
     say(&format!("running: kbench {}", job.command.join(" ")));
-    report.command_started_s = uptime();
+    report.command_started_s = crate::sys::procfs::uptime_s();
     let child = cmd.spawn().with_context(|| format!("starting {exe}"))?;
     let pid = child.id() as libc::pid_t;
     let status = loop {
@@ -184,7 +184,7 @@ fn command(job: &Job, report: &mut Report) -> Result<()> {
             None => return Err(anyhow!("the command's process vanished")),
         }
     };
-    report.command_ended_s = uptime();
+    report.command_ended_s = crate::sys::procfs::uptime_s();
     match crate::sys::proc::exit_kind(status) {
         crate::sys::proc::ExitKind::Code(c) => report.exit_code = Some(c),
         crate::sys::proc::ExitKind::Signal(s) => report.signal = Some(s),
@@ -193,10 +193,6 @@ fn command(job: &Job, report: &mut Report) -> Result<()> {
     sys::kill_all_but_init();
     while sys::reap_any(true).is_some() {}
     Ok(())
-}
-
-fn uptime() -> Option<f64> {
-    crate::sys::procfs::uptime_s()
 }
 
 /// The store's bytes, whole: opened and closed once, so what its last

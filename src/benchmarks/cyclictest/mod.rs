@@ -136,7 +136,7 @@ pub fn options(a: &CyclictestArgs) -> Result<Options> {
 /// 2 ms, all of it queueing behind each other; and 4096 took 3 s for a
 /// 0.3 s run and 1.5 s to answer Ctrl-C (8 s in a debug build).
 fn max_threads(cpus: usize) -> usize {
-    cpus.saturating_mul(64).clamp(128, 4096)
+    super::thread_limit(cpus, 4096)
 }
 
 /// What `n` measuring threads hold for the whole run: each its

@@ -43,7 +43,7 @@ pub const ENTRY: Entry = Entry {
 /// run: on 2 CPUs 128 threads ran a 1 s run in 1.1 s, 320 in 11 s and
 /// 2048 did not answer Ctrl-C for 18 s (schbench itself took 24 s for 512).
 fn max_threads(cpus: usize) -> usize {
-    (64 * cpus).clamp(128, 8192)
+    super::thread_limit(cpus, 8192)
 }
 
 pub fn options(a: &SchbenchArgs) -> Result<Options> {

@@ -20,7 +20,7 @@ pub mod status;
 
 use std::io::Read;
 
-/// A whole `/proc` file as text.
+/// A whole kernel file (`/proc`, `/sys`) as text.
 pub fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
@@ -78,15 +78,21 @@ pub fn children_all(pid: i32) -> Option<String> {
     read(&format!("/proc/{pid}/task/{pid}/children"))
 }
 
-/// `/proc/thread-self/schedstat`: the calling thread's CPU time (ns),
-/// run-queue wait (ns) and time slices.
-pub fn own_schedstat() -> Option<(u64, u64, u64)> {
-    parse_schedstat(&read("/proc/thread-self/schedstat")?)
+/// The `schedstat` of the task whose `/proc` folder is `dir`
+/// (`/proc/thread-self`, [`own_task_dir`]): its CPU time (ns), run-queue
+/// wait (ns) and time slices.
+pub fn schedstat_in(dir: &str) -> Option<(u64, u64, u64)> {
+    parse_schedstat(&read(&format!("{dir}/schedstat"))?)
 }
 
-/// The same of thread `tid` of this process.
+/// [`schedstat_in`] of the calling thread.
+pub fn own_schedstat() -> Option<(u64, u64, u64)> {
+    schedstat_in("/proc/thread-self")
+}
+
+/// [`schedstat_in`] of thread `tid` of this process.
 pub fn own_task_schedstat(tid: i32) -> Option<(u64, u64, u64)> {
-    parse_schedstat(&read(&format!("{}/schedstat", own_task_dir(tid)))?)
+    schedstat_in(&own_task_dir(tid))
 }
 
 /// `/proc/<tid>/schedstat`: "cpu_ns wait_ns slices".

@@ -45,6 +45,7 @@ mod sys;
 fn main() {
     quiet_on_broken_pipe();
     let cli = cli::Cli::parse_process_args();
+    text::colour::choose(cli.global.color.choice());
     // A panic unwinds (the release profile keeps unwinding on purpose):
     // every temp dir, worker group and load is dropped on the way out, so a
     // bug leaves no file and no process behind; then one line says so.

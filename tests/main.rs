@@ -20,4 +20,5 @@ mod responsiveness;
 mod scenario;
 mod schbench;
 mod store;
+mod terminal;
 mod track;

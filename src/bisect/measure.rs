@@ -523,7 +523,7 @@ impl Measure for Real<'_> {
         if !self.env.quiet && !self.env.json {
             eprintln!(
                 "{}",
-                crate::text::wrap(&crate::text::clean(line), crate::text::WIDTH)
+                crate::text::wrap(&crate::text::clean(line), crate::text::width())
             );
         }
     }

@@ -22,7 +22,7 @@ fn out(env: &Env, dry_run: bool, text: &str) {
 fn wrap(s: &str) -> String {
     let text = s.trim_start();
     let pad = " ".repeat(s.len() - text.len());
-    let wrapped = crate::text::wrap(&crate::text::clean(text), crate::text::WIDTH - pad.len());
+    let wrapped = crate::text::wrap(&crate::text::clean(text), crate::text::width() - pad.len());
     format!("{pad}{}", wrapped.replace('\n', &format!("\n{pad}")))
 }
 
@@ -223,7 +223,10 @@ fn side_by_side(p: &Plan, s: &State, store: &dyn Store, culprit: usize) -> Resul
         "\nThe culprit ({}) against its parent, the confirmation's runs:",
         s.candidates[culprit].name
     );
-    print!("{}", crate::report::terminal::render(&c, false, false));
+    print!(
+        "{}",
+        crate::report::terminal::render(&c, crate::text::colour::stdout(), false)
+    );
     Ok(())
 }
 
@@ -303,6 +306,8 @@ pub fn log(p: &Plan, s: &State, json: bool) -> Result<()> {
             },
         ]);
     }
+    t.paint_verdicts(5);
+    t.set_colour(crate::text::colour::stdout());
     println!("{t}");
     let mut c = crate::text::table::new(&["candidate", "what", "status"]);
     for (i, x) in s.candidates.iter().enumerate() {
@@ -323,6 +328,8 @@ pub fn log(p: &Plan, s: &State, json: bool) -> Result<()> {
             },
         ]);
     }
+    c.paint_verdicts(2);
+    c.set_colour(crate::text::colour::stdout());
     println!("{c}");
     match &s.outcome {
         Some(_) => {

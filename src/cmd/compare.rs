@@ -8,7 +8,6 @@ use crate::session::Ctx;
 use crate::stats::multiple::Correction;
 use crate::store::RunFilter;
 use anyhow::Result;
-use std::io::IsTerminal;
 
 pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) {
@@ -97,7 +96,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
     let text = format.render(&report::Input {
         comparison: &c,
         runs: &runs,
-        colour: a.output.is_none() && std::io::stdout().is_terminal(),
+        colour: a.output.is_none() && crate::text::colour::stdout(),
         details: a.details,
         curves: curves.as_deref(),
     })?;

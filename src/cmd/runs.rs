@@ -60,6 +60,8 @@ fn list(ctx: &Ctx, benchmark: Option<String>, last: Option<usize>) -> Result<()>
                 .unwrap_or_default(),
         ]);
     }
+    t.paint_verdicts(4);
+    t.set_colour(crate::text::colour::stdout());
     println!("{t}");
     Ok(())
 }

@@ -495,7 +495,6 @@ fn report(
         });
         return crate::session::print_json("matrix", doc);
     }
-    use std::io::IsTerminal;
     let head = format!(
         "matrix {id} (seed {seed}): {done} round{} of {} combinations, {stop}; runs {} (`kbench runs list --label …`)",
         if done == 1 { "" } else { "s" },
@@ -504,13 +503,13 @@ fn report(
     );
     println!(
         "{}",
-        crate::text::wrap(&head, crate::report::terminal::WIDTH)
+        crate::text::wrap(&head, crate::text::width())
     );
     print!(
         "{}",
         crate::report::terminal::render_with(
             &c,
-            std::io::stdout().is_terminal(),
+            crate::text::colour::stdout(),
             false,
             curves.as_deref().filter(|cs| !cs.is_empty())
         )

@@ -262,7 +262,7 @@ pub fn suspect_line(runs: &[crate::store::RunRecord]) -> Option<String> {
             ids.len(),
             runs.len(),
             crate::text::id_list(&ids)
-        ), crate::text::WIDTH)
+        ), crate::text::width())
     })
 }
 

@@ -9,17 +9,6 @@ use super::sections::{
 use crate::compare::Comparison;
 use crate::text::table;
 
-fn paint(verdict: &str) -> Option<&'static str> {
-    // A verdict may say what it rests on after its word (`worse (one boot each)`).
-    match verdict.split(" (").next().unwrap_or(verdict) {
-        "better" => Some("32"),
-        "worse" => Some("31"),
-        "equivalent" => Some("36"),
-        "inconclusive" | "too few runs" | "emulated" => Some("33"),
-        _ => None,
-    }
-}
-
 /// How the text is drawn: colour on a TTY, and the width prose wraps to
 /// (none with `--wide`).
 #[derive(Clone, Copy)]
@@ -32,7 +21,7 @@ impl Style {
     fn of(c: &Comparison, colour: bool) -> Style {
         Style {
             colour,
-            width: if c.wide { usize::MAX } else { WIDTH },
+            width: if c.wide { usize::MAX } else { crate::text::width() },
         }
     }
 }
@@ -83,14 +72,13 @@ fn drawn(s: &Section, colour: bool) -> String {
     let mut t = table::new(&head);
     table::right_align_from(&mut t, s.numeric_from);
     for r in &s.rows {
-        let mut r = r.clone();
-        if let (true, Some(i)) = (colour, s.verdict_col) {
-            if let Some(code) = r.get(i).and_then(|v| paint(v)) {
-                r[i] = format!("\x1b[{code}m{}\x1b[0m", r[i]);
-            }
-        }
-        t.add_row(r);
+        t.add_row(r.clone());
     }
+    // Painted after layout: the table measures the words, not the escapes.
+    if let Some(i) = s.verdict_col {
+        t.paint_verdicts(i);
+    }
+    t.set_colour(colour);
     t.to_string()
 }
 
@@ -243,7 +231,11 @@ fn scoreboard_fitted(out: &mut String, s: &Section, st: Style) {
     section(out, &narrow, st);
     // `section` ended with a blank line: the notes go before it.
     out.pop();
-    out.push_str("Notes (what inconclusive runs could tell apart and what would decide; what equivalent rests on):\n");
+    out.push_str(&crate::text::wrap(
+        "Notes (what inconclusive runs could tell apart and what would decide; what equivalent rests on):",
+        st.width,
+    ));
+    out.push('\n');
     for n in notes {
         indented(out, &n, 2, st.width);
     }
@@ -282,9 +274,6 @@ fn prose(out: &mut String, s: &Section, st: Style) {
     }
     out.push('\n');
 }
-
-/// The width prose is wrapped to (tables are as wide as their columns).
-pub const WIDTH: usize = crate::text::WIDTH;
 
 /// The comparison as aligned text for a terminal.
 pub struct Terminal;

@@ -94,7 +94,7 @@ pub fn rows(sc: &Scenario, runs: &[RunRecord]) -> Vec<(String, Vec<String>, Stri
 /// its own when too little room is left beside the figures).
 fn meaning_wrapped(what: &str, at: usize) -> String {
     const FEWEST: usize = 30;
-    let width = crate::text::WIDTH;
+    let width = crate::text::width();
     let text = format!("({what})");
     let (first, indent) = if width.saturating_sub(at) >= FEWEST {
         (String::new(), at + 1)

@@ -2,7 +2,7 @@
 //! declared here with clap's derive because every command's session holds
 //! them; `cli/` puts them on the command tree and parses.
 
-use clap::{ArgAction, Args};
+use clap::{ArgAction, Args, ValueEnum};
 use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
@@ -40,4 +40,26 @@ pub struct GlobalArgs {
     /// With --runs auto: stop after this much time at most (e.g. 10m)
     #[arg(long, global = true, value_name = "TIME", value_parser = crate::values::duration)]
     pub time_budget: Option<Duration>,
+    /// Colour in tables: auto (a terminal only, and not with NO_COLOR), always, never
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorArg,
+}
+
+/// `--color`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorArg {
+    pub fn choice(self) -> crate::text::colour::Choice {
+        use crate::text::colour::Choice;
+        match self {
+            ColorArg::Auto => Choice::Auto,
+            ColorArg::Always => Choice::Always,
+            ColorArg::Never => Choice::Never,
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! (the store's errors, the health lines, the reports), so they sit at the
 //! bottom with nothing of kbench's above them.
 
+pub mod colour;
 pub mod table;
 
 /// Text from users and imported files, made safe to print: control
@@ -79,9 +80,28 @@ mod tests {
     }
 }
 
-/// The width kbench's prose is wrapped to, so that a report fits a
-/// terminal of 120 columns with room for an indent.
+/// The width prose is wrapped to away from a terminal (a pipe, a file),
+/// so that a report fits 120 columns with room for an indent, and stays
+/// the same from one machine to the next.
 pub const WIDTH: usize = 118;
+
+/// The width kbench's prose is wrapped to and its tables fitted to: on a
+/// terminal its own columns less two (room for an indent; tables may use
+/// the two), elsewhere [`WIDTH`].  Read once.
+pub fn width() -> usize {
+    static W: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *W.get_or_init(|| {
+        use std::io::IsTerminal;
+        let out = std::io::stdout();
+        let cols = if out.is_terminal() {
+            terminal_size::terminal_size_of(&out).map(|(w, _)| usize::from(w.0))
+        } else {
+            None
+        };
+        cols.filter(|&c| c > 0)
+            .map_or(WIDTH, |c| c.saturating_sub(2).clamp(38, 400))
+    })
+}
 
 /// `text` wrapped at spaces to `width` columns, later lines indented by
 /// two; a word longer than the width stays whole, and a lone `%` stays

@@ -1,7 +1,10 @@
 //! Plain-text tables: columns separated by two spaces, numbers right
 //! aligned, no borders and no trailing spaces, so output pastes cleanly
-//! into a mail and snapshot tests stay stable.
+//! into a mail and snapshot tests stay stable.  A cell may carry a
+//! [`Paint`]: widths are measured on the cleaned text and the colour is
+//! written around it last, only when the table is told colour is on.
 
+use super::colour::Paint;
 use std::fmt;
 
 /// A table with an optional header row.
@@ -9,7 +12,10 @@ use std::fmt;
 pub struct Table {
     header: Option<Vec<String>>,
     rows: Vec<Vec<String>>,
+    /// A paint per row (by column), beside `rows`.
+    paints: Vec<Vec<Option<Paint>>>,
     right_from: usize,
+    colour: bool,
 }
 
 /// A table with a header row; columns from 1 on are right-aligned.
@@ -17,7 +23,9 @@ pub fn new(header: &[&str]) -> Table {
     Table {
         header: Some(header.iter().map(|h| h.to_string()).collect()),
         rows: Vec::new(),
+        paints: Vec::new(),
         right_from: usize::MAX,
+        colour: false,
     }
 }
 
@@ -34,13 +42,50 @@ pub fn kv(rows: &[(String, String)]) -> Table {
             .iter()
             .map(|(k, v)| vec![k.clone(), v.clone()])
             .collect(),
+        paints: Vec::new(),
         right_from: usize::MAX,
+        colour: false,
     }
 }
 
 impl Table {
     pub fn add_row(&mut self, row: Vec<String>) {
         self.rows.push(row);
+    }
+
+    /// Paint the cell at (`row`, `col`) of the rows added so far.
+    pub fn paint(&mut self, row: usize, col: usize, p: Paint) {
+        if row >= self.rows.len() {
+            return;
+        }
+        if self.paints.len() < self.rows.len() {
+            self.paints.resize(self.rows.len(), Vec::new());
+        }
+        let r = &mut self.paints[row];
+        if r.len() <= col {
+            r.resize(col + 1, None);
+        }
+        r[col] = Some(p);
+    }
+
+    /// Paint every verdict word in column `col` ([`super::colour::of_verdict`]).
+    pub fn paint_verdicts(&mut self, col: usize) {
+        for i in 0..self.rows.len() {
+            if let Some(p) = self.rows[i].get(col).and_then(|v| super::colour::of_verdict(v)) {
+                self.paint(i, col, p);
+            }
+        }
+    }
+
+    /// Write the paints (`true`) or plain text (`false`, the default).
+    pub fn set_colour(&mut self, on: bool) {
+        self.colour = on;
+    }
+
+    fn paint_of(&self, line: usize, col: usize) -> Option<Paint> {
+        let row = line.checked_sub(usize::from(self.header.is_some()))?;
+        let p = self.paints.get(row)?.get(col).copied().flatten();
+        p.filter(|_| self.colour)
     }
 }
 
@@ -67,11 +112,15 @@ impl fmt::Display for Table {
                     line.push_str("  ");
                 }
                 let pad = width[i] - c.chars().count();
+                let shown = match self.paint_of(n, i) {
+                    Some(p) => std::borrow::Cow::Owned(p.wrap(c)),
+                    None => std::borrow::Cow::Borrowed(c.as_str()),
+                };
                 if i >= self.right_from {
                     line.push_str(&" ".repeat(pad));
-                    line.push_str(c);
+                    line.push_str(&shown);
                 } else {
-                    line.push_str(c);
+                    line.push_str(&shown);
                     line.push_str(&" ".repeat(pad));
                 }
             }
@@ -112,6 +161,28 @@ pub fn num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paint_goes_on_after_the_widths() {
+        let mut t = new(&["metric", "verdict", "change"]);
+        right_align_from(&mut t, 2);
+        t.add_row(vec!["a".into(), "better".into(), "1.0".into()]);
+        t.add_row(vec!["long name".into(), "inconclusive".into(), "12.0".into()]);
+        t.paint_verdicts(1);
+        let plain = t.to_string();
+        assert!(!plain.contains('\x1b'), "{plain}");
+        t.set_colour(true);
+        let painted = t.to_string();
+        assert!(!painted.contains("\\x1b"), "no escape shown as text: {painted}");
+        assert!(painted.contains("\x1b[32mbetter\x1b[0m"), "{painted:?}");
+        // Without its escapes, the painted table is the plain one.
+        let stripped = painted.replace("\x1b[32m", "").replace("\x1b[33m", "").replace("\x1b[0m", "");
+        assert_eq!(stripped, plain);
+        // A hostile cell is still cleaned, painted or not.
+        t.add_row(vec!["x\x1b[2J".into(), "worse".into(), "1".into()]);
+        t.paint_verdicts(1);
+        assert!(t.to_string().contains("x\\x1b[2J"));
+    }
 
     #[test]
     fn numbers_keep_about_four_figures() {

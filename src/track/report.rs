@@ -114,7 +114,7 @@ pub fn footer(t: &Tracked) -> String {
 
 /// The terminal report.
 pub fn text(t: &Tracked) -> String {
-    let w = crate::text::WIDTH;
+    let w = crate::text::width();
     let mut out = format!(
         "{}\n\n",
         crate::text::wrap(&crate::text::clean(&head(t)), w)

@@ -203,7 +203,7 @@ pub fn done_line(head: &str, b: &Booted) -> String {
             b.outcome.wall_s
         ),
     };
-    crate::text::wrap(&crate::text::clean(&line), crate::text::WIDTH)
+    crate::text::wrap(&crate::text::clean(&line), crate::text::width())
 }
 
 /// The session as a store document (`vm/<id>`): the plan and each boot.
@@ -304,7 +304,7 @@ pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result
             serde_json::json!({ "session": log.document(), "calibration": aa, "comparison": ab }),
         );
     }
-    let colour = std::io::stdout().is_terminal();
+    let colour = crate::text::colour::stdout();
     if o.aa && aa.is_none() {
         println!("A/A calibration: not enough boots of the first kernel gave runs under both of its labels");
     }
@@ -313,7 +313,7 @@ pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result
         println!("A/A calibration: the first kernel against itself, the VM's own noise floor");
         print!("{}", crate::report::terminal::render(&c, colour, false));
         for l in noise_floor(&c) {
-            println!("{}", crate::text::wrap(&l, crate::text::WIDTH));
+            println!("{}", crate::text::wrap(&l, crate::text::width()));
         }
         println!();
     }

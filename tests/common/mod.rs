@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod pty;
 pub mod seeded;
 
 use std::path::{Path, PathBuf};

@@ -359,6 +359,10 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
                 p.boots[p.order[p.next]].label
             )
         };
+        let state = match crate::text::colour::of_verdict(&state) {
+            Some(paint) if crate::text::colour::stdout() => paint.wrap(&state),
+            _ => state,
+        };
         println!(
             "campaign {}: {} of {} blocks done, {state}; `kbench {}`",
             p.name,

@@ -1,0 +1,132 @@
+//! What a person reads, read on a real pseudo-terminal: colours sent as
+//! escapes (never spelled out as `\x1b` text), none in a pipe, with
+//! `NO_COLOR` or `--color never`; lines within the terminal's width;
+//! progress bars that leave no trace once done.
+
+use crate::common::pty::{self, Screen};
+use crate::common::Env;
+
+/// Two labels of testbench runs that differ: b's figure is 20 % higher,
+/// and lower is better, so b is worse.
+fn store() -> Env {
+    let env = Env::new();
+    for (label, values) in [
+        ("a", [10.0, 10.1, 9.9, 10.05, 9.95]),
+        ("b", [12.0, 12.1, 11.9, 12.05, 11.95]),
+    ] {
+        for v in values {
+            env.ok(&["--label", label, "testbench", "--value", &v.to_string()]);
+        }
+    }
+    env
+}
+
+fn on_terminal(env: &Env, args: &[&str], cols: u16, extra_env: &[(&str, &str)]) -> Screen {
+    let mut c = env.cmd();
+    c.args(args).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    for (k, v) in extra_env {
+        c.env(k, v);
+    }
+    pty::run(c, cols)
+}
+
+fn widest(s: &Screen) -> usize {
+    s.lines()
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn compare_on_a_terminal_is_coloured_and_fits() {
+    let env = store();
+    for cols in [80u16, 120] {
+        let s = on_terminal(&env, &["compare", "--label", "a", "--label", "b"], cols, &[]);
+        assert_eq!(s.code, 0, "{}", s.bytes);
+        assert!(s.coloured(), "no colour on a terminal:\n{}", s.bytes);
+        assert!(!s.escapes_as_text(), "escapes shown as text:\n{}", s.bytes);
+        assert!(
+            s.bytes.contains("\x1b[31mworse\x1b[0m"),
+            "the verdict painted red: {:?}",
+            s.bytes
+        );
+        assert!(
+            widest(&s) <= cols as usize,
+            "a line wider than {cols} columns:\n{}",
+            s.plain()
+        );
+    }
+}
+
+#[test]
+fn no_colour_when_asked_or_not_a_terminal() {
+    let env = store();
+    let args = ["compare", "--label", "a", "--label", "b"];
+    let s = on_terminal(&env, &args, 100, &[("NO_COLOR", "1")]);
+    assert_eq!(s.code, 0);
+    assert!(!s.bytes.contains('\x1b'), "NO_COLOR: {:?}", s.bytes);
+    assert!(s.plain().contains("worse"));
+    let mut never = args.to_vec();
+    never.extend(["--color", "never"]);
+    let s = on_terminal(&env, &never, 100, &[]);
+    assert!(!s.bytes.contains('\x1b'), "--color never: {:?}", s.bytes);
+    // A pipe: plain text, unless asked for.
+    let piped = env.ok(&args);
+    assert!(!piped.contains('\x1b') && !piped.contains("\\x1b"), "{piped}");
+    let mut always = args.to_vec();
+    always.extend(["--color", "always"]);
+    let forced = env.ok(&always);
+    assert!(forced.contains("\x1b[31mworse\x1b[0m"), "{forced:?}");
+    // Without its escapes, the painted report is the plain one.
+    assert_eq!(pty::strip_sgr(&forced), piped);
+    // A bad value is one line and exit 2.
+    let err = env.fails(&["compare", "--color", "sometimes"], 2);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn runs_list_paints_its_status_column() {
+    let env = store();
+    env.fails(
+        &["--label", "c", "testbench", "--fail-at", "1"],
+        1,
+    );
+    let s = on_terminal(&env, &["runs", "list"], 120, &[]);
+    assert_eq!(s.code, 0, "{}", s.bytes);
+    assert!(s.bytes.contains("\x1b[32mcomplete\x1b[0m"), "{:?}", s.bytes);
+    assert!(s.bytes.contains("\x1b[31mfailed\x1b[0m"), "{:?}", s.bytes);
+    assert!(!s.escapes_as_text());
+    assert!(widest(&s) <= 120, "{}", s.plain());
+}
+
+/// A scenario's progress bar is drawn on the terminal and cleared when the
+/// scenario ends: the lines left are the results, no bar among them.
+#[test]
+fn a_scenario_progress_bar_ends_cleanly() {
+    let env = Env::new();
+    let file = env.dir.path().join("two.toml");
+    std::fs::write(
+        &file,
+        "name = \"two\"\nruns = 2\n[[phase]]\nname = \"one\"\n[[phase.task]]\nkind = \"testbench\"\nargs = { seconds = 0.4 }\n[[phase]]\nname = \"two\"\n[[phase.task]]\nkind = \"testbench\"\nargs = { seconds = 0.4, value = 2 }\n",
+    )
+    .unwrap();
+    let s = on_terminal(&env, &["run", file.to_str().unwrap()], 100, &[]);
+    assert_eq!(s.code, 0, "{}", s.bytes);
+    assert!(!s.escapes_as_text(), "{}", s.bytes);
+    assert!(
+        s.bytes.contains("phases,"),
+        "no progress bar was drawn: {}",
+        s.bytes
+    );
+    let lines = s.lines();
+    assert!(
+        lines.iter().all(|l| !l.contains("phases,")),
+        "a progress bar left on screen: {lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("runs stored")),
+        "{lines:#?}"
+    );
+    assert!(widest(&s) <= 100, "{}", s.plain());
+}

@@ -14,6 +14,21 @@ pub const EXIT_GATE: i32 = 3;
 /// Exit code when the run was stopped by Ctrl-C / SIGTERM.
 pub const EXIT_INTERRUPTED: i32 = 130;
 
+static FAILURE_EXIT: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Make every failure of this process exit `code`, whatever it is (a
+/// broken pipe, a panic): `kbench decide`'s 0 and 1 are verdicts that `git
+/// bisect run` acts on, so nothing but a verdict may exit with them.
+pub fn failures_exit(code: i32) {
+    FAILURE_EXIT.store(code, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The exit code every failure takes, when one was set.
+pub fn failure_exit() -> Option<i32> {
+    let c = FAILURE_EXIT.load(std::sync::atomic::Ordering::Relaxed);
+    (c != 0).then_some(c)
+}
+
 /// A failure the user can fix; the message says what and how.
 #[derive(Debug)]
 pub enum UserError {

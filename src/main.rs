@@ -46,6 +46,9 @@ fn main() {
     quiet_on_broken_pipe();
     let cli = cli::Cli::parse_process_args();
     text::colour::choose(cli.global.color.choice());
+    if matches!(cli.command, cli::Command::Decide(_)) {
+        error::failures_exit(bisect::decide::EXIT_ABORT);
+    }
     // A panic unwinds (the release profile keeps unwinding on purpose):
     // every temp dir, worker group and load is dropped on the way out, so a
     // bug leaves no file and no process behind; then one line says so.
@@ -53,8 +56,8 @@ fn main() {
         Ok(Ok(())) => 0,
         Ok(Err(err)) => exit_code_for(&err),
         Err(_) => {
-            eprintln!("kbench: internal error (a bug in kbench; the message above says where): what it had started was stopped and removed");
-            101
+            say("kbench: internal error (a bug in kbench; the message above says where): what it had started was stopped and removed");
+            error::failure_exit().unwrap_or(101)
         }
     };
     std::process::exit(code);
@@ -67,30 +70,30 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     });
     if broken_pipe {
-        return 0;
+        return error::failure_exit().unwrap_or(0);
     }
     if err.downcast_ref::<error::Interrupted>().is_some() {
-        eprintln!("kbench: interrupted; what finished was kept");
+        say("kbench: interrupted; what finished was kept");
         return error::EXIT_INTERRUPTED;
     }
     if let Some(x) = err.downcast_ref::<error::Exit>() {
         if let Some(m) = &x.message {
-            eprintln!("kbench: {}", text::clean(m));
+            say(&format!("kbench: {}", text::clean(m)));
         }
         return x.code;
     }
     if let Some(g) = err.downcast_ref::<error::GateFailed>() {
-        eprintln!("kbench: {g}");
+        say(&format!("kbench: {g}"));
         return error::EXIT_GATE;
     }
     if let Some(u) = err.downcast_ref::<error::UserError>() {
         // One line, whatever the input it quotes held (a newline or a
         // terminal escape in a value is shown escaped, not obeyed).
-        eprintln!("kbench: {}", text::clean(&u.to_string()));
+        say(&format!("kbench: {}", text::clean(&u.to_string())));
         return u.exit_code();
     }
     if let Some(why) = damaged_store(err) {
-        eprintln!("kbench: the result store is damaged ({why}): restore it from a backup or pass another --db");
+        say(&format!("kbench: the result store is damaged ({why}): restore it from a backup or pass another --db"));
         return error::EXIT_USAGE;
     }
     // Other failures may carry a failed job's stderr, a line each: the
@@ -99,8 +102,15 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
         .split('\n')
         .map(|l| text::clean(l).into_owned())
         .collect();
-    eprintln!("kbench: error: {}", shown.join("\n"));
+    say(&format!("kbench: error: {}", shown.join("\n")));
     1
+}
+
+/// A line on stderr; a stderr that cannot take it (a closed pipe, a full
+/// disk) changes nothing about the exit code.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// SQLite's own word that a store's file is damaged (not a database, a
@@ -137,7 +147,7 @@ fn quiet_on_broken_pipe() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
         if msg.contains("Broken pipe") {
-            std::process::exit(0);
+            std::process::exit(error::failure_exit().unwrap_or(0));
         }
         default(info);
     }));

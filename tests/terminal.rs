@@ -23,7 +23,9 @@ fn store() -> Env {
 
 fn on_terminal(env: &Env, args: &[&str], cols: u16, extra_env: &[(&str, &str)]) -> Screen {
     let mut c = env.cmd();
-    c.args(args).env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    c.args(args)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE");
     for (k, v) in extra_env {
         c.env(k, v);
     }
@@ -42,7 +44,12 @@ fn widest(s: &Screen) -> usize {
 fn compare_on_a_terminal_is_coloured_and_fits() {
     let env = store();
     for cols in [80u16, 120] {
-        let s = on_terminal(&env, &["compare", "--label", "a", "--label", "b"], cols, &[]);
+        let s = on_terminal(
+            &env,
+            &["compare", "--label", "a", "--label", "b"],
+            cols,
+            &[],
+        );
         assert_eq!(s.code, 0, "{}", s.bytes);
         assert!(s.coloured(), "no colour on a terminal:\n{}", s.bytes);
         assert!(!s.escapes_as_text(), "escapes shown as text:\n{}", s.bytes);
@@ -73,7 +80,10 @@ fn no_colour_when_asked_or_not_a_terminal() {
     assert!(!s.bytes.contains('\x1b'), "--color never: {:?}", s.bytes);
     // A pipe: plain text, unless asked for.
     let piped = env.ok(&args);
-    assert!(!piped.contains('\x1b') && !piped.contains("\\x1b"), "{piped}");
+    assert!(
+        !piped.contains('\x1b') && !piped.contains("\\x1b"),
+        "{piped}"
+    );
     let mut always = args.to_vec();
     always.extend(["--color", "always"]);
     let forced = env.ok(&always);
@@ -88,10 +98,7 @@ fn no_colour_when_asked_or_not_a_terminal() {
 #[test]
 fn runs_list_paints_its_status_column() {
     let env = store();
-    env.fails(
-        &["--label", "c", "testbench", "--fail-at", "1"],
-        1,
-    );
+    env.fails(&["--label", "c", "testbench", "--fail-at", "1"], 1);
     let s = on_terminal(&env, &["runs", "list"], 120, &[]);
     assert_eq!(s.code, 0, "{}", s.bytes);
     assert!(s.bytes.contains("\x1b[32mcomplete\x1b[0m"), "{:?}", s.bytes);

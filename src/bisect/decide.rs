@@ -6,6 +6,19 @@
 //! is what `git bisect run` reads: 0 like good, 1 like bad, 125 cannot
 //! tell (git skips it).  Anything else that goes wrong exits 128, which
 //! makes `git bisect run` stop rather than mark the commit bad.
+//!
+//! The ends were stored earlier, in another batch, and a machine drifts
+//! between batches (15-30 % here): tested against the ends as they were,
+//! a good candidate measured on a slower afternoon is "worse than good"
+//! and called bad.  So the candidate is not tested against either end but
+//! against the point halfway between them (the geometric mean of the
+//! ends' means, for positive figures): like bad when it is significantly
+//! past it towards the bad end, like good when significantly short of it.
+//! A drift of the machine since the ends were stored leaves the error
+//! within α as long as it is under half the gap between the ends; that
+//! tolerance and the ends' age are said before the first run, and a
+//! candidate outside both ends (visible drift) is warned of.  With
+//! `--steps N`, α is split over the N calls of a whole `git bisect run`.
 
 use super::call::{self, Call, Sides, StepRule};
 use crate::error::input;
@@ -33,8 +46,55 @@ pub struct Options {
     /// Most runs of the candidate.
     pub cap: usize,
     pub threshold_pct: f64,
+    /// The calls of `kbench decide` the whole bisection makes (α is split
+    /// over them).
+    pub steps: usize,
     pub parse: crate::experiment::ParseCommand,
     pub env: super::Env,
+}
+
+/// How a metric's stored ends are brought to their midpoint: scaled (all
+/// values positive) or shifted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mid {
+    /// Multiply the good end's values by `s`, divide the bad end's.
+    Scale(f64),
+    /// Add `d` to the good end's values, take it from the bad end's.
+    Shift(f64),
+}
+
+impl Mid {
+    fn of(good: &[f64], bad: &[f64]) -> Mid {
+        use crate::stats::describe::mean;
+        let (g, b) = (mean(good), mean(bad));
+        if good.iter().chain(bad).all(|v| *v > 0.0) {
+            Mid::Scale((b / g).sqrt())
+        } else {
+            Mid::Shift((b - g) / 2.0)
+        }
+    }
+
+    fn good(self, v: &[f64]) -> Vec<f64> {
+        match self {
+            Mid::Scale(s) => v.iter().map(|x| x * s).collect(),
+            Mid::Shift(d) => v.iter().map(|x| x + d).collect(),
+        }
+    }
+
+    fn bad(self, v: &[f64]) -> Vec<f64> {
+        match self {
+            Mid::Scale(s) => v.iter().map(|x| x / s).collect(),
+            Mid::Shift(d) => v.iter().map(|x| x - d).collect(),
+        }
+    }
+
+    /// The drift tolerated, in % of the good end: half the gap.
+    fn tolerance_pct(self, good_mean: f64) -> f64 {
+        match self {
+            Mid::Scale(s) => (s.max(1.0 / s) - 1.0) * 100.0,
+            Mid::Shift(d) => (d / good_mean).abs() * 100.0,
+        }
+    }
 }
 
 /// Decide; `Ok(code)` is the exit status.
@@ -54,11 +114,33 @@ pub fn run(o: &Options) -> Result<i32> {
         .iter()
         .map(|(m, _)| (values(&good, m), values(&bad, m)))
         .collect();
-    let rule = StepRule {
-        alpha: o.alpha,
-        cap: cap(o, &metrics, &ends)?,
-        threshold_pct: o.threshold_pct,
+    let alpha = o.alpha / o.steps.max(1) as f64;
+    let cap = cap(o, &metrics, &ends)?;
+    let mids = ends_apart(o, alpha, &metrics, &ends)?;
+    // Its verdict is its exit code: a stderr that cannot take a line
+    // (a closed pipe, a full disk) must not change it.
+    let say = |m: &str| {
+        if !o.env.quiet {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "kbench decide: {}",
+                crate::text::clean(m)
+            );
+        }
     };
+    say(&age_line(o, &good, &bad, &metrics, &ends, &mids, alpha));
+    // The candidate is tested against the midpoint: no threshold beyond it.
+    let rule = StepRule {
+        alpha,
+        cap,
+        threshold_pct: 0.0,
+    };
+    let at_mid: Vec<(Vec<f64>, Vec<f64>)> = ends
+        .iter()
+        .zip(&mids)
+        .map(|((g, b), m)| (m.good(g), m.bad(b)))
+        .collect();
     let label = o
         .candidate
         .clone()
@@ -68,14 +150,12 @@ pub fn run(o: &Options) -> Result<i32> {
         Some(l) => Some(runs_of_label(o, l, false)?),
         None => None,
     };
-    let say = |m: &str| {
-        if !o.env.quiet {
-            eprintln!("kbench decide: {}", crate::text::clean(m));
-        }
-    };
     loop {
         let n = cand[0].len();
-        if let Some(code) = verdict(o, &rule, &metrics, &ends, &cand, say) {
+        if let Some(code) = verdict(o, &rule, &metrics, &at_mid, &cand, say) {
+            if let Some(w) = drift_seen(&metrics, &ends, &cand) {
+                say(&w);
+            }
             return Ok(code);
         }
         let next = match stored.as_mut() {
@@ -98,6 +178,123 @@ pub fn run(o: &Options) -> Result<i32> {
                 None => return Err(input(format!("the candidate's run has no metric {m}"))),
             }
         }
+    }
+}
+
+/// The ends must differ, the bad one worse, by at least the threshold
+/// (all their stored runs, at `alpha`): else there is nothing to decide.
+/// Each metric's midpoint.
+fn ends_apart(
+    o: &Options,
+    alpha: f64,
+    metrics: &[(String, Better)],
+    ends: &[(Vec<f64>, Vec<f64>)],
+) -> Result<Vec<Mid>> {
+    let a = alpha / metrics.len().max(1) as f64;
+    let t = o.threshold_pct;
+    let mut mids = Vec::new();
+    for ((m, better), (g, b)) in metrics.iter().zip(ends) {
+        if call::better_than(b, g, *better, a, t) {
+            return Err(input(format!(
+                "--bad {} is better than --good {} in {m}: are the ends swapped?",
+                o.bad, o.good
+            )));
+        }
+        if !call::worse(b, g, *better, a, t) {
+            return Err(input(format!(
+                "--bad {} is not worse than --good {} in {m} by at least {t} % (their {} and {} runs): nothing to decide",
+                o.bad,
+                o.good,
+                b.len(),
+                g.len()
+            )));
+        }
+        mids.push(Mid::of(g, b));
+    }
+    Ok(mids)
+}
+
+/// What the ends rest on: their age, and the drift since then that
+/// leaves the error within alpha.
+fn age_line(
+    o: &Options,
+    good: &[RunRecord],
+    bad: &[RunRecord],
+    metrics: &[(String, Better)],
+    ends: &[(Vec<f64>, Vec<f64>)],
+    mids: &[Mid],
+    alpha: f64,
+) -> String {
+    let now = crate::sys::time::unix_now();
+    let age = |runs: &[RunRecord]| {
+        let newest = runs.iter().map(|r| r.started).fold(f64::MIN, f64::max);
+        age_of(now - newest)
+    };
+    let tol: Vec<String> = metrics
+        .iter()
+        .zip(ends)
+        .zip(mids)
+        .map(|(((m, _), (g, _)), mid)| {
+            format!(
+                "{m} ±{:.0} %",
+                mid.tolerance_pct(crate::stats::describe::mean(g))
+            )
+        })
+        .collect();
+    format!(
+        "the ends were stored {} ago ({}) and {} ago ({}); the candidate is tested against the midpoint between them, so a drift of this machine since then of up to {} (half their gap) keeps a wrong call within alpha {alpha:.4}{}",
+        age(good),
+        o.good,
+        age(bad),
+        o.bad,
+        tol.join(", "),
+        if o.steps > 1 {
+            format!(" (--alpha {} over --steps {})", o.alpha, o.steps)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// A warning when the candidate lies outside both ends by more than the
+/// tolerance: the machine has drifted since the ends were stored.
+fn drift_seen(
+    metrics: &[(String, Better)],
+    ends: &[(Vec<f64>, Vec<f64>)],
+    cand: &[Vec<f64>],
+) -> Option<String> {
+    use crate::stats::describe::mean;
+    for ((m, _), ((g, b), c)) in metrics.iter().zip(ends.iter().zip(cand)) {
+        if c.is_empty() {
+            continue;
+        }
+        let (gm, bm) = (mean(g), mean(b));
+        let (lo, hi) = (gm.min(bm), gm.max(bm));
+        let half = (hi - lo) / 2.0;
+        let cm = mean(c);
+        if cm < lo - half || cm > hi + half {
+            return Some(format!(
+                "warning: the candidate's {m} ({}) lies outside both ends ({} and {}) by more than half their gap: this machine may have drifted since they were stored; store the ends again beside the candidate",
+                crate::text::table::num(cm),
+                crate::text::table::num(gm),
+                crate::text::table::num(bm)
+            ));
+        }
+    }
+    None
+}
+
+/// An age in words: `40 s`, `12 min`, `3.5 h`, `2 days`.
+fn age_of(secs: f64) -> String {
+    let s = secs.max(0.0);
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} min", s / 60.0)
+    } else if s < 172_800.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else {
+        format!("{:.0} days", s / 86_400.0)
     }
 }
 
@@ -263,3 +460,7 @@ fn directions(o: &Options, good: &[RunRecord]) -> Result<Vec<(String, Better)>> 
         })
         .collect()
 }
+
+#[cfg(test)]
+#[path = "decide_drift_tests.rs"]
+mod drift_tests;

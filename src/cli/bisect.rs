@@ -94,11 +94,16 @@ pub struct BisectArgs {
 }
 
 #[derive(Args, Debug, Clone)]
-#[command(
-    after_help = "For `git bisect run kbench decide --good A --bad B -- COMMAND`: exit 0 like good, \
-1 like bad, 125 cannot tell (git skips the commit); anything else that goes wrong exits 128, which \
-stops git bisect run instead of marking the commit bad."
-)]
+#[command(after_help = "Examples:\n  \
+kbench --label good job --job-cmd ./prog --runs 24   # on the good commit, once\n  \
+kbench --label bad job --job-cmd ./prog --runs 24    # on the bad commit, once\n  \
+git bisect run kbench decide --good good --bad bad --steps 6 -- job --job-cmd ./prog\n\n\
+Exit 0 like good, 1 like bad, 125 cannot tell (git skips the commit); anything else that goes \
+wrong exits 128, which stops git bisect run instead of marking the commit bad.\n\n\
+The ends are stored runs, measured earlier: the candidate is tested against the midpoint \
+between them, so a drift of the machine since then of up to half their gap (said before the \
+first run) keeps a wrong exit within --alpha for one call; --steps N splits --alpha over the N \
+calls of a whole bisection (about log2 of the commits), so that it bounds a wrong culprit.")]
 pub struct DecideArgs {
     /// The stored label the good end's runs are under
     #[arg(long, value_name = "LABEL")]
@@ -118,6 +123,10 @@ pub struct DecideArgs {
     /// Most runs of the candidate (and no more than the ends have)
     #[arg(long, value_name = "N", default_value = "30", value_parser = cap)]
     pub max_runs: usize,
+    /// The calls of decide a whole `git bisect run` makes (about log2 of the commits, plus
+    /// skips): --alpha is split over them, so it bounds a wrong culprit, not one call
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub steps: u16,
     /// The kbench command that measures the current candidate once
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -49,10 +49,17 @@ impl Cli {
             Ok(cli) => cli,
             Err(e) => {
                 use clap::error::ErrorKind::*;
+                let decide = std::env::args().skip(1).any(|a| a == "decide");
                 if matches!(
                     e.kind(),
                     DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
                 ) {
+                    if decide {
+                        // Help is not a verdict: `git bisect run` must
+                        // not read it as "good".
+                        let _ = e.print();
+                        std::process::exit(crate::bisect::decide::EXIT_ABORT);
+                    }
                     e.exit()
                 }
                 eprintln!(
@@ -61,7 +68,6 @@ impl Cli {
                 );
                 // `git bisect run` reads 1-127 but 125 as "bad": a typo in
                 // a decide command line must stop it instead.
-                let decide = std::env::args().skip(1).any(|a| a == "decide");
                 std::process::exit(if decide {
                     crate::bisect::decide::EXIT_ABORT
                 } else {

@@ -95,6 +95,7 @@ pub fn decide(ctx: &Ctx, a: &DecideArgs) -> Result<()> {
         alpha: a.alpha,
         cap: a.max_runs,
         threshold_pct: ctx.global.threshold,
+        steps: usize::from(a.steps),
         parse: crate::cli::check,
         env: env(ctx, None),
     };

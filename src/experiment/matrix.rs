@@ -501,10 +501,7 @@ fn report(
         combos.len(),
         crate::text::id_list(&runs.iter().map(|r| r.id).collect::<Vec<_>>())
     );
-    println!(
-        "{}",
-        crate::text::wrap(&head, crate::text::width())
-    );
+    println!("{}", crate::text::wrap(&head, crate::text::width()));
     print!(
         "{}",
         crate::report::terminal::render_with(

@@ -21,7 +21,11 @@ impl Style {
     fn of(c: &Comparison, colour: bool) -> Style {
         Style {
             colour,
-            width: if c.wide { usize::MAX } else { crate::text::width() },
+            width: if c.wide {
+                usize::MAX
+            } else {
+                crate::text::width()
+            },
         }
     }
 }

@@ -168,9 +168,15 @@ mod tests {
         assert_eq!(of_verdict("worse (one boot each)"), Some(Paint::Bad));
         assert_eq!(of_verdict("too few runs"), Some(Paint::Unsure));
         assert_eq!(of_verdict("12.5"), None);
-        assert_eq!(of_verdict("like bad (the change may come in parts)"), Some(Paint::Bad));
+        assert_eq!(
+            of_verdict("like bad (the change may come in parts)"),
+            Some(Paint::Bad)
+        );
         assert_eq!(of_verdict("skipped: `make` failed"), Some(Paint::Unsure));
-        assert_eq!(of_verdict("cannot tell: after 12 units"), Some(Paint::Unsure));
+        assert_eq!(
+            of_verdict("cannot tell: after 12 units"),
+            Some(Paint::Unsure)
+        );
         assert_eq!(of_verdict("goodness"), None);
         let w = Paint::Good.wrap("better");
         assert!(w.starts_with("\x1b[32m") && w.ends_with("\x1b[0m"), "{w:?}");

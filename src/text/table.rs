@@ -71,7 +71,10 @@ impl Table {
     /// Paint every verdict word in column `col` ([`super::colour::of_verdict`]).
     pub fn paint_verdicts(&mut self, col: usize) {
         for i in 0..self.rows.len() {
-            if let Some(p) = self.rows[i].get(col).and_then(|v| super::colour::of_verdict(v)) {
+            if let Some(p) = self.rows[i]
+                .get(col)
+                .and_then(|v| super::colour::of_verdict(v))
+            {
                 self.paint(i, col, p);
             }
         }
@@ -167,16 +170,26 @@ mod tests {
         let mut t = new(&["metric", "verdict", "change"]);
         right_align_from(&mut t, 2);
         t.add_row(vec!["a".into(), "better".into(), "1.0".into()]);
-        t.add_row(vec!["long name".into(), "inconclusive".into(), "12.0".into()]);
+        t.add_row(vec![
+            "long name".into(),
+            "inconclusive".into(),
+            "12.0".into(),
+        ]);
         t.paint_verdicts(1);
         let plain = t.to_string();
         assert!(!plain.contains('\x1b'), "{plain}");
         t.set_colour(true);
         let painted = t.to_string();
-        assert!(!painted.contains("\\x1b"), "no escape shown as text: {painted}");
+        assert!(
+            !painted.contains("\\x1b"),
+            "no escape shown as text: {painted}"
+        );
         assert!(painted.contains("\x1b[32mbetter\x1b[0m"), "{painted:?}");
         // Without its escapes, the painted table is the plain one.
-        let stripped = painted.replace("\x1b[32m", "").replace("\x1b[33m", "").replace("\x1b[0m", "");
+        let stripped = painted
+            .replace("\x1b[32m", "")
+            .replace("\x1b[33m", "")
+            .replace("\x1b[0m", "");
         assert_eq!(stripped, plain);
         // A hostile cell is still cleaned, painted or not.
         t.add_row(vec!["x\x1b[2J".into(), "worse".into(), "1".into()]);

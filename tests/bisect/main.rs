@@ -451,3 +451,93 @@ fn the_plan_and_the_refusals() {
     );
     refused(&["bisect", "--resume"], "no result store");
 }
+
+/// decide exits only 0, 1, 125 or 128, whatever its stderr is: a closed
+/// pipe used to make every call exit 0 ("good": git marks the commit
+/// good), the verdict or the failure whatever it was.  Ends that do not
+/// differ or are swapped, and `--help`, are never a verdict.
+#[test]
+fn decide_exits_only_its_codes() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let b = Bisect::new();
+    for (label, v) in [("good", 10.0), ("bad", 13.0), ("same", 10.0)] {
+        for k in 0..6 {
+            let x = (v * (1.0 + 0.01 * f64::from(k % 3))).to_string();
+            let (code, _, err) = b.run(&["--label", label, "testbench", "--value", &x]);
+            assert_eq!(code, 0, "{err}");
+        }
+    }
+    // A pipe whose reader is gone: every write to it is EPIPE.
+    let closed = || {
+        let mut fds = [0; 2];
+        // SAFETY: pipe writes two new descriptors into the array.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both were just opened and are owned here alone.
+        let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        drop(r);
+        std::process::Stdio::from(w)
+    };
+    let decide = |good: &str, bad: &str, value: &str, stderr_closed: bool| {
+        let mut c = b.cmd(&[
+            "decide",
+            "--good",
+            good,
+            "--bad",
+            bad,
+            "--",
+            "testbench",
+            "--value",
+            value,
+        ]);
+        c.stdout(std::process::Stdio::null());
+        if stderr_closed {
+            c.stderr(closed());
+        } else {
+            c.stderr(std::process::Stdio::piped());
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    for closed_err in [false, true] {
+        assert_eq!(
+            decide("good", "bad", "10.1", closed_err).0,
+            0,
+            "closed: {closed_err}"
+        );
+        assert_eq!(
+            decide("good", "bad", "13.1", closed_err).0,
+            1,
+            "closed: {closed_err}"
+        );
+        assert_eq!(
+            decide("nosuch", "bad", "10", closed_err).0,
+            128,
+            "closed: {closed_err}"
+        );
+        assert_eq!(
+            decide("bad", "good", "10", closed_err).0,
+            128,
+            "swapped, closed: {closed_err}"
+        );
+        assert_eq!(
+            decide("good", "same", "10", closed_err).0,
+            128,
+            "alike, closed: {closed_err}"
+        );
+    }
+    let (_, err) = decide("bad", "good", "10", false);
+    assert!(err.contains("are the ends swapped?"), "{err}");
+    let (_, err) = decide("good", "same", "10", false);
+    assert!(err.contains("nothing to decide"), "{err}");
+    let (_, err) = decide("good", "bad", "10.1", false);
+    assert!(
+        err.contains("half their gap"),
+        "the tolerance is said: {err}"
+    );
+    let (code, out, _) = b.run(&["decide", "--help"]);
+    assert_eq!(code, 128, "help is not a verdict");
+    assert!(out.contains("--steps"), "{out}");
+}

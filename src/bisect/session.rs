@@ -69,6 +69,14 @@ fn candidates(plan: &Plan, env: &Env) -> Result<Vec<Candidate>> {
 
 /// Bisect (or go on bisecting) to the end, and say the result.
 pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<()> {
+    // One driver: a `--resume` of a bisection still running is refused.
+    let _driving = crate::experiment::lock::hold(
+        &crate::experiment::lock::store_key(env.db.as_deref()),
+        "bisect",
+        &plan.id,
+        &format!("bisection {}", plan.id),
+        false,
+    )?;
     let mut real = Real::new(&plan, env)?;
     if let Some(m) = &real.machine {
         if let (Some(why), false) = (&m.accel.emulated, plan.allow_emulated) {

@@ -92,7 +92,12 @@ booted by the --reboot command with {entry}, {release} and {label} filled in."
         /// Run the block but do not reboot afterwards (say what to boot next)
         #[arg(long)]
         no_reboot: bool,
+        /// When another step of this campaign is running, wait for it (else refuse at once)
+        #[arg(long)]
+        wait: bool,
     },
+    /// Give a campaign up: its unit removed, the plan marked abandoned, its runs kept
+    Abort { name: String },
     /// Progress of one campaign, or of all
     Status { name: Option<String> },
     /// Write (and enable) a systemd unit that runs `campaign step NAME` at every boot until done

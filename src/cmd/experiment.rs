@@ -72,14 +72,20 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                 },
             )
         }
-        CampaignCommand::Step { name, no_reboot } => campaign::step(
+        CampaignCommand::Step {
+            name,
+            no_reboot,
+            wait,
+        } => campaign::step(
             db,
             &campaign::StepOptions {
                 name: name.clone(),
                 no_reboot: *no_reboot,
                 quiet: ctx.global.quiet,
+                wait: *wait,
             },
         ),
+        CampaignCommand::Abort { name } => campaign::abort(db, name),
         CampaignCommand::Status { name } => campaign::status(db, name.as_deref(), ctx.global.json),
         CampaignCommand::InstallService { name, unit_dir } => {
             campaign::install_service(db, name, unit_dir.as_deref())

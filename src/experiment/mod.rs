@@ -18,6 +18,7 @@ pub mod campaign;
 mod combos;
 pub mod command;
 pub mod knob;
+pub mod lock;
 pub mod matrix;
 pub mod order;
 pub mod restore;

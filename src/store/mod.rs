@@ -64,13 +64,56 @@ pub enum Access {
 /// The store location: `--db`/`KBENCH_DB`, else
 /// `$XDG_DATA_HOME/kbench/results.db`, else `~/.local/share/kbench/results.db`.
 pub fn default_path() -> PathBuf {
-    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(x).join("kbench/results.db");
+    default_path_in(
+        std::env::var_os("XDG_DATA_HOME").map(PathBuf::from),
+        std::env::var_os("HOME").map(PathBuf::from),
+        crate::sys::user::home,
+    )
+}
+
+/// The rule of [`default_path`], apart from the process: only absolute
+/// folders count (the XDG spec ignores a relative `XDG_DATA_HOME`; a unit
+/// or `env -i` has no `HOME`), then the password database's home, then
+/// `/var/lib/kbench`.  Never a path relative to the working folder.
+fn default_path_in(
+    xdg: Option<PathBuf>,
+    home: Option<PathBuf>,
+    passwd_home: impl FnOnce() -> Option<PathBuf>,
+) -> PathBuf {
+    if let Some(x) = xdg.filter(|p| p.is_absolute()) {
+        return x.join("kbench/results.db");
     }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
-    home.join(".local/share/kbench/results.db")
+    match home.filter(|p| p.is_absolute()).or_else(passwd_home) {
+        Some(h) => h.join(".local/share/kbench/results.db"),
+        None => PathBuf::from("/var/lib/kbench/results.db"),
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn the_default_store_is_never_relative() {
+    let p = |x: Option<&str>, h: Option<&str>, pw: Option<&str>| {
+        default_path_in(x.map(PathBuf::from), h.map(PathBuf::from), || {
+            pw.map(PathBuf::from)
+        })
+    };
+    assert_eq!(
+        p(Some("/x"), Some("/h"), None),
+        PathBuf::from("/x/kbench/results.db")
+    );
+    assert_eq!(
+        p(Some("rel"), Some("/h"), None),
+        PathBuf::from("/h/.local/share/kbench/results.db")
+    );
+    assert_eq!(
+        p(None, None, Some("/root")),
+        PathBuf::from("/root/.local/share/kbench/results.db")
+    );
+    assert_eq!(
+        p(None, Some(""), None),
+        PathBuf::from("/var/lib/kbench/results.db")
+    );
+    assert!(p(None, Some("."), None).is_absolute());
 }
 
 /// Open the store named by `db` (a path), or the default.

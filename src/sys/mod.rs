@@ -27,6 +27,7 @@ pub mod size;
 pub mod spin;
 pub mod tempdir;
 pub mod time;
+pub mod user;
 pub mod workers;
 
 /// The last OS error as an `std::io::Error`.

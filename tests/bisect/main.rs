@@ -541,3 +541,33 @@ fn decide_exits_only_its_codes() {
     assert_eq!(code, 128, "help is not a verdict");
     assert!(out.contains("--steps"), "{out}");
 }
+
+/// A bisection that is running is never taken over by `--resume`: both
+/// would drive it.
+#[test]
+fn resume_leaves_a_running_bisection_alone() {
+    if !have_tools() {
+        return;
+    }
+    let _l = one();
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, None);
+    let kb = b
+        .cmd(&strs(&Bisect::args(&r)))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = || {
+        let o = b.cmd(&["bisect", "--log", "--json"]).output().unwrap();
+        serde_json::from_slice::<serde_json::Value>(&o.stdout)
+            .ok()
+            .is_some_and(|v| v["plan"]["id"].is_string())
+    };
+    assert!(wait_for(300, started), "the bisection never saved its plan");
+    let (code, _, err) = b.run(&["bisect", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("being driven by another kbench"), "{err}");
+    let out = common::interrupt(kb);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}

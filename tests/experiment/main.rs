@@ -905,3 +905,296 @@ fn the_autogroup_experiment_reads_at_a_glance() {
         assert!(console.is_empty(), "{console:?}");
     }
 }
+
+/// A campaign of two boots and one round whose command takes a few
+/// seconds, planned in `env`.
+fn slow_campaign(env: &Env, name: &str) {
+    env.ok(&[
+        "campaign",
+        "init",
+        name,
+        "--boot",
+        "A=release=test-a",
+        "--boot",
+        "B=release=test-b",
+        "--rounds",
+        "1",
+        "--reboot",
+        "true",
+        "--",
+        "testbench",
+        "--seconds",
+        "2",
+        "--runs",
+        "2",
+    ]);
+}
+
+/// Two steps at once (the unit's and one typed by hand): the second is
+/// refused while the first runs its block, and every block runs once.
+#[test]
+fn two_steps_at_once_never_skip_a_block() {
+    let env = Env::new();
+    slow_campaign(&env, "two");
+    let id = r#"{"release":"test-a","cmdline":"ro","boot_id":"boot-1"}"#;
+    let first = env
+        .cmd()
+        .args(["campaign", "step", "two"])
+        .env("KBENCH_TEST_IDENTITY", id)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_for(30, || status(&env, "two")["history"]
+        .as_array()
+        .is_some_and(|h| !h.is_empty())));
+    let second = env
+        .cmd()
+        .args(["campaign", "step", "two"])
+        .env("KBENCH_TEST_IDENTITY", id)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("being driven by another kbench"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    // --wait waits for the first, then finds its block done on this boot.
+    let waited = env
+        .cmd()
+        .args(["campaign", "step", "two", "--wait"])
+        .env("KBENCH_TEST_IDENTITY", id)
+        .output()
+        .unwrap();
+    let out = first.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let werr = String::from_utf8_lossy(&waited.stderr);
+    assert!(werr.contains("waiting for it"), "{werr}");
+    // Then it finds this boot is A's, with B's block next: nothing runs.
+    assert!(werr.contains("expects boot 'B'"), "{werr}");
+    let s = status(&env, "two");
+    assert_eq!(s["next"], 1, "{s}");
+    assert_eq!(s["history"].as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(s["history"][0]["status"], "done");
+    // The next boot runs B, and the campaign is complete with both.
+    let out = step(&env, "two", "test-b", "boot-2");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let labels: Vec<String> = status(&env, "two")["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["label"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(labels, ["A", "B"]);
+}
+
+/// `campaign abort`: the unit removed, the plan abandoned, its runs kept;
+/// a later step runs nothing.  A plan that names another file as its
+/// unit never has it removed, and a plan whose order names a boot it has
+/// not is refused, not a panic.
+#[test]
+fn abort_keeps_the_runs_and_removes_only_its_own_unit() {
+    let env = Env::new();
+    slow_campaign(&env, "ab");
+    let units = env.dir.path().join("units");
+    std::fs::create_dir(&units).unwrap();
+    // A link planted at the unit's name is replaced, not written through.
+    let victim = env.dir.path().join("victim");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    std::os::unix::fs::symlink(&victim, units.join("kbench-campaign-ab.service")).unwrap();
+    let old = unsafe { libc::umask(0) };
+    let out = env
+        .cmd()
+        .args([
+            "campaign",
+            "install-service",
+            "ab",
+            "--unit-dir",
+            units.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    unsafe { libc::umask(old) };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+    let unit = units.join("kbench-campaign-ab.service");
+    let meta = std::fs::symlink_metadata(&unit).unwrap();
+    assert!(meta.is_file());
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        meta.permissions().mode() & 0o777,
+        0o644,
+        "whatever the umask"
+    );
+    let out = step(&env, "ab", "test-a", "boot-1");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = env.ok(&["campaign", "abort", "ab"]);
+    assert!(said.contains("abandoned after 1 of 2 blocks"), "{said}");
+    assert!(!unit.exists(), "abort removes the unit");
+    assert!(status(&env, "ab")["abandoned"].is_number());
+    let runs = env.json(&["runs", "list", "--label", "A"])["runs"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(runs, 2, "its runs are kept");
+    let out = step(&env, "ab", "test-b", "boot-2");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("abandoned"));
+    assert_eq!(
+        env.json(&["runs", "list", "--label", "B"])["runs"]
+            .as_array()
+            .map_or(0, |r| r.len()),
+        0
+    );
+
+    // A plan in the store that names a file of someone else as its unit,
+    // or a boot it does not have.
+    slow_campaign(&env, "cd");
+    let db = rusqlite::Connection::open(env.db()).unwrap();
+    let body: String = db
+        .query_row("SELECT body FROM documents WHERE name = 'cd'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let mut plan: serde_json::Value = serde_json::from_str(&body).unwrap();
+    plan["service"] = serde_json::json!(victim);
+    plan["next"] = serde_json::json!(2);
+    db.execute(
+        "UPDATE documents SET body = ?1 WHERE name = 'cd'",
+        [plan.to_string()],
+    )
+    .unwrap();
+    let out = step(&env, "cd", "test-a", "boot-3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("left alone"));
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "keep me\n",
+        "never removed"
+    );
+    plan["order"] = serde_json::json!([0, 99]);
+    plan["next"] = serde_json::json!(1);
+    db.execute(
+        "UPDATE documents SET body = ?1 WHERE name = 'cd'",
+        [plan.to_string()],
+    )
+    .unwrap();
+    for args in [
+        &["campaign", "step", "cd"][..],
+        &["campaign", "status", "cd"][..],
+    ] {
+        let err = env.fails(args, 2);
+        assert!(err.contains("names boot 99"), "{err}");
+    }
+    let out = env.cmd().args(["campaign", "status"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// kexec reuses the running command line: boots that differ only by
+/// cmdline= are refused for it.  With HOME unset the unit names an
+/// absolute store.
+#[test]
+fn kexec_plans_are_honest_and_units_name_absolute_stores() {
+    let env = Env::new();
+    let err = env.fails(
+        &[
+            "campaign",
+            "init",
+            "k",
+            "--boot",
+            "a=release=6.1.0-1-amd64,cmdline=preempt=full,entry=/boot/vmlinuz-6.1.0-1-amd64",
+            "--boot",
+            "b=release=6.1.0-1-amd64,cmdline=preempt=none,entry=/boot/vmlinuz-6.1.0-1-amd64",
+            "--reboot",
+            "kexec",
+            "--",
+            "testbench",
+        ],
+        2,
+    );
+    assert!(err.contains("differ by cmdline="), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    // The same two boots by release only are fine.
+    env.ok(&[
+        "campaign",
+        "init",
+        "k2",
+        "--boot",
+        "a=release=6.1.0-1-amd64,entry=/boot/vmlinuz-6.1.0-1-amd64",
+        "--boot",
+        "b=release=6.1.0-1-rt-amd64,entry=/boot/vmlinuz-6.1.0-1-rt-amd64",
+        "--reboot",
+        "kexec",
+        "--",
+        "testbench",
+    ]);
+    // No HOME, no KBENCH_DB: the default store, named absolutely.
+    let units = env.dir.path().join("units");
+    std::fs::create_dir(&units).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let xdg = home.path().join("data");
+    let run = |args: &[&str]| {
+        env.cmd()
+            .env_remove("KBENCH_DB")
+            .env_remove("HOME")
+            .env("XDG_DATA_HOME", &xdg)
+            .current_dir(home.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "campaign",
+        "init",
+        "h",
+        "--boot",
+        "a=release=x",
+        "--boot",
+        "b=release=y",
+        "--reboot",
+        "true",
+        "--",
+        "testbench",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&[
+        "campaign",
+        "install-service",
+        "h",
+        "--unit-dir",
+        units.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(units.join("kbench-campaign-h.service")).unwrap();
+    let db = text
+        .split_whitespace()
+        .skip_while(|w| *w != "--db")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    assert!(db.starts_with('/'), "{text}");
+    assert!(db.ends_with("kbench/results.db"), "{text}");
+}

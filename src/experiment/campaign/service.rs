@@ -28,7 +28,7 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
     }
     let unit = dir.join(format!("kbench-campaign-{name}.service"));
     let text = format!(
-        "# Written by `kbench campaign install-service {name}`; removed when the campaign ends.\n\
+        "{}\n\
          [Unit]\n\
          Description=kbench campaign {name}: run the next block after boot\n\
          After=multi-user.target\n\
@@ -40,6 +40,7 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
          \n\
          [Install]\n\
          WantedBy=multi-user.target\n",
+        marker(name),
         systemd_quote(&exe.display().to_string()).ok_or_else(|| input(format!(
             "kbench's own path {} has a control character: a systemd unit cannot name it",
             crate::text::clean(&exe.display().to_string())
@@ -49,7 +50,7 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
             crate::text::clean(&db_arg)
         )))?,
     );
-    std::fs::write(&unit, text).map_err(|e| {
+    write_unit(&unit, &text).map_err(|e| {
         if e.kind() == std::io::ErrorKind::PermissionDenied {
             crate::error::privilege(format!("writing {} needs root", unit.display()))
         } else {
@@ -71,6 +72,66 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
         );
     }
     Ok(())
+}
+
+/// The first line of every unit kbench writes: only a file that starts
+/// with it is ever removed.
+fn marker(name: &str) -> String {
+    format!(
+        "# Written by `kbench campaign install-service {name}`; removed when the campaign ends."
+    )
+}
+
+/// Write the unit through a new file beside it (created, never followed,
+/// mode 0644 whatever the umask) renamed over it: a link planted at its
+/// name is replaced, never written through.
+fn write_unit(unit: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let dir = unit.parent().unwrap_or(Path::new("/"));
+    let tmp = dir.join(format!(
+        ".kbench-unit-{}",
+        &crate::sys::proc::random_hex128()[..12]
+    ));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)?;
+    let done = f
+        .write_all(text.as_bytes())
+        .and_then(|()| f.set_permissions(std::fs::Permissions::from_mode(0o644)))
+        .and_then(|()| f.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, unit));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
+}
+
+/// Whether `unit` is a unit kbench wrote for campaign `name`: its own
+/// name, a regular file (not a link), starting with kbench's line.
+fn ours(unit: &Path, name: &str) -> bool {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    if unit.file_name().and_then(|n| n.to_str()) != Some(&format!("kbench-campaign-{name}.service"))
+    {
+        return false;
+    }
+    let Ok(mut f) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(unit)
+    else {
+        return false;
+    };
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let want = marker(name);
+    let mut head = vec![0u8; want.len()];
+    f.read_exact(&mut head).is_ok() && head == want.as_bytes()
 }
 
 /// One argument of a unit's `ExecStart=`, as systemd reads it: quoted
@@ -114,6 +175,16 @@ pub(super) fn remove_service(plan: &mut Plan, store: &mut dyn Store) -> Result<(
     let Some(unit) = plan.service.take() else {
         return Ok(());
     };
+    // The plan is a store document others may write: only a unit kbench
+    // wrote for this campaign is ever disabled or removed.
+    if !ours(&unit, &plan.name) {
+        eprintln!(
+            "kbench: campaign {}: the plan names {} as its unit, which is not one kbench wrote for it: left alone",
+            plan.name,
+            crate::text::clean(&unit.display().to_string())
+        );
+        return save(store, plan);
+    }
     if unit.starts_with(UNIT_DIR) {
         if let Some(n) = unit.file_name() {
             systemctl(&["disable", &n.to_string_lossy()]);

@@ -15,13 +15,31 @@ pub struct StepOptions {
     /// Run the block but do not reboot afterwards.
     pub no_reboot: bool,
     pub quiet: bool,
+    /// Wait for a step of this campaign that is running (else refuse).
+    pub wait: bool,
 }
 
 /// `campaign step`: the boot checked, the block started (a block cut
 /// short before is run again), run, its end recorded, and the next boot.
 pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
+    // One step at a time: held through the block and the reboot.
+    let _driving = crate::experiment::lock::hold(
+        &crate::experiment::lock::store_key(db),
+        "campaign",
+        &o.name,
+        &format!("campaign {}", o.name),
+        o.wait,
+    )?;
     let mut store = crate::store::open(db, Access::ReadWrite)?;
     let mut plan = load(store.as_ref(), &o.name)?;
+    if plan.abandoned.is_some() {
+        println!(
+            "campaign {} was abandoned (`kbench campaign abort`): nothing to run",
+            plan.name
+        );
+        remove_service(&mut plan, store.as_mut())?;
+        return Ok(());
+    }
     if plan.next >= plan.order.len() {
         println!(
             "campaign {} is complete ({} blocks)",
@@ -95,12 +113,14 @@ fn check_boot(
     let position = plan.next;
     if let Err(why) = matches(boot, id) {
         let msg = format!(
-            "campaign {} paused at block {} of {}: it expects boot '{}', but this system has {why}; nothing was run or stored. Boot '{}' and run `kbench campaign step {}`",
+            "campaign {} paused at block {} of {}: it expects boot '{}', but this system has {why}; nothing was run or stored. Boot '{}' (`{}`) and run `kbench campaign step {}`, or give the campaign up with `kbench campaign abort {}`",
             plan.name,
             position + 1,
             plan.order.len(),
             boot.label,
             boot.label,
+            reboot_command(&plan.reboot, boot),
+            plan.name,
             plan.name
         );
         return pause(store, plan, msg);
@@ -233,6 +253,12 @@ fn boot_next(
         .arg(&cmd)
         .status()
         .map_err(|e| anyhow!("running the reboot command: {e}"))?;
+    if !st.success() && system_stopping(&st) {
+        // The reboot under way stopped the command (systemd ends a
+        // stopping unit's processes): that is the reboot, not a failure.
+        println!("the system is going down for the next boot ({st})");
+        return Ok(());
+    }
     if !st.success() {
         let msg = format!(
             "campaign {} paused: the reboot command failed ({st}): {cmd}; boot '{}' by hand and run `kbench campaign step {}`",
@@ -241,6 +267,21 @@ fn boot_next(
         return pause(store, plan, msg);
     }
     Ok(())
+}
+
+/// Whether the reboot command was stopped by the shutdown it started:
+/// systemd says it is stopping, or the command and this kbench were both
+/// sent SIGTERM (as a stopping unit's processes are).
+fn system_stopping(st: &std::process::ExitStatus) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let said = std::process::Command::new("systemctl")
+        .arg("is-system-running")
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    said == "stopping"
+        || (st.signal() == Some(libc::SIGTERM) && crate::sys::signals::stop_requested())
 }
 
 /// Run the block's command as a child kbench; its exit code.

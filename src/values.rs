@@ -147,6 +147,18 @@ pub fn runs(s: &str) -> Result<Runs, String> {
 }
 
 /// A percentage: a finite number from 0 to 1000.
+/// An error rate (`--alpha` of every command that states one: compare's
+/// verdicts, matrix, bisect, decide, track's false discovery rate):
+/// above 0 and below 0.5 (a rate of one half or more decides nothing).
+pub fn alpha(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 0.5 => Ok(a),
+        _ => Err(format!(
+            "'{s}' is not an error rate (a significance level, or a false discovery rate) above 0 and below 0.5, such as 0.05"
+        )),
+    }
+}
+
 pub fn percent(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim_end_matches('%')

@@ -23,7 +23,9 @@ mod measure;
 mod report;
 mod search;
 mod session;
-pub mod sim;
+/// The simulator of `bench/bisect-runs.sh`: a test, not in the binary.
+#[cfg(test)]
+mod sim;
 
 use crate::error::input;
 use crate::stats::Better;

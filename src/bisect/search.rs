@@ -7,7 +7,7 @@
 //! and gives back its values; the state ([`State`]) is plain data, saved
 //! after every unit, so a bisection stopped anywhere resumes where it was
 //! (the units a step has already measured are read back, not redone).
-//! The same search runs over simulated candidates in `bisect-sim`.
+//! The same search runs over simulated candidates in `sim` (a test; `bench/bisect-runs.sh`).
 
 use super::budget::Budget;
 use super::call::{Call, StepRule};

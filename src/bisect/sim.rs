@@ -202,3 +202,60 @@ fn figures(out: &[(Option<usize>, usize, usize)]) -> Figures {
         none_pct: out.iter().filter(|o| o.0.is_none()).count() as f64 * 100.0 / n,
     }
 }
+
+/// `bench/bisect-runs.sh`: the table, KBENCH_SIM_TRIALS trials a cell
+/// (default 200) and KBENCH_SIM_MAX_RUNS units a side a decision (80).
+#[test]
+#[ignore]
+fn bisect_runs_figures() {
+    let env = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let (trials, cap, n, seed, alpha) = (
+        env("KBENCH_SIM_TRIALS", 200),
+        env("KBENCH_SIM_MAX_RUNS", 80),
+        64,
+        2026,
+        0.05,
+    );
+    let mut t = crate::text::table::new(&[
+        "shift",
+        "CV",
+        "kbench runs (mean/median)",
+        "right",
+        "wrong",
+        "none",
+        "Pinpoint runs (mean/median)",
+        "right",
+        "wrong",
+        "none",
+    ]);
+    let f = |x: f64| format!("{x:.1} %");
+    for shift in [5.0, 10.0, 30.0] {
+        for cv in [5.0, 20.0] {
+            let c = cell(n, shift, cv, trials, alpha, cap, seed);
+            t.add_row(vec![
+                format!("{} %", c.shift_pct),
+                format!("{} %", c.cv_pct),
+                format!("{:.0} / {:.0}", c.kbench.runs_mean, c.kbench.runs_median),
+                f(c.kbench.right_pct),
+                f(c.kbench.wrong_pct),
+                f(c.kbench.none_pct),
+                format!(
+                    "{:.0} / {:.0}",
+                    c.pinpoint.runs_mean, c.pinpoint.runs_median
+                ),
+                f(c.pinpoint.right_pct),
+                f(c.pinpoint.wrong_pct),
+                f(c.pinpoint.none_pct),
+            ]);
+        }
+    }
+    println!(
+        "{n} candidates, a culprit seeded among them, {trials} trials a row (seed {seed}); kbench at --alpha {alpha} and at most {cap} units a side a decision; Pinpoint: 10, 20, 40, 80, 160 runs a commit, min(Mann-Whitney, KS) p < 0.01"
+    );
+    println!("{t}");
+}

@@ -4,13 +4,6 @@ use super::vm::MachineArgs;
 use clap::Args;
 use std::path::PathBuf;
 
-fn alpha(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 0.5 => Ok(a),
-        _ => Err(format!("'{s}' is not an error rate between 0 and 0.5")),
-    }
-}
-
 fn cap(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if (3..=1000).contains(&n) => Ok(n),
@@ -68,7 +61,7 @@ pub struct BisectArgs {
     #[arg(long, value_name = "NAME", value_parser = metric)]
     pub metric: Vec<crate::bisect::MetricArg>,
     /// The chance the whole bisection names a wrong culprit, at most
-    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
     pub alpha: f64,
     /// Most units a side one decision takes before it says it cannot tell
     #[arg(long, value_name = "N", default_value = "80", value_parser = cap)]
@@ -118,7 +111,7 @@ pub struct DecideArgs {
     #[arg(long, value_name = "NAME", value_parser = metric)]
     pub metric: Vec<crate::bisect::MetricArg>,
     /// The chance of a wrong "good" or "bad", at most
-    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
     pub alpha: f64,
     /// Most runs of the candidate (and no more than the ends have)
     #[arg(long, value_name = "N", default_value = "30", value_parser = cap)]

@@ -4,13 +4,6 @@ use super::values::{self, Runs};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
-fn alpha(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!("'{s}' is not a significance level between 0 and 1")),
-    }
-}
-
 fn rounds(s: &str) -> Result<Runs, String> {
     match values::runs(s)? {
         Runs::Fixed(n) if n > 1000 => Err("at most 1000 rounds".into()),
@@ -59,7 +52,7 @@ pub struct MatrixArgs {
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
     /// Significance level of the verdicts
-    #[arg(long, default_value_t = 0.05, value_parser = alpha)]
+    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
     pub alpha: f64,
     /// Check the knobs and print the order, change nothing
     #[arg(long)]

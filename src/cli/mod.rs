@@ -151,9 +151,6 @@ pub enum Command {
     /// Where a series of labels changed: change points in every metric, the false discovery rate
     /// held across them, each said as a comparison (table, markdown, json, html)
     Track(TrackArgs),
-    /// Simulated bisections: kbench's runs and culprits beside Pinpoint's (bench/bisect-runs.sh)
-    #[command(hide = true)]
-    BisectSim(BisectSimArgs),
     /// Undo an --isolate or a matrix's knob changes that kbench could not undo itself (after a crash)
     Restore {
         /// Wait until this kbench process dies, then undo its isolation (the janitor)
@@ -221,27 +218,6 @@ impl Subcommand for Registered {
     fn has_subcommand(name: &str) -> bool {
         crate::registry::find(name).is_some()
     }
-}
-
-/// `bisect-sim`'s flags.
-#[derive(Args, Debug, Clone)]
-pub struct BisectSimArgs {
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(3..=100_000))]
-    pub candidates: u64,
-    /// Shifts to simulate (%)
-    #[arg(long, value_delimiter = ',', default_values_t = [5.0, 10.0, 30.0])]
-    pub shift: Vec<f64>,
-    /// Coefficients of variation to simulate (%)
-    #[arg(long, value_delimiter = ',', default_values_t = [5.0, 20.0])]
-    pub cv: Vec<f64>,
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub trials: u64,
-    #[arg(long, default_value_t = 0.05)]
-    pub alpha: f64,
-    #[arg(long, default_value_t = 80, value_parser = clap::value_parser!(u64).range(3..=1000))]
-    pub max_runs: u64,
-    #[arg(long, default_value_t = 2026)]
-    pub seed: u64,
 }
 
 /// What `kbench list` lists.
@@ -364,8 +340,8 @@ pub struct CompareArgs {
     /// Only runs started on or after this date (YYYY-MM-DD or RFC 3339)
     #[arg(long, value_name = "DATE", value_parser = crate::values::date)]
     pub since: Option<f64>,
-    /// Significance level
-    #[arg(long, default_value_t = 0.05)]
+    /// Significance level: the chance of any false verdict in the whole report, at most
+    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
     pub alpha: f64,
     /// The test that decides "significant" (and gives the change's direction and interval)
     #[arg(long = "test", value_enum, default_value_t = TestKind::Welch)]

@@ -26,15 +26,6 @@ pub enum TrackFailOn {
     Change,
 }
 
-fn q(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!(
-            "'{s}' is not a false discovery rate between 0 and 1"
-        )),
-    }
-}
-
 fn glob(s: &str) -> Result<String, String> {
     if s.is_empty() || s.len() > 200 || s.chars().any(char::is_control) {
         return Err(format!(
@@ -65,7 +56,7 @@ pub struct TrackArgs {
     #[arg(long, value_name = "NAME")]
     pub metric: Vec<String>,
     /// The false discovery rate held across every series of the report
-    #[arg(long, default_value_t = 0.05, value_parser = q)]
+    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
     pub alpha: f64,
     #[arg(long, value_enum, default_value_t = TrackFormat::Table)]
     pub format: TrackFormat,

@@ -10,12 +10,6 @@ use crate::store::RunFilter;
 use anyhow::Result;
 
 pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
-    if !(a.alpha > 0.0 && a.alpha < 1.0) {
-        return Err(input(format!(
-            "--alpha {} must be between 0 and 1",
-            a.alpha
-        )));
-    }
     let since = a.since;
     if let Some(o) = &a.output {
         super::output::check(o)?;

@@ -65,7 +65,6 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::VmGuest => vm::guest(),
         Command::Bisect(a) => bisect::bisect(&ctx, &a),
         Command::Decide(a) => bisect::decide(&ctx, &a),
-        Command::BisectSim(a) => bisect::sim(&ctx, &a),
         Command::Track(a) => track::track(&ctx, &a),
         Command::Restore { after, remove } => restore::run(after, &remove),
         Command::HealthMonitor {

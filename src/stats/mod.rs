@@ -13,6 +13,9 @@ pub mod changepoint;
 pub mod describe;
 pub mod effect;
 pub mod interval;
+/// The exact two-sample Kolmogorov-Smirnov test of the bisection
+/// simulator's model of Pinpoint (tests and benches only).
+#[cfg(test)]
 pub mod ks;
 
 pub mod mann_whitney;

@@ -89,6 +89,174 @@ pub enum Kind {
     TimerExit,
 }
 
+/// A task as a switch or a wake-up names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Task {
+    pub pid: i32,
+    pub prio: i32,
+    pub comm: Comm,
+}
+
+/// A task switch: who left (and in which state: 0 still runnable,
+/// preempted) and who came in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switched {
+    pub prev: Task,
+    pub prev_state: i64,
+    pub next: Task,
+}
+
+/// A context a CPU enters and leaves, nesting: an IRQ handler, a system
+/// vector, a softirq, a timer's expiry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    Irq(i32),
+    Vector(u8),
+    Softirq(i32),
+    Timer,
+}
+
+/// Entering or leaving a [`Context`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nesting {
+    Enter(Context),
+    Exit(Context),
+}
+
+/// What the readers ask of an event, in one place: a new kind of event is
+/// taught here (each accessor's match lists every kind), and the trace's
+/// readers (explain, waits, timeline) ask these instead of matching every
+/// kind themselves.
+impl Kind {
+    /// The switch this event is.
+    pub fn switched(&self) -> Option<Switched> {
+        match *self {
+            Kind::Switch {
+                prev_pid,
+                prev_prio,
+                prev_state,
+                prev_comm,
+                next_pid,
+                next_prio,
+                next_comm,
+            } => Some(Switched {
+                prev: Task {
+                    pid: prev_pid,
+                    prio: prev_prio,
+                    comm: prev_comm,
+                },
+                prev_state,
+                next: Task {
+                    pid: next_pid,
+                    prio: next_prio,
+                    comm: next_comm,
+                },
+            }),
+            Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => None,
+        }
+    }
+
+    /// The task a wake-up (issued or landed) is about, and the CPU it is
+    /// for.
+    pub fn woken(&self) -> Option<(i32, i32)> {
+        match *self {
+            Kind::Waking {
+                pid, target_cpu, ..
+            }
+            | Kind::Wakeup { pid, target_cpu } => Some((pid, target_cpu)),
+            Kind::Switch { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => None,
+        }
+    }
+
+    /// The waker's view of a wake-up it issues: the woken task as named.
+    pub fn waking(&self) -> Option<Task> {
+        match *self {
+            Kind::Waking {
+                pid, prio, comm, ..
+            } => Some(Task { pid, prio, comm }),
+            Kind::Switch { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => None,
+        }
+    }
+
+    /// A migration: the task, from and to.
+    pub fn migrated(&self) -> Option<(i32, i32, i32)> {
+        match *self {
+            Kind::Migrate {
+                pid,
+                orig_cpu,
+                dest_cpu,
+            } => Some((pid, orig_cpu, dest_cpu)),
+            Kind::Switch { .. }
+            | Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::IrqEntry { .. }
+            | Kind::IrqExit { .. }
+            | Kind::SoftirqEntry { .. }
+            | Kind::SoftirqExit { .. }
+            | Kind::VectorEntry { .. }
+            | Kind::VectorExit { .. }
+            | Kind::TimerEntry
+            | Kind::TimerExit => None,
+        }
+    }
+
+    /// The context this event enters or leaves.
+    pub fn nesting(&self) -> Option<Nesting> {
+        use Nesting::{Enter, Exit};
+        match *self {
+            Kind::IrqEntry { irq } => Some(Enter(Context::Irq(irq))),
+            Kind::IrqExit { irq } => Some(Exit(Context::Irq(irq))),
+            Kind::VectorEntry { which } => Some(Enter(Context::Vector(which))),
+            Kind::VectorExit { which } => Some(Exit(Context::Vector(which))),
+            Kind::SoftirqEntry { vec } => Some(Enter(Context::Softirq(vec))),
+            Kind::SoftirqExit { vec } => Some(Exit(Context::Softirq(vec))),
+            Kind::TimerEntry => Some(Enter(Context::Timer)),
+            Kind::TimerExit => Some(Exit(Context::Timer)),
+            Kind::Switch { .. }
+            | Kind::Waking { .. }
+            | Kind::Wakeup { .. }
+            | Kind::Migrate { .. } => None,
+        }
+    }
+
+    /// The tasks this event names (a switch's two, a wake-up's one).
+    pub fn pids(&self) -> [Option<i32>; 2] {
+        if let Some(s) = self.switched() {
+            return [Some(s.prev.pid), Some(s.next.pid)];
+        }
+        [self.woken().map(|w| w.0), None]
+    }
+}
+
 /// A comm kept as text: written as [`comm_str`] gives it, read back into
 /// its 16 bytes (a longer text, which kbench never writes, is cut there).
 mod comm_text {

@@ -13,7 +13,7 @@
 //! This is the analysis rtla's `timerlat -a` does for real-time threads
 //! (tools/tracing/rtla), for any probe.
 
-use super::event::{comm_str, softirq_name, Event, Kind, VECTORS};
+use super::event::{comm_str, softirq_name, Context, Event, Nesting, Task, VECTORS};
 use super::wakeups::Wakeup;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -118,12 +118,35 @@ enum Frame {
     Softirq(i32),
 }
 
+impl Frame {
+    /// The frame a context is on the stack (a timer's expiry is not one:
+    /// it runs inside the local timer's vector).
+    fn of(c: Context) -> Option<Frame> {
+        match c {
+            Context::Irq(n) => Some(Frame::Irq(n)),
+            Context::Vector(w) => Some(Frame::Vector(w)),
+            Context::Softirq(v) => Some(Frame::Softirq(v)),
+            Context::Timer => None,
+        }
+    }
+}
+
 /// The task current on a CPU, as the trace shows it.
 #[derive(Clone, Copy, Debug)]
 struct Current {
     pid: i32,
     prio: i32,
     comm: super::event::Comm,
+}
+
+impl Current {
+    fn of(t: Task) -> Current {
+        Current {
+            pid: t.pid,
+            prio: t.prio,
+            comm: t.comm,
+        }
+    }
 }
 
 fn class(prio: i32) -> String {
@@ -210,33 +233,18 @@ fn initial_state(events: &[&Event]) -> (Vec<Frame>, Option<Current>) {
     let mut before: Vec<Frame> = Vec::new();
     let mut first_prev = None;
     for e in events {
-        match e.kind {
-            Kind::IrqEntry { irq } => depth.push(Frame::Irq(irq)),
-            Kind::VectorEntry { which } => depth.push(Frame::Vector(which)),
-            Kind::SoftirqEntry { vec } => depth.push(Frame::Softirq(vec)),
-            Kind::IrqExit { irq } => pop_or_note(&mut depth, &mut before, Frame::Irq(irq)),
-            Kind::VectorExit { which } => {
-                pop_or_note(&mut depth, &mut before, Frame::Vector(which))
+        match e.kind.nesting() {
+            Some(Nesting::Enter(c)) => depth.extend(Frame::of(c)),
+            Some(Nesting::Exit(c)) => {
+                if let Some(f) = Frame::of(c) {
+                    pop_or_note(&mut depth, &mut before, f)
+                }
             }
-            Kind::SoftirqExit { vec } => pop_or_note(&mut depth, &mut before, Frame::Softirq(vec)),
-            Kind::Switch {
-                prev_pid,
-                prev_prio,
-                prev_comm,
-                ..
-            } if first_prev.is_none() => {
-                first_prev = Some(Current {
-                    pid: prev_pid,
-                    prio: prev_prio,
-                    comm: prev_comm,
-                });
+            None => {
+                if let (Some(s), None) = (e.kind.switched(), &first_prev) {
+                    first_prev = Some(Current::of(s.prev));
+                }
             }
-            Kind::Switch { .. }
-            | Kind::Waking { .. }
-            | Kind::Wakeup { .. }
-            | Kind::Migrate { .. }
-            | Kind::TimerEntry
-            | Kind::TimerExit => {}
         }
     }
     before.reverse();
@@ -251,30 +259,18 @@ fn pop_or_note(depth: &mut Vec<Frame>, before: &mut Vec<Frame>, f: Frame) {
 
 /// Step a CPU's state over one of its events.
 fn step(stack: &mut Vec<Frame>, cur: &mut Option<Current>, e: &Event) {
-    match e.kind {
-        Kind::IrqEntry { irq } => stack.push(Frame::Irq(irq)),
-        Kind::VectorEntry { which } => stack.push(Frame::Vector(which)),
-        Kind::SoftirqEntry { vec } => stack.push(Frame::Softirq(vec)),
-        Kind::IrqExit { .. } | Kind::VectorExit { .. } | Kind::SoftirqExit { .. } => {
-            stack.pop();
+    match e.kind.nesting() {
+        Some(Nesting::Enter(c)) => stack.extend(Frame::of(c)),
+        Some(Nesting::Exit(c)) => {
+            if Frame::of(c).is_some() {
+                stack.pop();
+            }
         }
-        Kind::Switch {
-            next_pid,
-            next_prio,
-            next_comm,
-            ..
-        } => {
-            *cur = Some(Current {
-                pid: next_pid,
-                prio: next_prio,
-                comm: next_comm,
-            })
+        None => {
+            if let Some(s) = e.kind.switched() {
+                *cur = Some(Current::of(s.next));
+            }
         }
-        Kind::Waking { .. }
-        | Kind::Wakeup { .. }
-        | Kind::Migrate { .. }
-        | Kind::TimerEntry
-        | Kind::TimerExit => {}
     }
 }
 
@@ -285,19 +281,10 @@ fn context_at(events: &[&Event], ts: u64) -> &'static str {
     for e in events.iter().take_while(|e| e.ts < ts) {
         let mut none = None;
         step(&mut stack, &mut none, e);
-        match e.kind {
-            Kind::TimerEntry => timer += 1,
-            Kind::TimerExit => timer -= 1,
-            Kind::Switch { .. }
-            | Kind::Waking { .. }
-            | Kind::Wakeup { .. }
-            | Kind::Migrate { .. }
-            | Kind::IrqEntry { .. }
-            | Kind::IrqExit { .. }
-            | Kind::SoftirqEntry { .. }
-            | Kind::SoftirqExit { .. }
-            | Kind::VectorEntry { .. }
-            | Kind::VectorExit { .. } => {}
+        match e.kind.nesting() {
+            Some(Nesting::Enter(Context::Timer)) => timer += 1,
+            Some(Nesting::Exit(Context::Timer)) => timer -= 1,
+            _ => {}
         }
     }
     if timer > 0 {
@@ -321,33 +308,21 @@ fn where_it_ran(events: &[Event], w: &Wakeup) -> Option<(u16, Option<u64>)> {
         .iter()
         .rev()
         .filter(before)
-        .find(|e| matches!(e.kind, Kind::Switch { next_pid, .. } if next_pid == w.tid))
+        .find(|e| e.kind.switched().is_some_and(|s| s.next.pid == w.tid))
     {
         return Some((e.cpu, Some(e.ts)));
     }
-    let cpu = events
-        .iter()
-        .rev()
-        .filter(before)
-        .find_map(|e| match e.kind {
-            Kind::Wakeup { pid, target_cpu }
-            | Kind::Waking {
-                pid, target_cpu, ..
-            } if pid == w.tid => u16::try_from(target_cpu).ok(),
-            Kind::Switch { prev_pid, .. } if prev_pid == w.tid => Some(e.cpu),
-            Kind::Switch { .. }
-            | Kind::Waking { .. }
-            | Kind::Wakeup { .. }
-            | Kind::Migrate { .. }
-            | Kind::IrqEntry { .. }
-            | Kind::IrqExit { .. }
-            | Kind::SoftirqEntry { .. }
-            | Kind::SoftirqExit { .. }
-            | Kind::VectorEntry { .. }
-            | Kind::VectorExit { .. }
-            | Kind::TimerEntry
-            | Kind::TimerExit => None,
-        })?;
+    let cpu = events.iter().rev().filter(before).find_map(|e| {
+        if let Some((pid, target_cpu)) = e.kind.woken() {
+            return (pid == w.tid)
+                .then(|| u16::try_from(target_cpu).ok())
+                .flatten();
+        }
+        e.kind
+            .switched()
+            .filter(|s| s.prev.pid == w.tid)
+            .map(|_| e.cpu)
+    })?;
     Some((cpu, None))
 }
 
@@ -400,24 +375,11 @@ pub fn explain(
     out.migrations = events
         .iter()
         .filter(|e| e.ts >= w.expected && e.ts <= until)
-        .filter_map(|e| match e.kind {
-            Kind::Migrate {
-                pid,
-                orig_cpu,
-                dest_cpu,
-            } if pid == w.tid => Some((orig_cpu, dest_cpu)),
-            Kind::Switch { .. }
-            | Kind::Waking { .. }
-            | Kind::Wakeup { .. }
-            | Kind::Migrate { .. }
-            | Kind::IrqEntry { .. }
-            | Kind::IrqExit { .. }
-            | Kind::SoftirqEntry { .. }
-            | Kind::SoftirqExit { .. }
-            | Kind::VectorEntry { .. }
-            | Kind::VectorExit { .. }
-            | Kind::TimerEntry
-            | Kind::TimerExit => None,
+        .filter_map(|e| {
+            e.kind
+                .migrated()
+                .filter(|m| m.0 == w.tid)
+                .map(|m| (m.1, m.2))
         })
         .collect();
     out
@@ -436,37 +398,14 @@ impl Names {
             prio: HashMap::new(),
         };
         for e in events {
-            match e.kind {
-                Kind::Switch {
-                    prev_pid,
-                    prev_prio,
-                    prev_comm,
-                    next_pid,
-                    next_prio,
-                    next_comm,
-                    ..
-                } => {
-                    n.comm.insert(prev_pid, prev_comm);
-                    n.comm.insert(next_pid, next_comm);
-                    n.prio.insert(prev_pid, prev_prio);
-                    n.prio.insert(next_pid, next_prio);
+            if let Some(s) = e.kind.switched() {
+                for t in [s.prev, s.next] {
+                    n.comm.insert(t.pid, t.comm);
+                    n.prio.insert(t.pid, t.prio);
                 }
-                Kind::Waking {
-                    pid, prio, comm, ..
-                } => {
-                    n.comm.entry(pid).or_insert(comm);
-                    n.prio.entry(pid).or_insert(prio);
-                }
-                Kind::Wakeup { .. }
-                | Kind::Migrate { .. }
-                | Kind::IrqEntry { .. }
-                | Kind::IrqExit { .. }
-                | Kind::SoftirqEntry { .. }
-                | Kind::SoftirqExit { .. }
-                | Kind::VectorEntry { .. }
-                | Kind::VectorExit { .. }
-                | Kind::TimerEntry
-                | Kind::TimerExit => {}
+            } else if let Some(t) = e.kind.waking() {
+                n.comm.entry(t.pid).or_insert(t.comm);
+                n.prio.entry(t.pid).or_insert(t.prio);
             }
         }
         n
@@ -553,9 +492,10 @@ fn parts_on_cpu(on_cpu: &[&Event], w: &Wakeup, r: &Replay, procs: &mut Procs) ->
 
 /// The last wake-up of the task before it was switched in, and who sent it.
 fn waker(events: &[Event], w: &Wakeup, switched_in: u64, names: &Names) -> Option<Waker> {
-    let e = events.iter().rev().find(|e| {
-        e.ts <= switched_in && matches!(e.kind, Kind::Waking { pid, .. } if pid == w.tid)
-    })?;
+    let e = events
+        .iter()
+        .rev()
+        .find(|e| e.ts <= switched_in && e.kind.waking().is_some_and(|t| t.pid == w.tid))?;
     let on_cpu: Vec<&Event> = events.iter().filter(|x| x.cpu == e.cpu).collect();
     let comm = match names.comm(e.pid) {
         c if c.is_empty() && e.pid == 0 => "idle".into(),

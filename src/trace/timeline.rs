@@ -3,7 +3,7 @@
 //! nested over them, and instants for wake-ups and migrations.  The
 //! Perfetto export and the HTML report's timelines both draw from this.
 
-use super::event::{comm_str, Kind};
+use super::event::{comm_str, Context, Nesting};
 use super::event::{softirq_name, VECTORS};
 use super::stored::Window;
 use std::collections::{BTreeMap, HashMap};
@@ -88,62 +88,52 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
         }
         let mut enter =
             |name: String, cat: Cat| open.entry(e.cpu).or_default().push((e.t, name, cat));
-        match &e.kind {
-            Kind::Switch {
-                prev_pid,
-                prev_comm,
-                next_pid,
-                next_comm,
-                ..
-            } => {
-                let (from, name, p) =
-                    running
-                        .remove(&e.cpu)
-                        .unwrap_or((0, comm_str(prev_comm), *prev_pid));
-                task(&mut slices, e.cpu, from, e.t, &name, p);
-                running.insert(e.cpu, (e.t, comm_str(next_comm), *next_pid));
-            }
-            k if entered(k, irqs).is_some() => {
-                if let Some((name, cat)) = entered(k, irqs) {
-                    enter(name, cat);
+        if let Some(sw) = e.kind.switched() {
+            let (from, name, p) =
+                running
+                    .remove(&e.cpu)
+                    .unwrap_or((0, comm_str(&sw.prev.comm), sw.prev.pid));
+            task(&mut slices, e.cpu, from, e.t, &name, p);
+            running.insert(e.cpu, (e.t, comm_str(&sw.next.comm), sw.next.pid));
+        } else if let Some(n) = e.kind.nesting() {
+            match n {
+                Nesting::Enter(c) => {
+                    if let Some((name, cat)) = entered(c, irqs) {
+                        enter(name, cat);
+                    }
+                }
+                // A timer's expiry is not drawn: it is inside the local
+                // timer's vector, which is.
+                Nesting::Exit(Context::Timer) => {}
+                Nesting::Exit(_) => {
+                    let stack = open.entry(e.cpu).or_default();
+                    let depth = stack.len();
+                    if let Some((from, name, cat)) = stack.pop() {
+                        slices.push(Slice {
+                            cpu: e.cpu,
+                            from,
+                            to: e.t,
+                            name,
+                            cat,
+                            depth,
+                        });
+                    }
                 }
             }
-            Kind::IrqExit { .. } | Kind::VectorExit { .. } | Kind::SoftirqExit { .. } => {
-                let stack = open.entry(e.cpu).or_default();
-                let depth = stack.len();
-                if let Some((from, name, cat)) = stack.pop() {
-                    slices.push(Slice {
-                        cpu: e.cpu,
-                        from,
-                        to: e.t,
-                        name,
-                        cat,
-                        depth,
-                    });
-                }
-            }
-            Kind::Waking { pid, comm, .. } => instants.push(Instant {
+        } else if let Some(t) = e.kind.waking() {
+            instants.push(Instant {
                 cpu: e.cpu,
                 t: e.t,
-                name: format!("wakes {}[{pid}]", comm_str(comm)),
+                name: format!("wakes {}[{}]", comm_str(&t.comm), t.pid),
                 cat: "wakeup",
-            }),
-            Kind::Migrate {
-                pid,
-                orig_cpu,
-                dest_cpu,
-            } => instants.push(Instant {
+            });
+        } else if let Some((pid, orig_cpu, dest_cpu)) = e.kind.migrated() {
+            instants.push(Instant {
                 cpu: e.cpu,
                 t: e.t,
                 name: format!("{pid} migrates {orig_cpu}->{dest_cpu}"),
                 cat: "migrate",
-            }),
-            Kind::IrqEntry { .. }
-            | Kind::SoftirqEntry { .. }
-            | Kind::VectorEntry { .. }
-            | Kind::Wakeup { .. }
-            | Kind::TimerEntry
-            | Kind::TimerExit => {}
+            });
         }
     }
     for (cpu, (from, name, p)) in running {
@@ -152,33 +142,22 @@ pub fn lanes(win: &Window, irqs: &HashMap<i32, String>) -> (Vec<Slice>, Vec<Inst
     (slices, instants)
 }
 
-/// An IRQ handler, system vector or softirq that `k` enters: its name
-/// and category.
-fn entered(k: &Kind, irqs: &HashMap<i32, String>) -> Option<(String, Cat)> {
-    Some(match k {
-        Kind::IrqEntry { irq } => (
-            format!("IRQ {irq} {}", irqs.get(irq).map_or("", String::as_str))
+/// An IRQ handler, system vector or softirq entered: its name and
+/// category (a timer's expiry is not drawn).
+fn entered(c: Context, irqs: &HashMap<i32, String>) -> Option<(String, Cat)> {
+    Some(match c {
+        Context::Irq(irq) => (
+            format!("IRQ {irq} {}", irqs.get(&irq).map_or("", String::as_str))
                 .trim_end()
                 .to_string(),
             Cat::Irq,
         ),
-        Kind::VectorEntry { which } => (
-            VECTORS
-                .get(*which as usize)
-                .map_or("?", |v| v.1)
-                .to_string(),
+        Context::Vector(which) => (
+            VECTORS.get(which as usize).map_or("?", |v| v.1).to_string(),
             Cat::Irq,
         ),
-        Kind::SoftirqEntry { vec } => (format!("softirq {}", softirq_name(*vec)), Cat::Softirq),
-        Kind::Switch { .. }
-        | Kind::Waking { .. }
-        | Kind::Wakeup { .. }
-        | Kind::Migrate { .. }
-        | Kind::IrqExit { .. }
-        | Kind::SoftirqExit { .. }
-        | Kind::VectorExit { .. }
-        | Kind::TimerEntry
-        | Kind::TimerExit => return None,
+        Context::Softirq(vec) => (format!("softirq {}", softirq_name(vec)), Cat::Softirq),
+        Context::Timer => return None,
     })
 }
 
@@ -186,30 +165,11 @@ fn entered(k: &Kind, irqs: &HashMap<i32, String>) -> Option<(String, Cat)> {
 fn comms_of(win: &Window) -> HashMap<i32, String> {
     let mut comms: HashMap<i32, String> = HashMap::new();
     for e in &win.events {
-        match &e.kind {
-            Kind::Switch {
-                prev_pid,
-                prev_comm,
-                next_pid,
-                next_comm,
-                ..
-            } => {
-                comms.insert(*prev_pid, comm_str(prev_comm));
-                comms.insert(*next_pid, comm_str(next_comm));
-            }
-            Kind::Waking { pid, comm, .. } => {
-                comms.entry(*pid).or_insert_with(|| comm_str(comm));
-            }
-            Kind::Wakeup { .. }
-            | Kind::Migrate { .. }
-            | Kind::IrqEntry { .. }
-            | Kind::IrqExit { .. }
-            | Kind::SoftirqEntry { .. }
-            | Kind::SoftirqExit { .. }
-            | Kind::VectorEntry { .. }
-            | Kind::VectorExit { .. }
-            | Kind::TimerEntry
-            | Kind::TimerExit => {}
+        if let Some(sw) = e.kind.switched() {
+            comms.insert(sw.prev.pid, comm_str(&sw.prev.comm));
+            comms.insert(sw.next.pid, comm_str(&sw.next.comm));
+        } else if let Some(t) = e.kind.waking() {
+            comms.entry(t.pid).or_insert_with(|| comm_str(&t.comm));
         }
     }
     comms

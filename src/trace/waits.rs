@@ -9,7 +9,7 @@
 //! `/proc` when it is first seen (its thread group, then its parents); one
 //! that ended before that is counted as ended, its role unknown.
 
-use super::event::{Event, Kind};
+use super::event::Event;
 use crate::sys::procfs::status::group_and_parent;
 use hdrhistogram::Histogram;
 use std::collections::HashMap;
@@ -96,22 +96,7 @@ impl Waits {
     /// Find the roles of the tasks `e` names, while they live (called as
     /// events are read, soon after they happened).
     pub fn place(&mut self, e: &Event) {
-        let pids: [i32; 2] = match e.kind {
-            Kind::Waking { pid, .. } | Kind::Wakeup { pid, .. } => [pid, 0],
-            Kind::Switch {
-                prev_pid, next_pid, ..
-            } => [prev_pid, next_pid],
-            Kind::Migrate { .. }
-            | Kind::IrqEntry { .. }
-            | Kind::IrqExit { .. }
-            | Kind::SoftirqEntry { .. }
-            | Kind::SoftirqExit { .. }
-            | Kind::VectorEntry { .. }
-            | Kind::VectorExit { .. }
-            | Kind::TimerEntry
-            | Kind::TimerExit => return,
-        };
-        for pid in pids.into_iter().filter(|p| *p > 0) {
+        for pid in e.kind.pids().into_iter().flatten().filter(|p| *p > 0) {
             if !self.roles.contains_key(&pid) {
                 let r = role_of(pid, self.own, self.root);
                 self.roles.insert(pid, r);
@@ -121,41 +106,28 @@ impl Waits {
 
     /// Account `e`; events must come in time order (over all CPUs).
     pub fn see(&mut self, e: &Event) {
-        match e.kind {
-            Kind::Waking { pid, .. } | Kind::Wakeup { pid, .. } if pid > 0 => {
+        if let Some((pid, _)) = e.kind.woken() {
+            if pid > 0 {
                 self.runnable.entry(pid).or_insert(e.ts);
             }
-            Kind::Switch {
-                prev_pid,
-                prev_state,
-                next_pid,
-                ..
-            } => {
-                if prev_pid > 0 && prev_state == 0 {
-                    // Preempted: runnable from now.
-                    self.runnable.insert(prev_pid, e.ts);
-                } else {
-                    self.runnable.remove(&prev_pid);
-                }
-                if next_pid > 0 {
-                    if let Some(since) = self.runnable.remove(&next_pid) {
-                        let role = self.roles.get(&next_pid).copied().unwrap_or(Role::Ended);
-                        let i = Role::ALL.iter().position(|r| *r == role).unwrap_or(3);
-                        let _ = self.hists[i].record(e.ts.saturating_sub(since).max(1));
-                    }
-                }
+            return;
+        }
+        let Some(sw) = e.kind.switched() else {
+            return;
+        };
+        let (prev_pid, next_pid) = (sw.prev.pid, sw.next.pid);
+        if prev_pid > 0 && sw.prev_state == 0 {
+            // Preempted: runnable from now.
+            self.runnable.insert(prev_pid, e.ts);
+        } else {
+            self.runnable.remove(&prev_pid);
+        }
+        if next_pid > 0 {
+            if let Some(since) = self.runnable.remove(&next_pid) {
+                let role = self.roles.get(&next_pid).copied().unwrap_or(Role::Ended);
+                let i = Role::ALL.iter().position(|r| *r == role).unwrap_or(3);
+                let _ = self.hists[i].record(e.ts.saturating_sub(since).max(1));
             }
-            Kind::Waking { .. }
-            | Kind::Wakeup { .. }
-            | Kind::Migrate { .. }
-            | Kind::IrqEntry { .. }
-            | Kind::IrqExit { .. }
-            | Kind::SoftirqEntry { .. }
-            | Kind::SoftirqExit { .. }
-            | Kind::VectorEntry { .. }
-            | Kind::VectorExit { .. }
-            | Kind::TimerEntry
-            | Kind::TimerExit => {}
         }
     }
 
@@ -178,6 +150,7 @@ impl Waits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::event::Kind;
 
     fn switch(ts: u64, prev: i32, state: i64, next: i32) -> Event {
         Event {

@@ -535,7 +535,7 @@ mod tests {
         };
         assert_eq!(
             reboot_command(GRUB, &b),
-            "grub-reboot 'Debian; rm -rf /' && systemctl reboot"
+            "grub-reboot 'Debian; rm -rf /' && systemctl --no-block reboot"
         );
         assert_eq!(
             reboot_command("echo {label} {release}", &b),

@@ -768,9 +768,11 @@ fn function_lengths(files: &[(String, String)]) -> Vec<(String, String, usize)> 
         let lines: Vec<&str> = measured.iter().map(String::as_str).collect();
         for (i, l) in lines.iter().enumerate() {
             let body = l.trim_start();
+            // Any visibility: `pub`, `pub(crate)`, `pub(super)`,
+            // `pub(in crate::x)`.
             let after_vis = body
-                .strip_prefix("pub(crate) ")
-                .or_else(|| body.strip_prefix("pub(super) "))
+                .strip_prefix("pub(")
+                .and_then(|r| r.split_once(") ").map(|(_, rest)| rest))
                 .or_else(|| body.strip_prefix("pub "))
                 .unwrap_or(body);
             let after = after_vis
@@ -871,6 +873,21 @@ fn the_size_checker_has_no_holes() {
             "src/fns.rs: fn long is 102 lines, more than 100".to_string(),
         ]
     );
+    // A function of any visibility is measured: `pub(in crate::x)` too.
+    let scoped = vec![
+        f(
+            "scoped.rs",
+            format!(
+                "pub(in crate) fn long() {{\n{}}}\n",
+                "    let _ = 1;\n".repeat(99)
+            ),
+        ),
+        f("main.rs", "mod scoped;\n".to_string()),
+    ];
+    assert_eq!(
+        size_problems(&scoped, &[]),
+        vec!["src/scoped.rs: fn long is 101 lines, more than 100".to_string()]
+    );
     // One line fewer, and one statement fewer: nothing to say.
     let fine = vec![
         f(
@@ -954,7 +971,8 @@ fn proc_readers(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<Str
             continue;
         }
         for (n, l) in non_test_lines(src) {
-            if l.contains("\"/proc") {
+            // `"/proc/…"`, or `"proc/…"` joined under a root.
+            if l.contains("\"/proc") || l.contains("\"proc/") {
                 out.push(format!(
                     "src/{rel}:{n} reads /proc outside sys/ (read it through sys::procfs): {}",
                     l.trim()
@@ -993,10 +1011,122 @@ fn the_proc_checker_finds_a_planted_reader() {
             "// \"/proc/meminfo\" in a comment\nfn a() {\n    let m = std::fs::read_to_string(\"/proc/meminfo\");\n}\n#[cfg(test)]\nmod tests {\n    const P: &str = \"/proc/stat\";\n}\n",
         ),
         f("checks.rs", "fn t() { std::fs::read(\"/proc/stat\"); }\n"),
+        f(
+            "fingerprint/mod.rs",
+            "fn m(root: &Path) {\n    let m = std::fs::read_to_string(root.join(\"proc/meminfo\"));\n}\n",
+        ),
         f("sys/procfs.rs", "fn r() { std::fs::read(\"/proc/stat\"); }\n"),
     ];
     let found = proc_readers(&files, &[]);
-    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found.len(), 2, "{found:?}");
     assert!(found[0].starts_with("src/load/mod.rs:3 reads /proc outside sys/"));
-    assert!(proc_readers(&files, &[("load/mod.rs", "planted")]).is_empty());
+    assert!(
+        found[1].starts_with("src/fingerprint/mod.rs:2 reads /proc outside sys/"),
+        "a path joined under a root: {found:?}"
+    );
+    assert!(proc_readers(
+        &files,
+        &[
+            ("load/mod.rs", "planted"),
+            ("fingerprint/mod.rs", "planted")
+        ]
+    )
+    .is_empty());
+}
+
+/// What the map must name: every top-level module (a folder or a file of
+/// `src/`, but `main.rs` and test files) as `name/` or `name.rs`, and
+/// every subcommand `kbench --help` lists, as `` `kbench name` `` or in
+/// its command list.  What it lacks, by name.
+fn unmapped(map: &str, modules: &[String], commands: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in modules {
+        let named = if m.ends_with(".rs") {
+            map.contains(&format!("`{m}`")) || map.contains(&format!("`src/{m}`"))
+        } else {
+            map.contains(&format!("`{m}/`")) || map.contains(&format!("`src/{m}/`"))
+        };
+        if !named {
+            out.push(format!("module {m} is not on ARCHITECTURE.md's map"));
+        }
+    }
+    for c in commands {
+        if !map.contains(&format!("`{c}`")) && !map.contains(&format!("`kbench {c}")) {
+            out.push(format!("command {c} is not on ARCHITECTURE.md's map"));
+        }
+    }
+    out
+}
+
+/// The top-level modules of `src/`: folders as `x/`, files as `x.rs`
+/// (main.rs and `#[cfg(test)]` files left out).
+fn top_modules(src: &Path) -> Vec<String> {
+    let files = sources(src);
+    let tests = test_files(&files);
+    let mut out: Vec<String> = std::fs::read_dir(src)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if e.path().is_dir() {
+                Some(format!("{n}/"))
+            } else if n.ends_with(".rs") && n != "main.rs" && !tests.contains(&n) {
+                Some(n)
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The subcommands `kbench --help` lists, but the benchmarks (the map
+/// places them all in `benchmarks/<name>/`, and the registry lists them).
+fn subcommands() -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kbench"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // A command's line starts two spaces in; its help's folded lines more.
+    let benchmarks = crate::common::registered_benchmarks(&crate::common::Env::new());
+    text.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .filter(|c| c != "help" && !benchmarks.contains(c))
+        .collect()
+}
+
+/// The map is whole: ARCHITECTURE.md names every top-level module and
+/// every command (a new one fails here until it is placed on the map).
+#[test]
+fn the_map_names_every_module_and_command() {
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let modules: Vec<String> = top_modules(&root().join("src"))
+        .into_iter()
+        .map(|m| m.trim_end_matches('/').to_string())
+        .collect();
+    assert!(modules.len() > 10, "{modules:?}");
+    let commands = subcommands();
+    assert!(commands.iter().any(|c| c == "compare"), "{commands:?}");
+    let missing = unmapped(&map, &modules, &commands);
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    // The check itself: a planted module and command are found.
+    let planted = unmapped(
+        &map,
+        &["planted".to_string(), "planted.rs".to_string()],
+        &["planted-cmd".to_string()],
+    );
+    assert_eq!(
+        planted,
+        vec![
+            "module planted is not on ARCHITECTURE.md's map",
+            "module planted.rs is not on ARCHITECTURE.md's map",
+            "command planted-cmd is not on ARCHITECTURE.md's map",
+        ]
+    );
 }

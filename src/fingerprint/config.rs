@@ -49,7 +49,7 @@ impl KernelConfig {
     /// Load from `<root>/proc/config.gz`, else `<root>/boot/config-<release>`.
     /// Streams the text: only the selected options are kept in memory.
     pub fn load(root: &Path, release: Option<&str>) -> Option<KernelConfig> {
-        let gz = root.join("proc/config.gz");
+        let gz = crate::sys::procfs::under(root, "config.gz");
         if let Ok(f) = std::fs::File::open(&gz) {
             if let Some(c) = Self::read(
                 GzDecoder::new(std::io::BufReader::new(f)),

@@ -28,7 +28,8 @@ pub struct CpuInfo {
 impl CpuInfo {
     pub fn collect(root: &Path) -> CpuInfo {
         let rd = |p: &str| super::read_trim(&root.join(p));
-        let cpuinfo = std::fs::read_to_string(root.join("proc/cpuinfo")).unwrap_or_default();
+        let cpuinfo =
+            std::fs::read_to_string(crate::sys::procfs::under(root, "cpuinfo")).unwrap_or_default();
         let model = cpuinfo.lines().find_map(|l| {
             l.strip_prefix("model name")
                 .and_then(|r| r.split_once(':'))

@@ -6,7 +6,7 @@ use std::path::Path;
 /// Every readable `/proc/sys/kernel/sched_*` file.
 pub fn sched_knobs(root: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let Ok(dir) = std::fs::read_dir(root.join("proc/sys/kernel")) else {
+    let Ok(dir) = std::fs::read_dir(crate::sys::procfs::under(root, "sys/kernel")) else {
         return out;
     };
     for e in dir.flatten() {

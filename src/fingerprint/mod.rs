@@ -15,7 +15,7 @@ mod preempt;
 pub use config::KernelConfig;
 pub use preempt::{decide as decide_preempt, Debugfs, PreemptInfo};
 
-use crate::sys::procfs::meminfo::kib as meminfo_kib;
+use crate::sys::procfs::{self, meminfo::kib as meminfo_kib};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -67,18 +67,19 @@ impl Fingerprint {
     /// Read the fingerprint of the system rooted at `root` (`/` normally).
     pub fn collect(root: &Path) -> Fingerprint {
         let rd = |p: &str| read_trim(&root.join(p));
-        let release = rd("proc/sys/kernel/osrelease");
-        let cmdline = rd("proc/cmdline");
+        let proc = |p: &str| read_trim(&procfs::under(root, p));
+        let release = proc("sys/kernel/osrelease");
+        let cmdline = proc("cmdline");
         let cfg = KernelConfig::load(root, release.as_deref());
         let preempt = preempt::detect(root, cmdline.as_deref(), cfg.as_ref());
-        let meminfo = std::fs::read_to_string(root.join("proc/meminfo")).unwrap_or_default();
+        let meminfo = std::fs::read_to_string(procfs::under(root, "meminfo")).unwrap_or_default();
         let mut fp = Fingerprint {
             fingerprint_version: FINGERPRINT_VERSION,
             id: String::new(),
-            sysname: rd("proc/sys/kernel/ostype"),
-            version: rd("proc/sys/kernel/version"),
-            machine: rd("proc/sys/kernel/arch"),
-            hostname: rd("proc/sys/kernel/hostname"),
+            sysname: proc("sys/kernel/ostype"),
+            version: proc("sys/kernel/version"),
+            machine: proc("sys/kernel/arch"),
+            hostname: proc("sys/kernel/hostname"),
             os_release: os_release(root),
             config_source: cfg.as_ref().map(|c| c.source.clone()),
             config_hash: cfg.as_ref().map(|c| c.hash.clone()),
@@ -92,7 +93,7 @@ impl Fingerprint {
             cpu: cpu::CpuInfo::collect(root),
             mem_total_kib: meminfo_kib(&meminfo, "MemTotal"),
             swap_total_kib: meminfo_kib(&meminfo, "SwapTotal"),
-            boot_id: rd("proc/sys/kernel/random/boot_id"),
+            boot_id: proc("sys/kernel/random/boot_id"),
             knobs: BTreeMap::new(),
             release,
             cmdline,

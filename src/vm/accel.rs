@@ -49,7 +49,8 @@ pub fn kvm_usable(root: &Path) -> Result<(), String> {
             "there is no /dev/kvm (no KVM module loaded, or no hardware virtualisation)".into(),
         );
     }
-    let cpuinfo = std::fs::read_to_string(root.join("proc/cpuinfo")).unwrap_or_default();
+    let cpuinfo =
+        std::fs::read_to_string(crate::sys::procfs::under(root, "cpuinfo")).unwrap_or_default();
     let flags: Vec<&str> = cpuinfo
         .lines()
         .find(|l| l.starts_with("flags"))
@@ -82,7 +83,7 @@ pub fn kvm_usable(root: &Path) -> Result<(), String> {
 
 /// Is this machine itself a virtual machine (the CPU's hypervisor flag)?
 fn nested(root: &Path) -> bool {
-    std::fs::read_to_string(root.join("proc/cpuinfo"))
+    std::fs::read_to_string(crate::sys::procfs::under(root, "cpuinfo"))
         .unwrap_or_default()
         .lines()
         .find(|l| l.starts_with("flags"))

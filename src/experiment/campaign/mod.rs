@@ -244,25 +244,9 @@ fn save(store: &mut dyn Store, p: &Plan) -> Result<()> {
     store.put_document(KIND, &p.name, &serde_json::to_string(p)?)
 }
 
-/// `campaign init`.
-pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
-    check_name(&o.name)?;
-    if o.boots.len() < 2 {
-        return Err(input(
-            "a campaign compares at least two boots: give --boot twice or more",
-        ));
-    }
-    for (i, b) in o.boots.iter().enumerate() {
-        if o.boots[..i].iter().any(|x| x.label == b.label) {
-            return Err(input(format!("--boot {}: label given twice", b.label)));
-        }
-    }
-    crate::experiment::command::check_command(&o.command, o.parse)?;
-    let reboot = match o.reboot.as_str() {
-        "grub" => GRUB.to_string(),
-        "kexec" => KEXEC.to_string(),
-        other => other.to_string(),
-    };
+/// What the reboot command needs of each boot: the placeholders it fills,
+/// and, for kexec, one command line for all (it reuses the running one).
+fn check_reboot(o: &InitOptions, reboot: &str) -> Result<()> {
     if reboot.contains("{entry}") {
         if let Some(b) = o.boots.iter().find(|b| b.entry.is_none()) {
             return Err(input(format!(
@@ -293,6 +277,29 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
             )));
         }
     }
+    Ok(())
+}
+
+/// `campaign init`.
+pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
+    check_name(&o.name)?;
+    if o.boots.len() < 2 {
+        return Err(input(
+            "a campaign compares at least two boots: give --boot twice or more",
+        ));
+    }
+    for (i, b) in o.boots.iter().enumerate() {
+        if o.boots[..i].iter().any(|x| x.label == b.label) {
+            return Err(input(format!("--boot {}: label given twice", b.label)));
+        }
+    }
+    crate::experiment::command::check_command(&o.command, o.parse)?;
+    let reboot = match o.reboot.as_str() {
+        "grub" => GRUB.to_string(),
+        "kexec" => KEXEC.to_string(),
+        other => other.to_string(),
+    };
+    check_reboot(o, &reboot)?;
     let blocks = if o.random {
         let seed = o.seed.unwrap_or_else(super::order::fresh_seed);
         (

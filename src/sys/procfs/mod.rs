@@ -20,6 +20,13 @@ pub mod status;
 
 use std::io::Read;
 
+/// `rel` under the `/proc` of the system rooted at `root` (`/`, or a
+/// guest's or a test's tree): the one place such a path is built, so the
+/// architecture test can hold every other `/proc` path to this module.
+pub fn under(root: &std::path::Path, rel: &str) -> std::path::PathBuf {
+    root.join("proc").join(rel)
+}
+
 /// A whole kernel file (`/proc`, `/sys`) as text.
 pub fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()

@@ -361,8 +361,25 @@ fn verdict(
             say(&format!("like bad ({} after {n} runs)", o.bad));
             Some(EXIT_BAD)
         }
-        Call::CannotTell(why) => {
-            say(&format!("cannot tell: {why}"));
+        Call::CannotTell(_) => {
+            let parts: Vec<String> = metrics
+                .iter()
+                .zip(ends)
+                .zip(cand)
+                .map(|(((name, _), (g, b)), c)| {
+                    use crate::stats::describe::{mean, variance};
+                    let cv = variance(c).sqrt() / mean(c).abs().max(f64::MIN_POSITIVE) * 100.0;
+                    format!(
+                        "{name}: the candidate's mean {} against the midpoint {} (its {n} units vary by {cv:.0} %)",
+                        crate::text::table::num(mean(c)),
+                        crate::text::table::num((mean(g) + mean(b)) / 2.0)
+                    )
+                })
+                .collect();
+            say(&format!(
+                "cannot tell: after {n} units (the cap) the candidate is neither past the midpoint between the ends nor short of it: {}",
+                parts.join("; ")
+            ));
             Some(EXIT_CANNOT_TELL)
         }
         Call::NotYet => None,

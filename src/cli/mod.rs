@@ -374,9 +374,14 @@ pub struct CompareArgs {
     /// Whole labels and no wrapping in the terminal (it fits 120 columns otherwise)
     #[arg(long)]
     pub wide: bool,
-    /// Exit with status 3 when a verdict is this bad (for CI pipelines)
+    /// Exit with status 3 when a verdict is this bad (for CI pipelines); a verdict that rests
+    /// on one boot each does not count unless --allow-one-boot
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<FailOn>,
+    /// Let --fail-on fail on verdicts that rest on one boot each (boot-to-boot variation, which
+    /// the error bound does not cover, can make them by itself)
+    #[arg(long, requires = "fail_on")]
+    pub allow_one_boot: bool,
     /// Output format
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,

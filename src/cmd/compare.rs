@@ -95,7 +95,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         curves: curves.as_deref(),
     })?;
     emit(a, &text)?;
-    gate(&c, a.fail_on)
+    gate(&c, a.fail_on, a.allow_one_boot)
 }
 
 /// The curves over `flag`, or why there are none.
@@ -123,7 +123,7 @@ pub fn curves_over(
 }
 
 /// `--fail-on`: exit 3 (after the report is out) when the condition holds.
-fn gate(c: &compare::Comparison, fail_on: Option<FailOn>) -> Result<()> {
+fn gate(c: &compare::Comparison, fail_on: Option<FailOn>, allow_one_boot: bool) -> Result<()> {
     use crate::compare::Verdict as V;
     let bad: &[V] = match fail_on {
         None => return Ok(()),
@@ -131,28 +131,39 @@ fn gate(c: &compare::Comparison, fail_on: Option<FailOn>) -> Result<()> {
         Some(FailOn::Inconclusive) => &[V::Worse, V::Inconclusive, V::TooFewRuns],
         Some(FailOn::Missing) => &[],
     };
-    let mut hits: Vec<String> = c
-        .tally
-        .iter()
-        .filter(|(v, n)| bad.contains(v) && *n > 0)
-        .map(|(v, n)| format!("{n} {}", v.as_str()))
-        .collect();
+    // How many of each bad verdict rest on one boot each.
+    let thin_of = |v: V| {
+        c.groups
+            .iter()
+            .flat_map(|g| &g.metrics)
+            .flat_map(|m| &m.labels)
+            .filter_map(|l| l.versus.as_ref())
+            .filter(|x| x.verdict == v && x.rests_on.is_some())
+            .count()
+    };
+    let mut thin = 0;
+    let mut hits: Vec<String> = Vec::new();
+    for (v, n) in c.tally.iter().filter(|(v, n)| bad.contains(v) && *n > 0) {
+        let t = thin_of(*v).min(*n);
+        thin += t;
+        let counted = if allow_one_boot { *n } else { n - t };
+        if counted > 0 {
+            hits.push(format!("{counted} {}", v.as_str()));
+        }
+    }
     if matches!(fail_on, Some(FailOn::Inconclusive | FailOn::Missing)) && !c.missing.is_empty() {
         hits.push(format!("{} missing", c.missing.len()));
+    }
+    if thin > 0 && !allow_one_boot {
+        eprintln!(
+            "kbench: --fail-on: {thin} verdict(s) rest on one boot each and do not fail the gate: boot-to-boot variation alone can make them (--allow-one-boot lets them fail it; a campaign or vm --boots gives several boots a label)"
+        );
     }
     if hits.is_empty() {
         return Ok(());
     }
     // A verdict that rests on one boot each is said as such here too.
-    let thin = c
-        .groups
-        .iter()
-        .flat_map(|g| &g.metrics)
-        .flat_map(|m| &m.labels)
-        .filter_map(|l| l.versus.as_ref())
-        .filter(|v| bad.contains(&v.verdict) && v.rests_on.is_some())
-        .count();
-    let rests = if thin > 0 {
+    let rests = if thin > 0 && allow_one_boot {
         format!(" ({thin} of them on one boot each: the kernel and its boot cannot be told apart)")
     } else {
         String::new()
@@ -172,4 +183,51 @@ fn contest_layout(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         ));
     }
     crate::benchmarks::contest::show(ctx, &ctx.global.label, a.baseline.as_deref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::{Better, Metric};
+    use crate::store::RunRecord;
+
+    /// Label a on one boot, b on another, b 10 % slower: a verdict that
+    /// rests on one boot each.
+    fn one_boot_each() -> compare::Comparison {
+        let mut runs = Vec::new();
+        for (label, base) in [("a", 100.0), ("b", 110.0)] {
+            for k in 0..6 {
+                let fp = crate::fingerprint::Fingerprint {
+                    boot_id: Some(format!("boot-{label}")),
+                    ..Default::default()
+                };
+                let mut r = RunRecord::new(label, "bench", serde_json::json!({}), Some(fp));
+                r.id = runs.len() as i64;
+                let v = base * (1.0 + 0.002 * f64::from(k % 3));
+                r.metrics.push(Metric::new("m", "s", v, Better::Lower));
+                runs.push(r);
+            }
+        }
+        compare::build(
+            &runs,
+            &compare::Options {
+                labels: vec!["a".into(), "b".into()],
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn one_boot_verdicts_do_not_fail_the_gate_unless_allowed() {
+        let c = one_boot_each();
+        let v = c.groups[0].metrics[0].labels[1].versus.as_ref().unwrap();
+        assert_eq!(v.verdict, compare::Verdict::Worse);
+        assert!(v.rests_on.is_some());
+        assert!(gate(&c, Some(FailOn::Worse), false).is_ok());
+        let e = gate(&c, Some(FailOn::Worse), true).unwrap_err();
+        assert!(e.to_string().contains("1 worse"), "{e}");
+        let notes = crate::report::footnotes::footnotes(&c).join("\n");
+        assert!(notes.contains("not from one boot to the next"), "{notes}");
+    }
 }

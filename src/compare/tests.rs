@@ -129,15 +129,19 @@ fn mann_whitney_takes_its_direction_from_the_shift() {
     assert!(hi < 0.0 && lo > -100.0, "{lo} {hi}");
 }
 
+/// Constant samples are decided neither by p = 0 nor by the threshold:
+/// zero spread is no evidence of zero noise (a quantized metric at its
+/// resolution), so both sides constant give no verdict, whatever the gap
+/// (they were "equivalent" at 10 against 10.001 and "worse" at 12).
 #[test]
-fn constant_samples_are_decided_by_the_threshold_not_by_p_zero() {
+fn constant_samples_are_not_decided_by_p_zero() {
     let a = vec![vec![10.0]; 3];
     let b = vec![vec![10.001]; 3];
     let c = build(&runs(&a, &b, "s"), &opts(Decider::Welch, Correction::Holm)).unwrap();
-    assert_eq!(verdicts(&c), vec![Verdict::Equivalent]);
+    assert_eq!(verdicts(&c), vec![Verdict::Inconclusive]);
     let b = vec![vec![12.0]; 3];
     let c = build(&runs(&a, &b, "s"), &opts(Decider::Welch, Correction::Holm)).unwrap();
-    assert_eq!(verdicts(&c), vec![Verdict::Worse]);
+    assert_eq!(verdicts(&c), vec![Verdict::Inconclusive]);
 }
 
 #[test]
@@ -370,4 +374,40 @@ fn emulated_runs_get_no_verdict_unless_allowed() {
     let plain = build(&runs(&a, &b, "us"), &o).unwrap();
     assert!(plain.above.is_empty());
     assert_eq!(verdicts(&plain), vec![Verdict::Worse]);
+}
+
+/// Three constant runs a side (100 against 103) were "worse, p < 0.0001,
+/// [+3.0, +3.0]": zero spread read as zero noise.  Now no verdict, and
+/// why; one constant side beside a varying one is still tested.
+#[test]
+fn constant_runs_give_no_verdict() {
+    let c = build(
+        &runs(&vec![vec![100.0]; 3], &vec![vec![103.0]; 3], "us"),
+        &opts(Decider::Welch, Correction::Holm),
+    )
+    .unwrap();
+    assert_eq!(verdicts(&c), vec![Verdict::Inconclusive]);
+    let v = c.groups[0].metrics[0].labels[1].versus.as_ref().unwrap();
+    assert!(
+        v.note.as_deref().unwrap_or("").contains("no spread"),
+        "{:?}",
+        v.note
+    );
+    assert!(v.p_adjusted.is_none());
+    let c = build(
+        &runs(
+            &vec![vec![100.0]; 5],
+            &[
+                vec![130.0],
+                vec![131.0],
+                vec![129.0],
+                vec![130.5],
+                vec![129.5],
+            ],
+            "us",
+        ),
+        &opts(Decider::Welch, Correction::Holm),
+    )
+    .unwrap();
+    assert_eq!(verdicts(&c), vec![Verdict::Worse]);
 }

@@ -337,6 +337,12 @@ fn shift_change_ci(
     })
 }
 
+/// Whether both sides' runs all read one value each (and there are any).
+fn constant(base: &[f64], x: &[f64]) -> bool {
+    let flat = |v: &[f64]| !v.is_empty() && v.iter().all(|a| *a == v[0]);
+    flat(base) && flat(x)
+}
+
 /// The verdicts of a whole report: every test that can give a verdict
 /// (each comparison's difference test and its equivalence test, in the
 /// scoreboard and the scheduling section alike) adjusted as one family
@@ -346,15 +352,18 @@ fn shift_change_ci(
 /// is no test of its own: it takes that one's adjusted p-values.
 pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], source: &[Option<usize>], o: &Options) {
     let own = |i: usize| source.get(i).copied().flatten().is_none();
+    // Both sides constant: zero spread is no evidence of zero noise (a
+    // metric quantized at its resolution reads so), so no test of its own.
+    let testable = |i: usize| !constant(all[i].1, all[i].2);
     let raw: Vec<Option<f64>> = all
         .iter()
         .enumerate()
-        .map(|(i, (v, _, _))| v.p_value.filter(|_| own(i)))
+        .map(|(i, (v, _, _))| v.p_value.filter(|_| own(i) && testable(i)))
         .collect();
     let tost: Vec<Option<f64>> = all
         .iter()
         .enumerate()
-        .map(|(i, (v, _, _))| v.tost_p_value.filter(|_| own(i)))
+        .map(|(i, (v, _, _))| v.tost_p_value.filter(|_| own(i) && testable(i)))
         .collect();
     let (mut adj, mut tadj) = crate::stats::multiple::adjust_paired(&raw, &tost, o.correction);
     for (i, s) in source.iter().enumerate() {
@@ -373,6 +382,16 @@ pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], source: &[Option<usize>
         v.tost_p_adjusted = tp;
         if v.p_value.is_none() {
             v.verdict = Verdict::TooFewRuns;
+            continue;
+        }
+        if constant(base, x) {
+            v.verdict = Verdict::Inconclusive;
+            v.significant = Some(false);
+            v.note = Some(format!(
+                "every run of each side reads one value ({} and {}): no spread to tell the noise by (a metric at its resolution reads so), so no verdict from these runs",
+                crate::text::table::num(base[0]),
+                crate::text::table::num(x[0])
+            ));
             continue;
         }
         let significant = p.is_some_and(|p| p < o.alpha)

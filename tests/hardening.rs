@@ -774,3 +774,29 @@ fn a_job_contest_or_responsiveness_killed_leaves_nothing() {
         );
     }
 }
+
+/// `-o` through a link to a device (a user links `report.csv` in a folder
+/// of theirs to a block device root may write): refused, exit 2, one
+/// line, nothing written, the link left as it was.
+#[test]
+fn output_never_goes_through_a_link_to_a_device() {
+    let env = Env::new();
+    env.ok(&["--label", "a", "testbench"]);
+    env.ok(&["--label", "b", "testbench", "--value", "2"]);
+    let link = env.dir.path().join("report.csv");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    for args in [
+        vec![
+            "compare", "--label", "a", "--label", "b", "--format", "csv", "-o",
+        ],
+        vec!["--label", "a", "--label", "b", "track", "-o"],
+    ] {
+        let mut a = args.clone();
+        let l = link.to_str().unwrap();
+        a.push(l);
+        let err = env.fails(&a, 2);
+        assert!(err.contains("is a link to a device"), "{a:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+}

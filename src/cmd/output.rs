@@ -29,6 +29,7 @@ pub fn check(to: &Path) -> Result<()> {
             to.display()
         )));
     }
+    writable_target(to)?;
     let dir = folder_of(to);
     if !std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()) {
         return Err(input(format!(
@@ -47,19 +48,55 @@ fn folder_of(to: &Path) -> PathBuf {
     }
 }
 
-/// Write `bytes` to `to` through a new file beside it and a rename; to
-/// a device, FIFO or socket (`/dev/null`, `/dev/stdout`, a pipe a script
-/// reads), which the user named to be written to and a rename would
-/// replace, directly.
+/// What sits at `to`, as far as a report may be written there: `Ok` for
+/// nothing, a regular file, a link to one (replaced by the rename) or
+/// `/dev/null`; refused for a device, FIFO or socket, named or behind a
+/// link (root's report written onto a block device a user linked
+/// `report.csv` to): `-o -` is standard output.
+fn writable_target(to: &Path) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(l) = std::fs::symlink_metadata(to) else {
+        return Ok(());
+    };
+    let what = |t: std::fs::FileType| {
+        if t.is_block_device() || t.is_char_device() {
+            Some("a device")
+        } else if t.is_fifo() {
+            Some("a FIFO")
+        } else if t.is_socket() {
+            Some("a socket")
+        } else {
+            None
+        }
+    };
+    let (kind, via_link) = if l.file_type().is_symlink() {
+        match std::fs::metadata(to) {
+            Ok(m) => (what(m.file_type()), true),
+            Err(_) => (None, true),
+        }
+    } else {
+        (what(l.file_type()), false)
+    };
+    match kind {
+        None => Ok(()),
+        Some(_) if !via_link && to == Path::new("/dev/null") => Ok(()),
+        Some(k) => Err(input(format!(
+            "-o {}{} {k}: kbench writes reports to files (-o - writes to standard output)",
+            crate::text::clean(&to.display().to_string()),
+            if via_link { " is a link to" } else { " is" }
+        ))),
+    }
+}
+
+/// Write `bytes` to `to` through a new file beside it and a rename (a
+/// link at `to` is replaced, never written through); `/dev/null`
+/// directly; a device, FIFO or socket is refused ([`writable_target`]).
 pub fn write_file(to: &Path, bytes: &[u8]) -> Result<()> {
     check(to)?;
+    writable_target(to)?;
     let cannot = |e: std::io::Error| input(format!("cannot write {}: {e}", to.display()));
-    if std::fs::metadata(to).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(to)
-            .map_err(cannot)?;
-        return f.write_all(bytes).map_err(cannot);
+    if to == Path::new("/dev/null") {
+        return Ok(());
     }
     let name = to
         .file_name()
@@ -76,8 +113,13 @@ pub fn write_file(to: &Path, bytes: &[u8]) -> Result<()> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(&tmp)
         .map_err(cannot)?;
+    // 0644 whatever the umask (a umask of 000 made reports 0666).
     let done = f
         .write_all(bytes)
+        .and_then(|()| {
+            use std::os::unix::fs::PermissionsExt;
+            f.set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
         .and_then(|()| f.sync_all())
         .and_then(|()| std::fs::rename(&tmp, to));
     if let Err(e) = done {
@@ -128,11 +170,29 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["report.txt", "victim"]);
-        // A device is written to, never replaced.
+        // /dev/null takes a report and stays what it is.
         write_file(Path::new("/dev/null"), b"gone").unwrap();
         let m = std::fs::metadata("/dev/null").unwrap();
         assert!(std::os::unix::fs::FileTypeExt::is_char_device(
             &m.file_type()
         ));
+        // A link to a device, a device, a FIFO: refused, nothing written.
+        let link = d.path().join("report.csv");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let e = write_file(&link, b"x").unwrap_err().to_string();
+        assert!(e.contains("is a link to a device"), "{e}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        let e = write_file(Path::new("/dev/zero"), b"x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is a device"), "{e}");
+        let fifo = d.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let e = write_file(&fifo, b"x").unwrap_err().to_string();
+        assert!(e.contains("is a FIFO"), "{e}");
     }
 }

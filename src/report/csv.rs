@@ -7,6 +7,28 @@ fn field(s: &str) -> String {
     crate::text::clean(s).into_owned()
 }
 
+/// A label's cell: a label is anyone's text, and one a spreadsheet would
+/// read as a formula (`=HYPERLINK(…)`, or `+`, `-`, `@`, a tab or a
+/// carriage return first) is led by a `'`, which spreadsheets show as
+/// text (OWASP's advice on CSV injection).
+fn label(s: &str) -> String {
+    let c = crate::text::clean(s);
+    if c.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{c}")
+    } else {
+        c.into_owned()
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn formulas_stay_text() {
+    assert_eq!(label("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+    assert_eq!(label("@SUM(A1)"), "'@SUM(A1)");
+    assert_eq!(label("6.1.0-rt"), "6.1.0-rt");
+    assert_eq!(field("-g 2"), "-g 2", "parameters are kbench's spelling");
+}
+
 fn f(v: Option<f64>) -> String {
     v.filter(|x| x.is_finite())
         .map_or(String::new(), |x| format!("{x}"))
@@ -30,8 +52,8 @@ pub fn render(c: &Comparison) -> String {
                     field(&m.metric),
                     field(&m.unit),
                     m.better.as_str().into(),
-                    field(&l.label),
-                    field(&c.baseline),
+                    label(&l.label),
+                    label(&c.baseline),
                     s.n.to_string(),
                     f(Some(s.mean)),
                     f(Some(s.median)),

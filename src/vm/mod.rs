@@ -224,7 +224,15 @@ impl Session {
             i.undo();
         }
         let (store, log) = outcome?;
-        report::closing(o, self, &*store, &log)
+        report::closing(o, self, &*store, &log)?;
+        if log.ok_boots() == 0 {
+            // Every boot failed: the report says why; the exit says so too.
+            return Err(crate::error::resource(format!(
+                "none of the {} boots completed (see the boots above, and `kbench runs list`)",
+                self.order.iter().flatten().count()
+            )));
+        }
+        Ok(())
     }
 
     fn guest<'a>(

@@ -240,6 +240,11 @@ impl Log {
         }));
     }
 
+    /// How many boots ended well.
+    pub fn ok_boots(&self) -> usize {
+        self.boots.iter().filter(|b| b["status"] == "ok").count()
+    }
+
     pub fn document(&self) -> serde_json::Value {
         let mut d = self.plan.clone();
         d["boots"] = serde_json::Value::Array(self.boots.clone());

@@ -699,3 +699,36 @@ fn a_bisection_of_kernel_images_boots_them_and_stays_honest() {
     );
     assert!(vm.leftovers().is_empty(), "{:?}", vm.leftovers());
 }
+
+/// When no boot completes, `kbench vm` says so and exits 1 (it exited 0).
+#[test]
+fn no_boot_completed_is_a_failure() {
+    let Some(_k) = kernels() else { return };
+    let _l = lock();
+    let vm = Vm::new();
+    let a = vm.env.dir.path().join("a.img");
+    let b = vm.env.dir.path().join("b.img");
+    for p in [&a, &b] {
+        std::fs::write(p, b"\x7fnot a kernel at all".repeat(4096)).unwrap();
+    }
+    let (code, _, err) = vm.run(&[
+        "vm",
+        "--kernel",
+        &format!("{}=one", s(&a)),
+        "--kernel",
+        &format!("{}=two", s(&b)),
+        "--boots",
+        "1",
+        "--timeout",
+        "30s",
+        "--",
+        "cyclictest",
+        "-t",
+        "1",
+        "-D",
+        "1s",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("none of the 2 boots completed"), "{err}");
+    assert!(vm.leftovers().is_empty(), "{:?}", vm.leftovers());
+}

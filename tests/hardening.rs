@@ -800,3 +800,32 @@ fn output_never_goes_through_a_link_to_a_device() {
         assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
     }
 }
+
+/// The variables a parent kbench passes its children are taken only from
+/// a parent kbench: forged ones (knobs in the fingerprint, a root pid that
+/// hides outside load from the health check) are ignored, and said.
+#[test]
+fn internal_variables_only_from_a_real_parent() {
+    let env = Env::new();
+    let out = env
+        .cmd()
+        .args(["--label", "f", "testbench"])
+        .env("KBENCH_ROOT_PID", "1")
+        .env(
+            "KBENCH_EXPERIMENT",
+            r#"{"kind":"matrix","id":"forged","knobs":{"forged.knob":"1"}}"#,
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ignoring KBENCH_EXPERIMENT, KBENCH_ROOT_PID"),
+        "{err}"
+    );
+    let runs = env.json(&["runs", "list"]);
+    let id = runs["runs"][0]["id"].as_i64().unwrap().to_string();
+    let show = env.json(&["runs", "show", &id]);
+    assert!(show["settings"]["experiment"].is_null(), "{show}");
+    assert!(!show.to_string().contains("forged"), "{show}");
+}

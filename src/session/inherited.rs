@@ -27,6 +27,19 @@ pub const ENV_VARS: &str = "KBENCH_SCENARIO_VARS";
 /// runner, a matrix, a campaign), for the health monitor and isolation.
 pub const ENV_ROOT: &str = "KBENCH_ROOT_PID";
 
+/// Every variable above.
+const ALL: &[&str] = &[
+    ENV_SCENARIO,
+    ENV_ISOLATION,
+    ENV_PHASE,
+    ENV_REP,
+    ENV_TASK,
+    ENV_PLACEMENT,
+    ENV_EXPERIMENT,
+    ENV_VARS,
+    ENV_ROOT,
+];
+
 /// Everything a parent passed down, read once when the session starts.
 #[derive(Clone, Debug, Default)]
 pub struct Inherited {
@@ -46,7 +59,31 @@ pub struct Inherited {
 }
 
 impl Inherited {
+    /// What the parent passed, when there is one: the variables are
+    /// read only when `KBENCH_ROOT_PID` names an ancestor that runs this
+    /// same program (every parent kbench sets it); otherwise they are
+    /// anyone's (`KBENCH_EXPERIMENT` forged knobs into runs) and are
+    /// ignored, with a line saying so.
     pub fn from_env() -> Inherited {
+        let set: Vec<&str> = ALL
+            .iter()
+            .copied()
+            .filter(|k| std::env::var_os(k).is_some())
+            .collect();
+        if set.is_empty() {
+            return Inherited::from_vars(|_| None);
+        }
+        let parent = std::env::var(ENV_ROOT)
+            .ok()
+            .and_then(|v| v.parse::<i32>().ok())
+            .filter(|&p| crate::sys::procstat::is_kbench_ancestor(p));
+        if parent.is_none() {
+            eprintln!(
+                "kbench: ignoring {}: they are only for a kbench's own children, and no parent kbench set them",
+                set.join(", ")
+            );
+            return Inherited::from_vars(|_| None);
+        }
         Inherited::from_vars(|k| std::env::var(k).ok())
     }
 

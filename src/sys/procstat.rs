@@ -55,6 +55,34 @@ pub fn read(pid: i32) -> Option<ProcStat> {
     parse(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
+/// Whether `pid` is an ancestor of this process that runs this very
+/// program (the same file as `/proc/self/exe`, by device and inode): a
+/// parent kbench.  Variables only such a parent may set are trusted only
+/// then (`KBENCH_ROOT_PID=1` hid an outside load from the health check).
+pub fn is_kbench_ancestor(pid: i32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &str| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let Some(own) = id("/proc/self/exe") else {
+        return false;
+    };
+    let mut at = std::process::id() as i32;
+    // A chain of ancestors is short; the bound keeps a cycle (a pid
+    // reused while walking) from looping.
+    for _ in 0..64 {
+        let Some(parent) = read(at).map(|s| s.ppid) else {
+            return false;
+        };
+        if parent <= 0 {
+            return false;
+        }
+        if parent == pid {
+            return id(&format!("/proc/{pid}/exe")) == Some(own);
+        }
+        at = parent;
+    }
+    false
+}
+
 /// Every process in `/proc` now, by pid.
 pub fn all() -> HashMap<i32, ProcStat> {
     pids()

@@ -166,6 +166,13 @@ pub fn run(o: &Options) -> Result<()> {
 
 /// Go on with a stopped bisection (`None`: the newest unfinished one).
 pub fn resume(env: &Env, id: Option<&str>) -> Result<()> {
+    // A stored plan's build and command run as whoever resumes it: only
+    // from a store no one else could have planted them in.
+    if let Err(why) = crate::store::trusted_for_commands(env.db.as_deref()) {
+        return Err(input(format!(
+            "bisect --resume: kbench runs no command from this store: {why}; keep the store where only you (and root) can write, or start the bisection again"
+        )));
+    }
     let (plan, state) = report::load(env, id, true)?;
     session::go_on(plan, state, env)
 }

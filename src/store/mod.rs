@@ -116,6 +116,21 @@ fn the_default_store_is_never_relative() {
     assert!(p(None, Some("."), None).is_absolute());
 }
 
+/// Whether commands kept in the store named by `db` (a campaign's reboot
+/// and block command, a bisection's build) may be run: only from a SQLite
+/// file that no one but this user or root could have written
+/// ([`crate::sys::private::trusted`]); never from a shared PostgreSQL
+/// store, which anyone with its password can write.  `Err(why not)`.
+pub fn trusted_for_commands(db: Option<&str>) -> std::result::Result<(), String> {
+    match db.filter(|s| !s.trim().is_empty()) {
+        Some(d) if is_postgres(d) => Err(
+            "it is a shared PostgreSQL store, which anyone who can write to it could have planted a command in".into(),
+        ),
+        Some(d) => crate::sys::private::trusted(std::path::Path::new(d)),
+        None => crate::sys::private::trusted(&default_path()),
+    }
+}
+
 /// Open the store named by `db` (a path), or the default.
 pub fn open(db: Option<&str>, access: Access) -> Result<Box<dyn Store>> {
     // An empty KBENCH_DB means "not set".

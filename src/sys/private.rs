@@ -64,6 +64,47 @@ pub fn read(path: &Path) -> std::io::Result<String> {
     Ok(text)
 }
 
+/// Whether a file others may have planted commands in (a store holding a
+/// campaign's or a bisection's plan) can be trusted to run them as this
+/// user: it, and every folder above it up to `/`, owned by this user or
+/// root and writable by no one else (a folder writable by others could
+/// swap the file, or plant a journal SQLite would replay into it).
+/// `Err(why not)`.
+pub fn trusted(path: &Path) -> std::result::Result<(), String> {
+    let me = super::proc::euid();
+    let abs = std::path::absolute(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let m = std::fs::symlink_metadata(&abs).map_err(|e| format!("{}: {e}", abs.display()))?;
+    if !m.is_file() {
+        return Err(format!("{} is not a regular file", abs.display()));
+    }
+    let mut at: Option<&Path> = Some(&abs);
+    let mut depth = 0;
+    while let Some(p) = at {
+        let m = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if m.uid() != me && m.uid() != 0 {
+            return Err(format!(
+                "{} belongs to user {}, neither you (user {me}) nor root",
+                p.display(),
+                m.uid()
+            ));
+        }
+        // A sticky folder further up (/tmp) lets no one else rename or
+        // remove what is ours below it; the file and its own folder
+        // must be writable by no one else at all.
+        let sticky = m.permissions().mode() & 0o1000 != 0;
+        if m.permissions().mode() & 0o022 != 0 && !(depth >= 2 && sticky) {
+            return Err(format!(
+                "{} can be written by others (mode {:o})",
+                p.display(),
+                m.permissions().mode() & 0o7777
+            ));
+        }
+        at = p.parent();
+        depth += 1;
+    }
+    Ok(())
+}
+
 fn refused(path: &Path, why: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::PermissionDenied,

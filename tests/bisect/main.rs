@@ -571,3 +571,20 @@ fn resume_leaves_a_running_bisection_alone() {
     let out = common::interrupt(kb);
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
 }
+
+/// `bisect --resume` runs a stored plan's build command: never from a
+/// store another user owns.
+#[test]
+fn resume_runs_nothing_from_a_store_others_own() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to give the store to another user");
+        return;
+    }
+    let b = Bisect::new();
+    b.env.ok(&["--label", "x", "testbench"]);
+    std::os::unix::fs::chown(b.env.db(), Some(65534), None).unwrap();
+    let (code, _, err) = b.run(&["bisect", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("runs no command from this store"), "{err}");
+    assert!(err.contains("belongs to user 65534"), "{err}");
+}

@@ -1198,3 +1198,60 @@ fn kexec_plans_are_honest_and_units_name_absolute_stores() {
     assert!(db.starts_with('/'), "{text}");
     assert!(db.ends_with("kbench/results.db"), "{text}");
 }
+
+/// A campaign plan in a store another user owns, or in a folder others
+/// can write, is a command anyone could have planted: root's step runs
+/// nothing from it (the reboot command would have run as root).
+#[test]
+fn a_plan_in_a_store_others_can_write_runs_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let marker = env.dir.path().join("ran");
+    env.ok(&[
+        "campaign",
+        "init",
+        "p",
+        "--boot",
+        "A=release=test-a",
+        "--boot",
+        "B=release=test-b",
+        "--rounds",
+        "1",
+        "--reboot",
+        &format!("touch {}", marker.display()),
+        "--",
+        "testbench",
+    ]);
+    let db = env.db();
+    let chown = |uid: u32| {
+        std::os::unix::fs::chown(&db, Some(uid), None).unwrap();
+    };
+    if unsafe { libc::geteuid() } == 0 {
+        chown(65534);
+        let out = step(&env, "p", "test-a", "boot-1");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("runs no command from this store"), "{err}");
+        assert!(err.contains("belongs to user 65534"), "{err}");
+        assert!(!marker.exists(), "the planted command ran");
+        chown(0);
+    }
+    // A folder others can write, as a store's folder.
+    let folder = env.dir.path();
+    let old = std::fs::metadata(folder).unwrap().permissions().mode();
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = step(&env, "p", "test-a", "boot-1");
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(old)).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("can be written by others"), "{err}");
+    assert!(!marker.exists());
+    // Trusted again: the block runs and the reboot command with it.
+    let out = step(&env, "p", "test-a", "boot-1");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(marker.exists());
+}

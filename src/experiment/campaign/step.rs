@@ -30,6 +30,14 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
         &format!("campaign {}", o.name),
         o.wait,
     )?;
+    // The plan's reboot and block commands run as whoever steps (root, at
+    // boot): only from a store no one else could have planted them in.
+    if let Err(why) = crate::store::trusted_for_commands(db) {
+        return Err(input(format!(
+            "campaign {}: kbench runs no command from this store: {why}; keep the store where only you (and root) can write",
+            o.name
+        )));
+    }
     let mut store = crate::store::open(db, Access::ReadWrite)?;
     let mut plan = load(store.as_ref(), &o.name)?;
     if plan.abandoned.is_some() {

@@ -6,6 +6,7 @@ mod common;
 mod compare;
 mod contest;
 mod cyclictest;
+mod docs;
 mod fingerprint;
 mod hackbench;
 mod hardening;

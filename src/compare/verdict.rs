@@ -412,47 +412,54 @@ pub fn decide(all: &mut [(&mut Versus, &[f64], &[f64])], source: &[Option<usize>
             Verdict::Inconclusive
         };
         if v.verdict == Verdict::Inconclusive {
-            let floor = mann_whitney_floor(base.len(), x.len());
-            if o.decider == Decider::MannWhitney && floor >= alpha_each {
-                // Against what the family's strictest step needs, and the
-                // runs a side that would reach under it.
-                let reach = (2..=200)
-                    .find(|&k| mann_whitney_floor(k.max(base.len()), k.max(x.len())) < alpha_each)
-                    .map_or("over 200".to_string(), |k| k.to_string());
-                v.note = Some(format!(
-                    "Mann-Whitney cannot go below p = {floor:.3} with {}+{} {u}, and this report's first step needs p < {alpha_each:.4}: about {reach} {u} a side would reach under it",
-                    base.len(),
-                    x.len(),
-                    u = v.unit
-                ));
-                continue;
-            }
-            let (bs, xs, _) = scaled(base, x);
-            let (base, x) = (bs.as_slice(), xs.as_slice());
-            // Each test from its own power: Welch's from the t
-            // distribution, Mann-Whitney's from the exact rank test's
-            // (stats::power::mann_whitney_shift).
-            let mw = o.decider == Decider::MannWhitney;
-            let needed = |d: f64| {
-                if mw {
-                    power::mann_whitney_runs_needed(base, x, d, alpha_each)
-                } else {
-                    power::runs_needed(base, x, d, alpha_each)
-                }
-            };
-            v.detectable_change_pct = if mw {
-                power::mann_whitney_detectable_change_pct(base, x, alpha_each)
-            } else {
-                power::detectable_change_pct(base, x, alpha_each)
-            };
-            v.runs_needed = o.detect_pct.and_then(needed);
-            let want = o.detect_pct.unwrap_or(10.0);
-            v.to_decide = needed(want).map(|n| (want, n));
-            let cv = |s: &[f64]| {
-                let m = crate::stats::describe::mean(s);
-                crate::stats::describe::variance(s).sqrt() / m * 100.0
-            };
-            v.cv_pct = Some((cv(base) + cv(x)) / 2.0).filter(|c| c.is_finite());
+            explain_inconclusive(v, base, x, o, alpha_each);
         }
     }
+}
+
+/// What an inconclusive comparison could tell apart and what would decide
+/// it (from the deciding test's own power), or why its test cannot reach
+/// the family's level at all.
+fn explain_inconclusive(v: &mut Versus, base: &[f64], x: &[f64], o: &Options, alpha_each: f64) {
+    let floor = mann_whitney_floor(base.len(), x.len());
+    if o.decider == Decider::MannWhitney && floor >= alpha_each {
+        // Against what the family's strictest step needs, and the
+        // runs a side that would reach under it.
+        let reach = (2..=200)
+            .find(|&k| mann_whitney_floor(k.max(base.len()), k.max(x.len())) < alpha_each)
+            .map_or("over 200".to_string(), |k| k.to_string());
+        v.note = Some(format!(
+                "Mann-Whitney cannot go below p = {floor:.3} with {}+{} {u}, and this report's first step needs p < {alpha_each:.4}: about {reach} {u} a side would reach under it",
+                base.len(),
+                x.len(),
+                u = v.unit
+            ));
+        return;
+    }
+    let (bs, xs, _) = scaled(base, x);
+    let (base, x) = (bs.as_slice(), xs.as_slice());
+    // Each test from its own power: Welch's from the t
+    // distribution, Mann-Whitney's from the exact rank test's
+    // (stats::power::mann_whitney_shift).
+    let mw = o.decider == Decider::MannWhitney;
+    let needed = |d: f64| {
+        if mw {
+            power::mann_whitney_runs_needed(base, x, d, alpha_each)
+        } else {
+            power::runs_needed(base, x, d, alpha_each)
+        }
+    };
+    v.detectable_change_pct = if mw {
+        power::mann_whitney_detectable_change_pct(base, x, alpha_each)
+    } else {
+        power::detectable_change_pct(base, x, alpha_each)
+    };
+    v.runs_needed = o.detect_pct.and_then(needed);
+    let want = o.detect_pct.unwrap_or(10.0);
+    v.to_decide = needed(want).map(|n| (want, n));
+    let cv = |s: &[f64]| {
+        let m = crate::stats::describe::mean(s);
+        crate::stats::describe::variance(s).sqrt() / m * 100.0
+    };
+    v.cv_pct = Some((cv(base) + cv(x)) / 2.0).filter(|c| c.is_finite());
 }

@@ -73,7 +73,12 @@ pub fn read(path: &Path) -> std::io::Result<String> {
 pub fn trusted(path: &Path) -> std::result::Result<(), String> {
     let me = super::proc::euid();
     let abs = std::path::absolute(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let m = std::fs::symlink_metadata(&abs).map_err(|e| format!("{}: {e}", abs.display()))?;
+    let m = match std::fs::symlink_metadata(&abs) {
+        Ok(m) => m,
+        // No file, no command in it: opening it says there is no store.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("{}: {e}", abs.display())),
+    };
     if !m.is_file() {
         return Err(format!("{} is not a regular file", abs.display()));
     }

@@ -12,7 +12,10 @@
 //!
 //! Beside the image, laid out as a Debian package unpacks
 //! (`dpkg -x linux-image-….deb DIR`: `DIR/boot/vmlinuz-R`,
-//! `DIR/boot/config-R`, `DIR/lib/modules/R/`), or as a build tree
+//! `DIR/boot/config-R`, `DIR/lib/modules/R/`), as Debian's split 7.x
+//! packages unpack into one folder (`linux-binary-R`, `linux-base-R`,
+//! `linux-modules-R`: `DIR/usr/lib/modules/R/vmlinuz`, `config` and
+//! `kernel/` beside it), or as a build tree
 //! (`arch/x86/boot/bzImage` under the `.config`), kbench finds the
 //! config (the guest's fingerprint reads it, since most distribution
 //! kernels carry none inside) and the modules tree.
@@ -219,9 +222,22 @@ fn beside(image: &Path, release: Option<&str>) -> (Option<PathBuf>, Option<PathB
     let mut config = None;
     let mut modules = None;
     if let Some(r) = release {
-        // DIR/boot/vmlinuz-R: DIR/boot/config-R, DIR/lib/modules/R.
+        // Debian's split packages (7.x): DIR/usr/lib/modules/R/vmlinuz
+        // (linux-binary-R) with `config` beside it (linux-base-R) and the
+        // modules' `kernel/` tree (linux-modules-R).
+        if dir.file_name().is_some_and(|n| n == r) {
+            let c = dir.join("config");
+            if c.is_file() {
+                config = Some(c);
+            }
+            if dir.join("kernel").is_dir() {
+                modules = Some(dir.to_path_buf());
+            }
+        }
+        // DIR/boot/vmlinuz-R: DIR/boot/config-R, DIR/lib/modules/R (or
+        // DIR/usr/lib/modules/R, merged /usr).
         let c = dir.join(format!("config-{r}"));
-        if c.is_file() {
+        if config.is_none() && c.is_file() {
             config = Some(c);
         }
         let root = if dir.file_name().is_some_and(|n| n == "boot") {
@@ -229,9 +245,11 @@ fn beside(image: &Path, release: Option<&str>) -> (Option<PathBuf>, Option<PathB
         } else {
             dir
         };
-        let m = root.join("lib/modules").join(r);
-        if m.join("kernel").is_dir() {
-            modules = Some(m);
+        for tree in ["lib/modules", "usr/lib/modules"] {
+            let m = root.join(tree).join(r);
+            if modules.is_none() && m.join("kernel").is_dir() {
+                modules = Some(m);
+            }
         }
     }
     // A build tree: arch/<arch>/boot/bzImage under .config.
@@ -272,6 +290,27 @@ mod tests {
         let (f, line) = read_version(&elf);
         assert_eq!(f, Format::Vmlinux);
         assert_eq!(line.as_deref(), Some("6.12.0 (me@box) #3 SMP PREEMPT"));
+    }
+
+    #[test]
+    fn debians_split_packages_give_config_and_modules() {
+        let d = tempfile::tempdir().unwrap();
+        let r = "7.3.4+deb13-amd64";
+        let dir = d.path().join(format!("usr/lib/modules/{r}"));
+        std::fs::create_dir_all(dir.join("kernel")).unwrap();
+        let img = dir.join("vmlinuz");
+        std::fs::write(
+            &img,
+            bzimage(&format!(
+                "{r} (debian-kernel@lists.debian.org) #1 SMP PREEMPT_DYNAMIC"
+            )),
+        )
+        .unwrap();
+        std::fs::write(dir.join("config"), "CONFIG_SCHED_CLASS_EXT=y\n").unwrap();
+        let i = Image::inspect(&img).unwrap();
+        assert_eq!(i.release.as_deref(), Some(r));
+        assert_eq!(i.config.as_deref(), Some(dir.join("config").as_path()));
+        assert_eq!(i.modules.as_deref(), Some(dir.as_path()));
     }
 
     #[test]

@@ -146,8 +146,13 @@ pub fn run(o: &Options) -> Result<()> {
         .kernels
         .iter()
         .map(|k| {
-            Image::inspect(&k.path)
-                .map_err(|e| input(format!("--kernel {}: {e}", k.path.display())))
+            Image::inspect(&k.path).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    crate::error::Interrupted.into()
+                } else {
+                    input(format!("--kernel {}: {e}", k.path.display()))
+                }
+            })
         })
         .collect::<Result<Vec<_>>>()?;
     let arms = plan::arms(&images, &o.kernels, &cmdlines, o.aa)?;

@@ -147,6 +147,22 @@ pub fn runs(s: &str) -> Result<Runs, String> {
 }
 
 /// A percentage: a finite number from 0 to 1000.
+/// A label (`--label`): 1-200 characters, none that a terminal obeys or
+/// that reorders the text around it (a label is printed in every report).
+pub fn label(s: &str) -> Result<String, String> {
+    let n = s.chars().count();
+    if n == 0 || n > 200 {
+        return Err(format!("a label is 1-200 characters ({n} given)"));
+    }
+    if crate::text::clean(s) != s {
+        return Err(format!(
+            "label '{}' has a control or text-direction character",
+            crate::text::clean(s)
+        ));
+    }
+    Ok(s.to_string())
+}
+
 /// An error rate (`--alpha` of every command that states one: compare's
 /// verdicts, matrix, bisect, decide, track's false discovery rate):
 /// above 0 and below 0.5 (a rate of one half or more decides nothing).

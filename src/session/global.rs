@@ -13,7 +13,7 @@ pub struct GlobalArgs {
     pub db: Option<String>,
     /// Name of the configuration under test (default: `<kernel release>/<preempt mode>`);
     /// give it several times to choose labels for compare, runs and contest --show
-    #[arg(long, global = true, value_name = "NAME", action = ArgAction::Append)]
+    #[arg(long, global = true, value_name = "NAME", action = ArgAction::Append, value_parser = crate::values::label)]
     pub label: Vec<String>,
     /// Measure and print, but store nothing
     #[arg(long, global = true)]

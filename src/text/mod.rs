@@ -11,7 +11,7 @@ pub mod table;
 /// name) are shown as `\x1b`-style escapes instead of acting on the
 /// reader's terminal.  Every renderer passes its text through this.
 pub fn clean(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    if !s.chars().any(unsafe_to_show) {
         return std::borrow::Cow::Borrowed(s);
     }
     std::borrow::Cow::Owned(
@@ -19,12 +19,23 @@ pub fn clean(s: &str) -> std::borrow::Cow<'_, str> {
             .map(|c| {
                 if c.is_control() {
                     format!("\\x{:02x}", c as u32)
+                } else if unsafe_to_show(c) {
+                    format!("\\u{{{:04x}}}", c as u32)
                 } else {
                     c.to_string()
                 }
             })
             .collect(),
     )
+}
+
+/// A control character, or one that reorders or hides the text around it
+/// (the bidirectional overrides and isolates, U+202A-U+202E and
+/// U+2066-U+2069, and the marks U+200E, U+200F: a label with U+202E shows
+/// its tail reversed, "Trojan Source").
+fn unsafe_to_show(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }
 
 /// Ids as a short list, in order: `3`, `3-5`, `3-5,9`.
@@ -67,6 +78,8 @@ mod tests {
     fn control_characters_are_shown_not_obeyed() {
         assert_eq!(clean("plain"), "plain");
         assert_eq!(clean("a\x1b[31mred"), "a\\x1b[31mred");
+        assert_eq!(clean("rt\u{202e}lanif"), "rt\\u{202e}lanif");
+        assert_eq!(clean("é ü ✓"), "é ü ✓");
         assert_eq!(clean("cr\rlf\n"), "cr\\x0dlf\\x0a");
     }
 

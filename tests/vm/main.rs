@@ -769,3 +769,150 @@ fn hashing_a_huge_image_stops_at_ctrl_c() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(!said.contains("arm(s)"), "{said}");
 }
+
+/// Today's Debian kernel as trixie-backports ships it: split into
+/// `linux-binary-R` (the image at `usr/lib/modules/R/vmlinuz`),
+/// `linux-base-R` (its `config` beside it) and `linux-modules-R`, fetched
+/// with `apt-get download` from a temporary sources list (nothing is
+/// installed, the system's lists are untouched) and unpacked into one
+/// folder.  `None` (said) where it cannot be had.
+fn todays_kernel() -> Option<PathBuf> {
+    static K: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let got = K.get_or_init(|| {
+        let cache = cache_dir().join("trixie-backports");
+        let parts = cache.join("sources");
+        let lists = cache.join("lists");
+        for d in [&parts, &lists.join("partial")] {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        std::fs::write(
+            parts.join("trixie-backports.sources"),
+            "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n",
+        )
+        .map_err(|e| e.to_string())?;
+        let apt = |tool: &str, args: &[&str]| {
+            let mut c = Command::new(tool);
+            c.args([
+                "-o",
+                "Dir::Etc::SourceList=/dev/null",
+                "-o",
+                &format!("Dir::Etc::SourceParts={}", parts.display()),
+                "-o",
+                &format!("Dir::State::Lists={}", lists.display()),
+                "-o",
+                "Dir::Cache::pkgcache=",
+                "-o",
+                "Dir::Cache::srcpkgcache=",
+            ])
+            .args(args)
+            .current_dir(&cache);
+            c.output().map_err(|e| format!("{tool}: {e}"))
+        };
+        let found = |lists: &Path| {
+            std::fs::read_dir(lists)
+                .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().ends_with("_Packages")))
+                .unwrap_or(false)
+        };
+        if !found(&lists) {
+            let u = apt("apt-get", &["update", "-qq"])?;
+            if !u.status.success() {
+                return Err(format!("apt-get update (trixie-backports): {}", String::from_utf8_lossy(&u.stderr).trim()));
+            }
+        }
+        let s = apt("apt-cache", &["search", "--names-only", r"^linux-binary-7\.[0-9.]+\+deb[0-9]+-amd64$"])?;
+        let mut releases: Vec<String> = String::from_utf8_lossy(&s.stdout)
+            .lines()
+            .filter_map(|l| l.split(' ').next())
+            .filter_map(|n| n.strip_prefix("linux-binary-"))
+            .map(String::from)
+            .collect();
+        let key = |r: &str| -> Vec<u32> {
+            r.split(|c: char| !c.is_ascii_digit()).filter_map(|x| x.parse().ok()).collect()
+        };
+        releases.sort_by_key(|r| key(r));
+        let r = releases.last().ok_or("no linux-binary-7.* in trixie-backports")?.clone();
+        let dir = cache.join(format!("split-{r}"));
+        let image = dir.join(format!("usr/lib/modules/{r}/vmlinuz"));
+        let ready = image.is_file()
+            && dir.join(format!("usr/lib/modules/{r}/config")).is_file()
+            && dir.join(format!("usr/lib/modules/{r}/kernel")).is_dir();
+        if !ready {
+            for pkg in ["binary", "base", "modules"] {
+                let name = format!("linux-{pkg}-{r}");
+                let d = apt("apt-get", &["download", "-q", &name])?;
+                if !d.status.success() {
+                    return Err(format!("apt-get download {name}: {}", String::from_utf8_lossy(&d.stderr).trim()));
+                }
+                let deb = std::fs::read_dir(&cache)
+                    .map_err(|e| e.to_string())?
+                    .flatten()
+                    .map(|e| e.path())
+                    .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{name}_")) && n.ends_with(".deb")))
+                    .ok_or(format!("apt-get download {name} left no .deb"))?;
+                let x = Command::new("dpkg").arg("-x").arg(&deb).arg(&dir).status().map_err(|e| e.to_string())?;
+                let _ = std::fs::remove_file(&deb);
+                if !x.success() {
+                    return Err(format!("dpkg -x {}", deb.display()));
+                }
+            }
+        }
+        image.is_file().then_some(image).ok_or_else(|| format!("no image in {}", dir.display()))
+    });
+    match got {
+        Ok(p) => Some(p.clone()),
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must boot today's kernel: {why}"
+            );
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// Debian's 7.x kernel, split into three packages, boots in `kbench vm`:
+/// its config and modules found beside the image, the config at
+/// `/boot/config-R` in the guest for the fingerprint, the preemption
+/// model read from it.
+#[test]
+fn todays_split_debian_kernel_boots() {
+    let Some(_k) = kernels() else { return };
+    let Some(img) = todays_kernel() else { return };
+    let _l = lock();
+    let vm = Vm::new();
+    let (out, err) = vm.ok(&[
+        "vm",
+        "--kernel",
+        &format!("{}=today", s(&img)),
+        "--aa",
+        "--boots",
+        "1",
+        "--timeout",
+        "300s",
+        "--",
+        "cyclictest",
+        "-t",
+        "1",
+        "-D",
+        "2s",
+    ]);
+    let said = format!("{out}{err}");
+    assert!(
+        said.contains("; config ") && !said.contains("config none"),
+        "{said}"
+    );
+    let runs = vm.runs();
+    assert_eq!(runs.len(), 2, "{err}\n{out}");
+    let run = vm.show(runs[0]["id"].as_i64().unwrap());
+    assert_eq!(run["status"], "complete", "{run}");
+    let fp = &run["fingerprint"];
+    let release = fp["release"].as_str().unwrap();
+    assert!(release.starts_with("7."), "{fp}");
+    assert_eq!(
+        fp["config_source"],
+        format!("/boot/config-{release}"),
+        "{fp}"
+    );
+    assert!(fp["preempt"]["mode"].is_string(), "{fp}");
+}

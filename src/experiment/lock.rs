@@ -47,15 +47,7 @@ fn still_there(f: &std::fs::File, path: &std::path::Path) -> bool {
 }
 
 fn folder() -> PathBuf {
-    if crate::sys::proc::is_root() {
-        return PathBuf::from("/run/kbench/plans");
-    }
-    std::env::var_os("XDG_RUNTIME_DIR")
-        .filter(|v| !v.is_empty())
-        .map(|d| PathBuf::from(d).join("kbench/plans"))
-        .unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("kbench-plans-{}", crate::sys::proc::uid()))
-        })
+    crate::sys::private::runtime_dir("plans")
 }
 
 /// The store as a lock key: a PostgreSQL URL as given, a file by its

@@ -40,21 +40,9 @@ pub fn margin(fs_size: u64) -> u64 {
     (1u64 << 30).max(fs_size / 20)
 }
 
-/// Where claims are kept: `/run/kbench/claims` as root (cleared at
-/// boot), else under `$XDG_RUNTIME_DIR`, else the temp dir.  Whichever it
-/// is, it must be this user's and writable by nobody else (checked when a
-/// claim is made): another user who made `/tmp/kbench-claims-<uid>` first
-/// could otherwise plant claims that refuse every load, or hold its lock.
+/// Where claims are kept ([`crate::sys::private::runtime_dir`]).
 fn claims_dir() -> PathBuf {
-    if crate::sys::proc::is_root() {
-        return PathBuf::from("/run/kbench/claims");
-    }
-    std::env::var_os("XDG_RUNTIME_DIR")
-        .filter(|v| !v.is_empty())
-        .map(|d| PathBuf::from(d).join("kbench/claims"))
-        .unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("kbench-claims-{}", crate::sys::proc::uid()))
-        })
+    crate::sys::private::runtime_dir("claims")
 }
 
 /// Refuse a memory filesystem for a load's files.

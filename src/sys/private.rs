@@ -10,6 +10,24 @@ use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
+/// Where kbench keeps its `what` (claims, plans' locks) on this machine:
+/// `/run/kbench/WHAT` as root (cleared at boot), else under
+/// `$XDG_RUNTIME_DIR`, else the temp dir.  Whichever it is must be this
+/// user's and writable by nobody else ([`ensure_dir`] checks): another
+/// user who made `/tmp/kbench-WHAT-<uid>` first could otherwise plant
+/// what is read there, or hold its locks.
+pub fn runtime_dir(what: &str) -> std::path::PathBuf {
+    if super::proc::is_root() {
+        return std::path::PathBuf::from("/run/kbench").join(what);
+    }
+    std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|v| !v.is_empty())
+        .map(|d| std::path::PathBuf::from(d).join("kbench").join(what))
+        .unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("kbench-{what}-{}", super::proc::uid()))
+        })
+}
+
 /// Make `dir` (mode 0700 when new) and check that it is this user's and
 /// writable by nobody else.
 pub fn ensure_dir(dir: &Path) -> std::io::Result<()> {

@@ -67,6 +67,22 @@ pub fn guest_runs(
     let mut runs = guest.load_runs(&RunFilter::default(), true)?;
     drop(guest);
     let _ = std::fs::remove_file(&file);
+    // What went wrong in the guest is said once, on the boot's first run,
+    // and cut to a size a note can be (a 5.6 MB list added to each of 200
+    // runs made a 1 GB store).
+    let mut problems = (!report.problems.is_empty()).then(|| {
+        let all = report.problems.join("; ");
+        let cut: String = all.chars().take(MAX_PROBLEMS_NOTE).collect();
+        if cut.len() < all.len() {
+            format!(
+                "guest: {cut} … (cut: {} problems, {} bytes in all)",
+                report.problems.len(),
+                all.len()
+            )
+        } else {
+            format!("guest: {cut}")
+        }
+    });
     for r in &mut runs {
         if r.label != b.label && !r.label.starts_with(&format!("{}/", b.label)) {
             return Err(anyhow!(
@@ -85,13 +101,15 @@ pub fn guest_runs(
                 ));
             }
         }
-        if !report.problems.is_empty() {
-            r.notes
-                .push(format!("guest: {}", report.problems.join("; ")));
+        if let Some(p) = problems.take() {
+            r.notes.push(p);
         }
     }
     Ok(runs)
 }
+
+/// The most of the guest's problems kept in a note, in characters.
+const MAX_PROBLEMS_NOTE: usize = 4096;
 
 /// The one run that stands for a boot that gave none: its reason and
 /// the console's last lines, the fingerprint the image promised.
@@ -130,4 +148,60 @@ fn promised(i: &Image) -> Fingerprint {
     };
     fp.id = fp.compute_id();
     fp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Access;
+
+    /// The guest's problems are one note, on the boot's first run, cut to
+    /// a size (they were added whole to every run).
+    #[test]
+    fn the_guests_problems_are_one_note_a_boot() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("guest.db");
+        {
+            let mut s = crate::store::SqliteStore::open(&db, Access::ReadWrite).unwrap();
+            for _ in 0..3 {
+                s.save_run(&RunRecord::new("A", "bench", serde_json::json!({}), None))
+                    .unwrap();
+            }
+        }
+        let bytes = std::fs::read(&db).unwrap();
+        let img_path = d.path().join("img");
+        std::fs::write(&img_path, b"not a kernel").unwrap();
+        let image = Image::inspect(&img_path).unwrap();
+        let b = Boot {
+            label: "A",
+            number: 1,
+            of: 1,
+            image: &image,
+            vm: serde_json::json!({}),
+            emulated: None,
+            command: &[],
+            started: 0.0,
+            ended: 1.0,
+            experiment: serde_json::json!({}),
+        };
+        let report = Report {
+            problems: vec!["x".repeat(1000); 100],
+            ..Default::default()
+        };
+        let scratch = tempfile::tempdir().unwrap();
+        let runs = guest_runs(&b, &report, &bytes, scratch.path()).unwrap();
+        assert_eq!(runs.len(), 3);
+        let with: Vec<usize> = runs
+            .iter()
+            .map(|r| r.notes.iter().filter(|n| n.starts_with("guest: ")).count())
+            .collect();
+        assert_eq!(with, vec![1, 0, 0]);
+        let note = runs[0]
+            .notes
+            .iter()
+            .find(|n| n.starts_with("guest: "))
+            .unwrap();
+        assert!(note.len() < 5000, "{}", note.len());
+        assert!(note.contains("(cut: 100 problems"), "{note}");
+    }
 }

@@ -64,6 +64,9 @@ pub fn guest_runs(
     std::fs::write(&file, store)?;
     let guest = crate::store::SqliteStore::open(&file, crate::store::Access::ReadOnly)
         .map_err(|e| anyhow!("the guest's store: {e:#}"))?;
+    guest
+        .check_foreign(MAX_GUEST_ROWS)
+        .map_err(|e| anyhow!("the guest's store: {e:#}"))?;
     let mut runs = guest.load_runs(&RunFilter::default(), true)?;
     drop(guest);
     let _ = std::fs::remove_file(&file);
@@ -107,6 +110,9 @@ pub fn guest_runs(
     }
     Ok(runs)
 }
+
+/// The most rows a guest's table may hold (a guest measures once).
+const MAX_GUEST_ROWS: i64 = 200_000;
 
 /// The most of the guest's problems kept in a note, in characters.
 const MAX_PROBLEMS_NOTE: usize = 4096;
@@ -203,5 +209,46 @@ mod tests {
             .unwrap();
         assert!(note.len() < 5000, "{}", note.len());
         assert!(note.contains("(cut: 100 problems"), "{note}");
+    }
+
+    /// A guest store whose `runs` is a view (of as many rows as it likes)
+    /// is refused before a row is read.
+    #[test]
+    fn a_guest_store_with_a_view_for_a_table_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("guest.db");
+        {
+            let mut s = crate::store::SqliteStore::open(&db, Access::ReadWrite).unwrap();
+            s.save_run(&RunRecord::new("A", "bench", serde_json::json!({}), None))
+                .unwrap();
+        }
+        {
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.execute_batch(
+                "ALTER TABLE runs RENAME TO real_runs; CREATE VIEW runs AS SELECT r.* FROM real_runs r, (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) SELECT i FROM n);",
+            )
+            .unwrap();
+        }
+        let bytes = std::fs::read(&db).unwrap();
+        let img_path = d.path().join("img");
+        std::fs::write(&img_path, b"not a kernel").unwrap();
+        let image = Image::inspect(&img_path).unwrap();
+        let b = Boot {
+            label: "A",
+            number: 1,
+            of: 1,
+            image: &image,
+            vm: serde_json::json!({}),
+            emulated: None,
+            command: &[],
+            started: 0.0,
+            ended: 1.0,
+            experiment: serde_json::json!({}),
+        };
+        let scratch = tempfile::tempdir().unwrap();
+        let e = guest_runs(&b, &Report::default(), &bytes, scratch.path())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("its runs is view, not a table"), "{e}");
     }
 }

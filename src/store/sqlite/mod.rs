@@ -83,6 +83,45 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// A store that came from somewhere else (a guest's), checked before
+    /// anything reads it: kbench's tables must be tables (a view or a
+    /// virtual table can make a few kilobytes read as millions of rows:
+    /// a 74 KB guest store grew the host to 6 GB) and hold at most
+    /// `max_rows` rows each.
+    pub fn check_foreign(&self, max_rows: i64) -> Result<()> {
+        for t in [
+            "systems",
+            "runs",
+            "metrics",
+            "histograms",
+            "notes",
+            "attachments",
+        ] {
+            let kind: Option<String> = self
+                .conn
+                .query_row(
+                    "SELECT type FROM sqlite_master WHERE name = ?1",
+                    params![t],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            match kind.as_deref() {
+                None if t == "attachments" => continue,
+                Some("table") => {}
+                other => anyhow::bail!("its {t} is {}, not a table", other.unwrap_or("missing")),
+            }
+            let n: i64 = self.conn.query_row(
+                &format!("SELECT count(*) FROM (SELECT 1 FROM {t} LIMIT ?1)"),
+                params![max_rows + 1],
+                |r| r.get(0),
+            )?;
+            if n > max_rows {
+                anyhow::bail!("its {t} holds more than {max_rows} rows");
+            }
+        }
+        Ok(())
+    }
+
     /// Apply only the first `n` migrations (for migration tests).
     #[cfg(test)]
     pub fn create_at_version(path: &Path, n: usize) -> Result<()> {

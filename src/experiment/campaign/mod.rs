@@ -166,6 +166,12 @@ pub fn parse_boot(spec: &str) -> Result<Boot> {
             }
             "release" => b.release = Some(v.to_string()),
             "cmdline" => b.cmdline.extend(v.split_whitespace().map(String::from)),
+            // The reboot command takes it as an argument: never an option.
+            "entry" if v.starts_with('-') => {
+                return Err(input(format!(
+                    "--boot {label}: entry '{v}' starts with '-', which the reboot command would read as an option"
+                )));
+            }
             "entry" => b.entry = Some(v.to_string()),
             _ => {
                 return Err(input(format!(
@@ -526,6 +532,7 @@ mod tests {
             "=release=1",
             "x=entry=e",
             "x=colour=red",
+            "x=release=1,entry=--help",
             "x=release=",
         ] {
             assert!(parse_boot(bad).is_err(), "{bad}");

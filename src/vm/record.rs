@@ -255,4 +255,45 @@ mod tests {
             .to_string();
         assert!(e.contains("its runs is view, not a table"), "{e}");
     }
+
+    /// The guest of `A` may not store runs under `A/aa` (another arm's
+    /// label): labels are exact unless the guest ran a matrix.
+    #[test]
+    fn a_guests_runs_carry_its_label_exactly() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("guest.db");
+        {
+            let mut s = crate::store::SqliteStore::open(&db, Access::ReadWrite).unwrap();
+            s.save_run(&RunRecord::new(
+                "A/aa",
+                "bench",
+                serde_json::json!({}),
+                None,
+            ))
+            .unwrap();
+        }
+        let bytes = std::fs::read(&db).unwrap();
+        let img_path = d.path().join("img");
+        std::fs::write(&img_path, b"not a kernel").unwrap();
+        let image = Image::inspect(&img_path).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let bench = ["cyclictest".to_string()];
+        let matrix = ["matrix".to_string()];
+        for (command, ok) in [(&bench[..], false), (&matrix[..], true)] {
+            let b = Boot {
+                label: "A",
+                number: 1,
+                of: 1,
+                image: &image,
+                vm: serde_json::json!({}),
+                emulated: None,
+                command,
+                started: 0.0,
+                ended: 1.0,
+                experiment: serde_json::json!({}),
+            };
+            let got = guest_runs(&b, &Report::default(), &bytes, scratch.path());
+            assert_eq!(got.is_ok(), ok, "{command:?}: {:?}", got.map(|r| r.len()));
+        }
+    }
 }

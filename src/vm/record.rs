@@ -165,41 +165,51 @@ mod tests {
     use super::*;
     use crate::store::Access;
 
-    /// The guest's problems are one note, on the boot's first run, cut to
-    /// a size (they were added whole to every run).
-    #[test]
-    fn the_guests_problems_are_one_note_a_boot() {
+    /// A guest's store of one run a label in `labels`, as the bytes it
+    /// sends, and an image (not a kernel: only its path is read here).
+    fn guest(labels: &[&str]) -> (tempfile::TempDir, Vec<u8>, Image) {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("guest.db");
         {
             let mut s = crate::store::SqliteStore::open(&db, Access::ReadWrite).unwrap();
-            for _ in 0..3 {
-                s.save_run(&RunRecord::new("A", "bench", serde_json::json!({}), None))
+            for l in labels {
+                s.save_run(&RunRecord::new(l, "bench", serde_json::json!({}), None))
                     .unwrap();
             }
         }
         let bytes = std::fs::read(&db).unwrap();
-        let img_path = d.path().join("img");
-        std::fs::write(&img_path, b"not a kernel").unwrap();
-        let image = Image::inspect(&img_path).unwrap();
-        let b = Boot {
+        let img = d.path().join("img");
+        std::fs::write(&img, b"not a kernel").unwrap();
+        let image = Image::inspect(&img).unwrap();
+        (d, bytes, image)
+    }
+
+    fn boot<'a>(image: &'a Image, command: &'a [String]) -> Boot<'a> {
+        Boot {
             label: "A",
             number: 1,
             of: 1,
-            image: &image,
+            image,
             vm: serde_json::json!({}),
             emulated: None,
-            command: &[],
+            command,
             started: 0.0,
             ended: 1.0,
             experiment: serde_json::json!({}),
-        };
+        }
+    }
+
+    /// The guest's problems are one note, on the boot's first run, cut to
+    /// a size (they were added whole to every run).
+    #[test]
+    fn the_guests_problems_are_one_note_a_boot() {
+        let (_d, bytes, image) = guest(&["A", "A", "A"]);
         let report = Report {
             problems: vec!["x".repeat(1000); 100],
             ..Default::default()
         };
         let scratch = tempfile::tempdir().unwrap();
-        let runs = guest_runs(&b, &report, &bytes, scratch.path()).unwrap();
+        let runs = guest_runs(&boot(&image, &[]), &report, &bytes, scratch.path()).unwrap();
         assert_eq!(runs.len(), 3);
         let with: Vec<usize> = runs
             .iter()
@@ -219,40 +229,24 @@ mod tests {
     /// is refused before a row is read.
     #[test]
     fn a_guest_store_with_a_view_for_a_table_is_refused() {
-        let d = tempfile::tempdir().unwrap();
+        let (d, _, image) = guest(&["A"]);
         let db = d.path().join("guest.db");
-        {
-            let mut s = crate::store::SqliteStore::open(&db, Access::ReadWrite).unwrap();
-            s.save_run(&RunRecord::new("A", "bench", serde_json::json!({}), None))
-                .unwrap();
-        }
-        {
-            let c = rusqlite::Connection::open(&db).unwrap();
-            c.execute_batch(
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(
                 "ALTER TABLE runs RENAME TO real_runs; CREATE VIEW runs AS SELECT r.* FROM real_runs r, (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000) SELECT i FROM n);",
             )
             .unwrap();
-        }
         let bytes = std::fs::read(&db).unwrap();
-        let img_path = d.path().join("img");
-        std::fs::write(&img_path, b"not a kernel").unwrap();
-        let image = Image::inspect(&img_path).unwrap();
-        let b = Boot {
-            label: "A",
-            number: 1,
-            of: 1,
-            image: &image,
-            vm: serde_json::json!({}),
-            emulated: None,
-            command: &[],
-            started: 0.0,
-            ended: 1.0,
-            experiment: serde_json::json!({}),
-        };
         let scratch = tempfile::tempdir().unwrap();
-        let e = guest_runs(&b, &Report::default(), &bytes, scratch.path())
-            .unwrap_err()
-            .to_string();
+        let e = guest_runs(
+            &boot(&image, &[]),
+            &Report::default(),
+            &bytes,
+            scratch.path(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("its runs is view, not a table"), "{e}");
     }
 
@@ -260,39 +254,17 @@ mod tests {
     /// label): labels are exact unless the guest ran a matrix.
     #[test]
     fn a_guests_runs_carry_its_label_exactly() {
-        let d = tempfile::tempdir().unwrap();
-        let db = d.path().join("guest.db");
-        {
-            let mut s = crate::store::SqliteStore::open(&db, Access::ReadWrite).unwrap();
-            s.save_run(&RunRecord::new(
-                "A/aa",
-                "bench",
-                serde_json::json!({}),
-                None,
-            ))
-            .unwrap();
-        }
-        let bytes = std::fs::read(&db).unwrap();
-        let img_path = d.path().join("img");
-        std::fs::write(&img_path, b"not a kernel").unwrap();
-        let image = Image::inspect(&img_path).unwrap();
+        let (_d, bytes, image) = guest(&["A/aa"]);
         let scratch = tempfile::tempdir().unwrap();
         let bench = ["cyclictest".to_string()];
         let matrix = ["matrix".to_string()];
         for (command, ok) in [(&bench[..], false), (&matrix[..], true)] {
-            let b = Boot {
-                label: "A",
-                number: 1,
-                of: 1,
-                image: &image,
-                vm: serde_json::json!({}),
-                emulated: None,
-                command,
-                started: 0.0,
-                ended: 1.0,
-                experiment: serde_json::json!({}),
-            };
-            let got = guest_runs(&b, &Report::default(), &bytes, scratch.path());
+            let got = guest_runs(
+                &boot(&image, command),
+                &Report::default(),
+                &bytes,
+                scratch.path(),
+            );
             assert_eq!(got.is_ok(), ok, "{command:?}: {:?}", got.map(|r| r.len()));
         }
     }

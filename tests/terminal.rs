@@ -137,3 +137,41 @@ fn a_scenario_progress_bar_ends_cleanly() {
     );
     assert!(widest(&s) <= 100, "{}", s.plain());
 }
+
+/// Each command's help lists what it reads: the flags of a measuring run
+/// are in one block under the benchmarks', `run`'s and (--isolate) `vm`'s
+/// help, and under no other command's (`campaign init --help` listed
+/// --precision, --against, --isolate and --time-budget); they are still
+/// taken where given.
+#[test]
+fn help_fits_the_command() {
+    let env = Env::new();
+    let help = |args: &[&str]| {
+        let mut a = args.to_vec();
+        a.push("--help");
+        env.ok(&a)
+    };
+    let measuring = ["--precision", "--against", "--isolate", "--time-budget"];
+    for args in [
+        &["campaign", "init"][..],
+        &["compare"],
+        &["runs", "list"],
+        &["track"],
+        &["labels"],
+    ] {
+        let h = help(args);
+        for f in measuring {
+            assert!(!h.contains(f), "{args:?} --help lists {f}:\n{h}");
+        }
+    }
+    for args in [&["hackbench"][..], &["cyclictest"], &["run"]] {
+        let h = help(args);
+        assert!(h.contains("Options of a measuring run:"), "{args:?}:\n{h}");
+        for f in measuring {
+            assert!(h.contains(f), "{args:?} --help lacks {f}");
+        }
+    }
+    let h = help(&["vm"]);
+    assert!(h.contains("--isolate") && !h.contains("--precision"), "{h}");
+    env.ok(&["testbench", "--precision", "5", "--no-store"]);
+}

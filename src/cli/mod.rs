@@ -206,9 +206,14 @@ impl clap::FromArgMatches for Registered {
 
 impl Subcommand for Registered {
     fn augment_subcommands(cmd: clap::Command) -> clap::Command {
-        crate::registry::BENCHMARKS
-            .iter()
-            .fold(cmd, |c, e| c.subcommand((e.command)().about(e.about)))
+        crate::registry::BENCHMARKS.iter().fold(cmd, |c, e| {
+            let b = (e.command)().about(e.about);
+            let help = crate::session::global::with_block(
+                b.get_after_help().map(|h| h.to_string()),
+                crate::session::global::MEASURING_HELP,
+            );
+            c.subcommand(b.after_help(help))
+        })
     }
 
     fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
@@ -431,6 +436,7 @@ pub enum BetterArg {
 }
 
 #[derive(Args, Debug, Clone)]
+#[command(after_help = crate::session::global::MEASURING_HELP)]
 pub struct RunArgs {
     /// A scenario file (TOML) or a preset name (see `kbench presets`)
     pub scenario: String,

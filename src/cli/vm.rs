@@ -58,7 +58,10 @@ kbench vm --kernel std/boot/vmlinuz-6.1.0-57-amd64 --kernel rt/boot/vmlinuz-6.1.
 kbench compare --label 6.1.0-57-amd64/voluntary --label 6.1.0-57-rt-amd64/rt\n\n\
 Each guest runs the command once per boot with kbench as its /init; boots of the kernels are \
 interleaved (A B B A …) and each boot is a unit of the comparison. Under TCG (no usable KVM) \
-every run is marked emulated and compare gives no verdict on it unless --allow-emulated.";
+every run is marked emulated and compare gives no verdict on it unless --allow-emulated.\n\n\
+Options of a measuring run:\n      \
+--isolate             Keep every other process off the vCPUs' CPUs during the boots (cpusets,\n                            \
+needs root)";
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = VM_HELP)]

@@ -131,20 +131,11 @@ fn gate(c: &compare::Comparison, fail_on: Option<FailOn>, allow_one_boot: bool) 
         Some(FailOn::Inconclusive) => &[V::Worse, V::Inconclusive, V::TooFewRuns],
         Some(FailOn::Missing) => &[],
     };
-    // How many of each bad verdict rest on one boot each.
-    let thin_of = |v: V| {
-        c.groups
-            .iter()
-            .flat_map(|g| &g.metrics)
-            .flat_map(|m| &m.labels)
-            .filter_map(|l| l.versus.as_ref())
-            .filter(|x| x.verdict == v && x.rests_on.is_some())
-            .count()
-    };
     let mut thin = 0;
     let mut hits: Vec<String> = Vec::new();
     for (v, n) in c.tally.iter().filter(|(v, n)| bad.contains(v) && *n > 0) {
-        let t = thin_of(*v).min(*n);
+        // How many of this bad verdict rest on one boot each.
+        let t = c.on_one_boot(|x| x == *v).min(*n);
         thin += t;
         let counted = if allow_one_boot { *n } else { n - t };
         if counted > 0 {

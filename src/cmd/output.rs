@@ -2,16 +2,14 @@
 //!
 //! The file is written as kbench may be running as root in a folder
 //! others can write (`/tmp`): into a new file of its own in the target's
-//! folder (`O_CREAT | O_EXCL | O_NOFOLLOW`, a random name, so no planted
-//! name or symlink is ever opened), then renamed over the target, which
-//! replaces a symlink there rather than writing through it.  A reader sees
-//! the old file or the whole new one, never half; a failure leaves no
-//! partial file.  A folder as `-o` is refused before anything is run.
+//! folder, then renamed over the target, which replaces a symlink there
+//! rather than writing through it ([`crate::sys::private::replace`]).  A
+//! reader sees the old file or the whole new one, never half; a failure
+//! leaves no partial file.  A folder, a device, a FIFO or a socket as
+//! `-o`, named or behind a link, is refused before anything is run.
 
 use crate::error::input;
 use anyhow::Result;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Refuse `to` now if it cannot be a report's file: a folder, or a name
@@ -93,40 +91,12 @@ fn writable_target(to: &Path) -> Result<()> {
 /// directly; a device, FIFO or socket is refused ([`writable_target`]).
 pub fn write_file(to: &Path, bytes: &[u8]) -> Result<()> {
     check(to)?;
-    writable_target(to)?;
-    let cannot = |e: std::io::Error| input(format!("cannot write {}: {e}", to.display()));
     if to == Path::new("/dev/null") {
         return Ok(());
     }
-    let name = to
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = folder_of(to).join(format!(
-        ".{name}.kbench-{}",
-        &crate::sys::proc::random_hex128()[..16]
-    ));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(&tmp)
-        .map_err(cannot)?;
     // 0644 whatever the umask (a umask of 000 made reports 0666).
-    let done = f
-        .write_all(bytes)
-        .and_then(|()| {
-            use std::os::unix::fs::PermissionsExt;
-            f.set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .and_then(|()| f.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, to));
-    if let Err(e) = done {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(cannot(e));
-    }
-    Ok(())
+    crate::sys::private::replace(to, bytes, 0o644)
+        .map_err(|e| input(format!("cannot write {}: {e}", to.display())))
 }
 
 /// Print `text`, or write it to `to`.

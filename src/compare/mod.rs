@@ -176,6 +176,20 @@ pub struct Comparison {
     pub emulated_ids: Vec<i64>,
 }
 
+impl Comparison {
+    /// How many comparisons of the report, scoreboard and scheduling
+    /// section alike, rest on one boot each and have a verdict `counts`.
+    pub fn on_one_boot(&self, counts: impl Fn(Verdict) -> bool) -> usize {
+        self.groups
+            .iter()
+            .flat_map(|g| &g.metrics)
+            .flat_map(|m| &m.labels)
+            .filter_map(|l| l.versus.as_ref())
+            .filter(|v| v.rests_on.is_some() && counts(v.verdict))
+            .count()
+    }
+}
+
 /// Parameters that differ between runs of the same experiment and must
 /// not split groups.
 const VOLATILE_PARAMS: &[&str] = &["round", "stored_ids"];

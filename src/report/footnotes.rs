@@ -53,14 +53,7 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
             ));
         }
     }
-    let one_boot = c
-        .groups
-        .iter()
-        .flat_map(|g| &g.metrics)
-        .flat_map(|m| &m.labels)
-        .filter_map(|l| l.versus.as_ref())
-        .filter(|x| x.rests_on.is_some() && x.verdict.is_decided())
-        .count();
+    let one_boot = c.on_one_boot(|v| v.is_decided());
     if one_boot > 0 {
         v.push(format!(
             "the bound above covers the runs' variation within a boot, not from one boot to the next: {one_boot} verdict(s) rest on one boot each, where a boot's own offset alone can make a verdict (boot each label several times: kbench campaign, kbench vm --boots)"

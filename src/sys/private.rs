@@ -1,6 +1,7 @@
 //! Files only their owner may have written: the restore records that a
 //! janitor or `kbench restore` applies as whoever runs it (often root).
-//! They are written mode 0600 through a temporary file and a rename, and
+//! They are written mode 0600 through a temporary file and a rename (as
+//! every file kbench writes for a user is: [`replace`]), and
 //! read only when they are regular files (no symlink followed) owned by
 //! the user reading them and writable by nobody else, so a record another
 //! user planted, or could have changed, is refused with the reason rather
@@ -39,20 +40,47 @@ pub fn ensure_dir(dir: &Path) -> std::io::Result<()> {
     check_owner(dir, &m, true)
 }
 
-/// Write `bytes` to `path` (mode 0600) through `path.tmp` and a rename,
-/// so a reader sees the whole record or none.
+/// Write `bytes` to `path` (mode 0600) through a new file and a rename
+/// ([`replace`]), so a reader sees the whole record or none.
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let _ = std::fs::remove_file(&tmp);
+    replace(path, bytes, 0o600)
+}
+
+/// Put `bytes` at `path` as a new file of mode `mode` (whatever the
+/// umask): written into a file of its own beside it (a random name,
+/// `O_CREAT | O_EXCL | O_NOFOLLOW`, so no planted name or link is ever
+/// opened), then renamed over `path`, which replaces a link there rather
+/// than writing through it.  A reader sees the old file or the whole new
+/// one; a failure leaves no file behind.  Every file kbench writes for a
+/// user goes through here: records, reports (`-o`), systemd units.
+pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}.kbench-{}",
+        &super::proc::random_hex128()[..16]
+    ));
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
+    let done = f
+        .write_all(bytes)
+        .and_then(|()| f.set_permissions(std::fs::Permissions::from_mode(mode)))
+        .and_then(|()| f.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
 }
 
 /// The text of `path` if it is a regular file this user owns that nobody

@@ -60,12 +60,7 @@ impl Paint {
 /// verdict may say what it rests on after its word: `worse (one boot
 /// each)`, a status why after a colon: `skipped: make failed`).
 pub fn of_verdict(verdict: &str) -> Option<Paint> {
-    let word = verdict.split([' ', ':']).next().unwrap_or(verdict);
-    let word = match word {
-        "like" | "too" | "cannot" => verdict.split([':', '(']).next().unwrap_or(verdict).trim(),
-        w => w,
-    };
-    match word {
+    match verdict.split([':', '(']).next().unwrap_or(verdict).trim() {
         "better" | "like good" | "good" | "complete" => Some(Paint::Good),
         "worse" | "like bad" | "bad" | "failed" | "lost" => Some(Paint::Bad),
         "equivalent" => Some(Paint::Same),

@@ -120,6 +120,21 @@ impl Bisect {
         c
     }
 
+    /// The bisection of `r` started in the background.
+    fn spawn(&self, r: &Path) -> std::process::Child {
+        self.cmd(&strs(&Bisect::args(r)))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// `bisect --log --json`, once there is a bisection to log.
+    fn log(&self) -> Option<serde_json::Value> {
+        let o = self.cmd(&["bisect", "--log", "--json"]).output().unwrap();
+        serde_json::from_slice(&o.stdout).ok()
+    }
+
     fn run(&self, args: &[&str]) -> (i32, String, String) {
         let o = self.cmd(args).output().unwrap();
         (
@@ -257,16 +272,9 @@ fn ctrl_c_and_resume_end_at_the_same_culprit() {
     let _l = one();
     let b = Bisect::new();
     let r = repo(b.env.dir.path(), 9, None);
-    let kb = b
-        .cmd(&strs(&Bisect::args(&r)))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let kb = b.spawn(&r);
     let decided = || {
-        let o = b.cmd(&["bisect", "--log", "--json"]).output().unwrap();
-        serde_json::from_slice::<serde_json::Value>(&o.stdout)
-            .ok()
+        b.log()
             .and_then(|v| v["state"]["steps"].as_array().map(|s| s.len()))
             .is_some_and(|n| n >= 2)
     };
@@ -552,18 +560,8 @@ fn resume_leaves_a_running_bisection_alone() {
     let _l = one();
     let b = Bisect::new();
     let r = repo(b.env.dir.path(), 9, None);
-    let kb = b
-        .cmd(&strs(&Bisect::args(&r)))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = || {
-        let o = b.cmd(&["bisect", "--log", "--json"]).output().unwrap();
-        serde_json::from_slice::<serde_json::Value>(&o.stdout)
-            .ok()
-            .is_some_and(|v| v["plan"]["id"].is_string())
-    };
+    let kb = b.spawn(&r);
+    let started = || b.log().is_some_and(|v| v["plan"]["id"].is_string());
     assert!(wait_for(300, started), "the bisection never saved its plan");
     let (code, _, err) = b.run(&["bisect", "--resume"]);
     assert_eq!(code, 2, "{err}");

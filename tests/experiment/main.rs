@@ -906,10 +906,10 @@ fn the_autogroup_experiment_reads_at_a_glance() {
     }
 }
 
-/// A campaign of two boots and one round whose command takes a few
-/// seconds, planned in `env`.
-fn slow_campaign(env: &Env, name: &str) {
-    env.ok(&[
+/// A campaign of boots A and B (releases test-a, test-b), one round,
+/// rebooted by `reboot`, each block running `command`, planned in `env`.
+fn campaign_of(env: &Env, name: &str, reboot: &str, command: &[&str]) {
+    let mut a = vec![
         "campaign",
         "init",
         name,
@@ -920,14 +920,22 @@ fn slow_campaign(env: &Env, name: &str) {
         "--rounds",
         "1",
         "--reboot",
-        "true",
+        reboot,
         "--",
-        "testbench",
-        "--seconds",
-        "2",
-        "--runs",
-        "2",
-    ]);
+    ];
+    a.extend_from_slice(command);
+    env.ok(&a);
+}
+
+/// A campaign of two boots and one round whose command takes a few
+/// seconds, planned in `env`.
+fn slow_campaign(env: &Env, name: &str) {
+    campaign_of(
+        env,
+        name,
+        "true",
+        &["testbench", "--seconds", "2", "--runs", "2"],
+    );
 }
 
 /// Two steps at once (the unit's and one typed by hand): the second is
@@ -1207,21 +1215,12 @@ fn a_plan_in_a_store_others_can_write_runs_nothing() {
     use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
     let marker = env.dir.path().join("ran");
-    env.ok(&[
-        "campaign",
-        "init",
+    campaign_of(
+        &env,
         "p",
-        "--boot",
-        "A=release=test-a",
-        "--boot",
-        "B=release=test-b",
-        "--rounds",
-        "1",
-        "--reboot",
         &format!("touch {}", marker.display()),
-        "--",
-        "testbench",
-    ]);
+        &["testbench"],
+    );
     let db = env.db();
     let chown = |uid: u32| {
         std::os::unix::fs::chown(&db, Some(uid), None).unwrap();

@@ -71,14 +71,16 @@ fn newest_pair() -> Result<u32, String> {
         })
 }
 
-fn unpack(cache: &Path, pkg: &str) -> Result<PathBuf, String> {
-    let dir = cache.join(pkg);
-    let release = pkg.trim_start_matches("linux-image-");
-    let image = dir.join(format!("boot/vmlinuz-{release}"));
-    if image.is_file() && dir.join(format!("lib/modules/{release}/kernel")).is_dir() {
-        return Ok(image);
-    }
+/// `apt-get download PKG` in `cache` (with `apt_options`, a sources list
+/// of the caller's own say) and `dpkg -x` of it into `into`; the .deb goes.
+fn download_and_unpack(
+    cache: &Path,
+    pkg: &str,
+    into: &Path,
+    apt_options: &[String],
+) -> Result<(), String> {
     let got = Command::new("apt-get")
+        .args(apt_options)
         .args(["download", "-q", pkg])
         .current_dir(cache)
         .output()
@@ -102,16 +104,26 @@ fn unpack(cache: &Path, pkg: &str) -> Result<PathBuf, String> {
     let x = Command::new("dpkg")
         .arg("-x")
         .arg(&deb)
-        .arg(&dir)
+        .arg(into)
         .status()
         .map_err(|e| format!("dpkg -x: {e}"))?;
     let _ = std::fs::remove_file(&deb);
-    if !x.success() || !image.is_file() {
-        return Err(format!(
-            "dpkg -x {} gave no {}",
-            deb.display(),
-            image.display()
-        ));
+    if !x.success() {
+        return Err(format!("dpkg -x {} failed", deb.display()));
+    }
+    Ok(())
+}
+
+fn unpack(cache: &Path, pkg: &str) -> Result<PathBuf, String> {
+    let dir = cache.join(pkg);
+    let release = pkg.trim_start_matches("linux-image-");
+    let image = dir.join(format!("boot/vmlinuz-{release}"));
+    if image.is_file() && dir.join(format!("lib/modules/{release}/kernel")).is_dir() {
+        return Ok(image);
+    }
+    download_and_unpack(cache, pkg, &dir, &[])?;
+    if !image.is_file() {
+        return Err(format!("dpkg -x of {pkg} gave no {}", image.display()));
     }
     Ok(image)
 }
@@ -778,87 +790,7 @@ fn hashing_a_huge_image_stops_at_ctrl_c() {
 /// folder.  `None` (said) where it cannot be had.
 fn todays_kernel() -> Option<PathBuf> {
     static K: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let got = K.get_or_init(|| {
-        let cache = cache_dir().join("trixie-backports");
-        let parts = cache.join("sources");
-        let lists = cache.join("lists");
-        for d in [&parts, &lists.join("partial")] {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-        }
-        std::fs::write(
-            parts.join("trixie-backports.sources"),
-            "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n",
-        )
-        .map_err(|e| e.to_string())?;
-        let apt = |tool: &str, args: &[&str]| {
-            let mut c = Command::new(tool);
-            c.args([
-                "-o",
-                "Dir::Etc::SourceList=/dev/null",
-                "-o",
-                &format!("Dir::Etc::SourceParts={}", parts.display()),
-                "-o",
-                &format!("Dir::State::Lists={}", lists.display()),
-                "-o",
-                "Dir::Cache::pkgcache=",
-                "-o",
-                "Dir::Cache::srcpkgcache=",
-            ])
-            .args(args)
-            .current_dir(&cache);
-            c.output().map_err(|e| format!("{tool}: {e}"))
-        };
-        let found = |lists: &Path| {
-            std::fs::read_dir(lists)
-                .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().ends_with("_Packages")))
-                .unwrap_or(false)
-        };
-        if !found(&lists) {
-            let u = apt("apt-get", &["update", "-qq"])?;
-            if !u.status.success() {
-                return Err(format!("apt-get update (trixie-backports): {}", String::from_utf8_lossy(&u.stderr).trim()));
-            }
-        }
-        let s = apt("apt-cache", &["search", "--names-only", r"^linux-binary-7\.[0-9.]+\+deb[0-9]+-amd64$"])?;
-        let mut releases: Vec<String> = String::from_utf8_lossy(&s.stdout)
-            .lines()
-            .filter_map(|l| l.split(' ').next())
-            .filter_map(|n| n.strip_prefix("linux-binary-"))
-            .map(String::from)
-            .collect();
-        let key = |r: &str| -> Vec<u32> {
-            r.split(|c: char| !c.is_ascii_digit()).filter_map(|x| x.parse().ok()).collect()
-        };
-        releases.sort_by_key(|r| key(r));
-        let r = releases.last().ok_or("no linux-binary-7.* in trixie-backports")?.clone();
-        let dir = cache.join(format!("split-{r}"));
-        let image = dir.join(format!("usr/lib/modules/{r}/vmlinuz"));
-        let ready = image.is_file()
-            && dir.join(format!("usr/lib/modules/{r}/config")).is_file()
-            && dir.join(format!("usr/lib/modules/{r}/kernel")).is_dir();
-        if !ready {
-            for pkg in ["binary", "base", "modules"] {
-                let name = format!("linux-{pkg}-{r}");
-                let d = apt("apt-get", &["download", "-q", &name])?;
-                if !d.status.success() {
-                    return Err(format!("apt-get download {name}: {}", String::from_utf8_lossy(&d.stderr).trim()));
-                }
-                let deb = std::fs::read_dir(&cache)
-                    .map_err(|e| e.to_string())?
-                    .flatten()
-                    .map(|e| e.path())
-                    .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{name}_")) && n.ends_with(".deb")))
-                    .ok_or(format!("apt-get download {name} left no .deb"))?;
-                let x = Command::new("dpkg").arg("-x").arg(&deb).arg(&dir).status().map_err(|e| e.to_string())?;
-                let _ = std::fs::remove_file(&deb);
-                if !x.success() {
-                    return Err(format!("dpkg -x {}", deb.display()));
-                }
-            }
-        }
-        image.is_file().then_some(image).ok_or_else(|| format!("no image in {}", dir.display()))
-    });
-    match got {
+    match K.get_or_init(fetch_todays_kernel) {
         Ok(p) => Some(p.clone()),
         Err(why) => {
             assert!(
@@ -869,6 +801,85 @@ fn todays_kernel() -> Option<PathBuf> {
             None
         }
     }
+}
+
+fn fetch_todays_kernel() -> Result<PathBuf, String> {
+    let cache = cache_dir().join("trixie-backports");
+    let parts = cache.join("sources");
+    let lists = cache.join("lists");
+    for d in [&parts, &lists.join("partial")] {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    std::fs::write(
+        parts.join("trixie-backports.sources"),
+        "Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n",
+    )
+    .map_err(|e| e.to_string())?;
+    // apt with this sources list and lists folder alone.
+    let options: Vec<String> = [
+        "Dir::Etc::SourceList=/dev/null".to_string(),
+        format!("Dir::Etc::SourceParts={}", parts.display()),
+        format!("Dir::State::Lists={}", lists.display()),
+        "Dir::Cache::pkgcache=".to_string(),
+        "Dir::Cache::srcpkgcache=".to_string(),
+    ]
+    .into_iter()
+    .flat_map(|o| ["-o".to_string(), o])
+    .collect();
+    let apt = |tool: &str, args: &[&str]| {
+        Command::new(tool)
+            .args(&options)
+            .args(args)
+            .current_dir(&cache)
+            .output()
+            .map_err(|e| format!("{tool}: {e}"))
+    };
+    let listed = std::fs::read_dir(&lists).is_ok_and(|d| {
+        d.flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with("_Packages"))
+    });
+    if !listed {
+        let u = apt("apt-get", &["update", "-qq"])?;
+        if !u.status.success() {
+            return Err(format!(
+                "apt-get update (trixie-backports): {}",
+                String::from_utf8_lossy(&u.stderr).trim()
+            ));
+        }
+    }
+    let found = apt(
+        "apt-cache",
+        &[
+            "search",
+            "--names-only",
+            r"^linux-binary-7\.[0-9.]+\+deb[0-9]+-amd64$",
+        ],
+    )?;
+    let version = |r: &str| -> Vec<u32> {
+        r.split(|c: char| !c.is_ascii_digit())
+            .filter_map(|x| x.parse().ok())
+            .collect()
+    };
+    let r = String::from_utf8_lossy(&found.stdout)
+        .lines()
+        .filter_map(|l| l.split(' ').next()?.strip_prefix("linux-binary-"))
+        .max_by_key(|r| version(r))
+        .ok_or("no linux-binary-7.* in trixie-backports")?
+        .to_string();
+    let dir = cache.join(format!("split-{r}"));
+    let modules = dir.join(format!("usr/lib/modules/{r}"));
+    let image = modules.join("vmlinuz");
+    let ready =
+        image.is_file() && modules.join("config").is_file() && modules.join("kernel").is_dir();
+    if !ready {
+        for pkg in ["binary", "base", "modules"] {
+            download_and_unpack(&cache, &format!("linux-{pkg}-{r}"), &dir, &options)?;
+        }
+    }
+    image
+        .is_file()
+        .then_some(image)
+        .ok_or_else(|| format!("no image in {}", dir.display()))
 }
 
 /// Debian's 7.x kernel, split into three packages, boots in `kbench vm`:

@@ -403,7 +403,6 @@ fn matches(b: &Boot, id: &crate::experiment::Identity) -> std::result::Result<()
     Ok(())
 }
 
-/// `campaign status`.
 /// `campaign abort`: the unit removed, the plan marked abandoned (a
 /// later `step` does nothing), every run kept.
 pub fn abort(db: Option<&str>, name: &str) -> Result<()> {
@@ -428,6 +427,7 @@ pub fn abort(db: Option<&str>, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// `campaign status`.
 pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
     let store = crate::store::open(db, Access::ReadOnly)?;
     let plans: Vec<Plan> = match name {

@@ -50,7 +50,9 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
             crate::text::clean(&db_arg)
         )))?,
     );
-    write_unit(&unit, &text).map_err(|e| {
+    // Through a new file renamed over the unit's name (a link planted
+    // there is replaced, never written through), 0644 whatever the umask.
+    crate::sys::private::replace(&unit, text.as_bytes(), 0o644).map_err(|e| {
         if e.kind() == std::io::ErrorKind::PermissionDenied {
             crate::error::privilege(format!("writing {} needs root", unit.display()))
         } else {
@@ -80,34 +82,6 @@ fn marker(name: &str) -> String {
     format!(
         "# Written by `kbench campaign install-service {name}`; removed when the campaign ends."
     )
-}
-
-/// Write the unit through a new file beside it (created, never followed,
-/// mode 0644 whatever the umask) renamed over it: a link planted at its
-/// name is replaced, never written through.
-fn write_unit(unit: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let dir = unit.parent().unwrap_or(Path::new("/"));
-    let tmp = dir.join(format!(
-        ".kbench-unit-{}",
-        &crate::sys::proc::random_hex128()[..12]
-    ));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&tmp)?;
-    let done = f
-        .write_all(text.as_bytes())
-        .and_then(|()| f.set_permissions(std::fs::Permissions::from_mode(0o644)))
-        .and_then(|()| f.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, unit));
-    if done.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    done
 }
 
 /// Whether `unit` is a unit kbench wrote for campaign `name`: its own

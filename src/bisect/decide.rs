@@ -144,7 +144,7 @@ pub fn run(o: &Options) -> Result<i32> {
     let label = o
         .candidate
         .clone()
-        .unwrap_or_else(|| format!("decide-{}", &crate::sys::proc::random_hex128()[..8]));
+        .unwrap_or_else(|| crate::experiment::plan::new_id(crate::store::Kind::Decide));
     let mut cand: Vec<Vec<f64>> = vec![Vec::new(); metrics.len()];
     let mut stored = match &o.candidate {
         Some(l) => Some(runs_of_label(o, l, false)?),
@@ -406,25 +406,11 @@ fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord
 /// One run of the candidate's command (a child kbench), as stored.
 fn measure_one(o: &Options, label: &str) -> Result<Option<RunRecord>> {
     let started = crate::sys::time::unix_now();
-    let mut cmd = std::process::Command::new(std::env::current_exe()?);
-    if let Some(db) = &o.env.db {
-        cmd.arg("--db").arg(db);
-    }
-    cmd.arg("--label")
-        .arg(label)
-        .arg("-q")
+    let status = crate::experiment::launch::Child::new(o.env.db.as_deref(), Some(label), true)?
         .args(&o.command)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null());
-    crate::sys::proc::on_exec(
-        &mut cmd,
-        crate::sys::proc::OnExec {
-            die_with_parent: true,
-            ..Default::default()
-        },
-    );
-    let status = crate::experiment::matrix::wait(cmd.spawn()?)?;
-    if crate::sys::signals::stop_requested() || status == Some(130) {
+        .quiet_stdout(true)
+        .run()?;
+    if crate::experiment::launch::interrupted(status) {
         return Err(crate::error::Interrupted.into());
     }
     let store = crate::store::open(o.env.db.as_deref(), crate::store::Access::ReadOnly)?;

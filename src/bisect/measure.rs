@@ -9,7 +9,8 @@ use super::git::{self, Commit};
 use super::search::{Candidate, Measure, Role, State, Status, Unit};
 use super::{Env, Plan, Runner, Source};
 use crate::error::input;
-use crate::store::{RunFilter, RunRecord, Store};
+use crate::experiment::launch::{self, Child};
+use crate::store::{Kind, RunFilter, RunRecord, Store, Tag};
 use anyhow::{anyhow, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,7 +48,6 @@ pub struct Real<'a> {
     labels: Vec<String>,
     metrics: Vec<String>,
     boots: usize,
-    exe: PathBuf,
 }
 
 impl<'a> Real<'a> {
@@ -98,7 +98,6 @@ impl<'a> Real<'a> {
             labels,
             metrics,
             boots: 0,
-            exe: std::env::current_exe()?,
         })
     }
 
@@ -205,48 +204,28 @@ impl<'a> Real<'a> {
 
     /// The tag of a new unit (its own random id: a resumed bisection's
     /// units never meet an earlier one's).
-    fn tag(&self, i: usize, step: usize, role: Role) -> serde_json::Value {
-        serde_json::json!({
-            "kind": "bisect", "id": self.plan.id, "step": step, "role": role.as_str(),
-            "candidate": i, "unit": &crate::sys::proc::random_hex128()[..12],
-        })
+    fn tag(&self, i: usize, step: usize, role: Role) -> Tag {
+        Tag::Bisect {
+            id: self.plan.id.clone(),
+            step,
+            role: role.as_str().to_string(),
+            candidate: i,
+            unit: crate::sys::proc::random_hex128()[..12].to_string(),
+        }
     }
 
     /// One run of the command in candidate `i`'s tree.
-    fn run_here(
-        &mut self,
-        i: usize,
-        tree: &Path,
-        tag: serde_json::Value,
-    ) -> Result<Option<Vec<f64>>> {
+    fn run_here(&mut self, i: usize, tree: &Path, tag: Tag) -> Result<Option<Vec<f64>>> {
         let label = self.label(i);
         let started = crate::sys::time::unix_now();
         let command = in_tree(&self.plan.command, &self.plan.source, tree);
-        let mut cmd = std::process::Command::new(&self.exe);
-        if let Some(db) = &self.env.db {
-            cmd.arg("--db").arg(db);
-        }
-        cmd.arg("--label")
-            .arg(&label)
-            .arg("-q")
+        let status = Child::new(self.env.db.as_deref(), Some(&label), true)?
             .args(&command)
-            .current_dir(tree)
-            .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
-            .env(
-                crate::session::inherited::ENV_ROOT,
-                std::process::id().to_string(),
-            )
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null());
-        crate::sys::proc::on_exec(
-            &mut cmd,
-            crate::sys::proc::OnExec {
-                die_with_parent: true,
-                ..Default::default()
-            },
-        );
-        let status = crate::experiment::matrix::wait(cmd.spawn()?)?;
-        if crate::sys::signals::stop_requested() || status == Some(130) {
+            .in_dir(tree)
+            .tagged(&tag)
+            .quiet_stdout(true)
+            .run()?;
+        if launch::interrupted(status) {
             return Err(crate::error::Interrupted.into());
         }
         let runs = self.tagged(started, Some(&label), &tag)?;
@@ -254,7 +233,7 @@ impl<'a> Real<'a> {
     }
 
     /// One boot of candidate `i`'s image.
-    fn boot(&mut self, i: usize, tag: serde_json::Value) -> Result<Option<Vec<f64>>> {
+    fn boot(&mut self, i: usize, tag: Tag) -> Result<Option<Vec<f64>>> {
         let label = self.label(i);
         let Some(Ready::Image(img, initrd)) = self.ready.get(&i) else {
             return Ok(None);
@@ -327,12 +306,7 @@ impl<'a> Real<'a> {
     }
 
     /// The complete runs carrying `tag`, stored since `since`.
-    fn tagged(
-        &self,
-        since: f64,
-        label: Option<&str>,
-        tag: &serde_json::Value,
-    ) -> Result<Vec<RunRecord>> {
+    fn tagged(&self, since: f64, label: Option<&str>, tag: &Tag) -> Result<Vec<RunRecord>> {
         let store = self
             .store
             .as_ref()
@@ -346,16 +320,9 @@ impl<'a> Real<'a> {
         Ok(store
             .load_runs(&f, false)?
             .into_iter()
-            .filter(|r| same_unit(&r.settings["experiment"], tag))
+            .filter(|r| Tag::of(r).as_ref() == Some(tag))
             .collect())
     }
-}
-
-/// Is `e` (a run's experiment) the unit `tag` names?
-fn same_unit(e: &serde_json::Value, tag: &serde_json::Value) -> bool {
-    ["id", "step", "role", "candidate", "unit"]
-        .iter()
-        .all(|k| e[*k] == tag[*k])
 }
 
 /// The command with the repository's path (as given, or a path under
@@ -436,7 +403,6 @@ impl Measure for Real<'_> {
         if self.plan.runner == Runner::Stored {
             return Ok(Vec::new());
         }
-        let tag = serde_json::json!({ "id": self.plan.id, "step": step });
         let store = self
             .store
             .as_ref()
@@ -446,33 +412,29 @@ impl Measure for Real<'_> {
             only_complete: true,
             ..Default::default()
         };
-        let mut units: BTreeMap<(i64, String, String), Vec<RunRecord>> = BTreeMap::new();
+        let mut units: BTreeMap<(usize, String, String), Vec<RunRecord>> = BTreeMap::new();
         for r in store.load_runs(&f, false)? {
-            let e = &r.settings["experiment"];
-            if e["kind"] != "bisect" || e["id"] != tag["id"] || e["step"] != tag["step"] {
+            let Some(Tag::Bisect {
+                id,
+                step: s,
+                role,
+                candidate,
+                unit,
+            }) = Tag::of(&r)
+            else {
                 continue;
+            };
+            if id == self.plan.id && s == step {
+                units.entry((candidate, role, unit)).or_default().push(r);
             }
-            let key = (
-                e["candidate"].as_i64().unwrap_or(-1),
-                e["role"].as_str().unwrap_or("").to_string(),
-                e["unit"].as_str().unwrap_or("").to_string(),
-            );
-            units.entry(key).or_default().push(r);
         }
         // In the order they were measured.
         let mut units: Vec<_> = units.into_iter().collect();
         units.sort_by(|a, b| a.1[0].started.total_cmp(&b.1[0].started));
         let mut out = Vec::new();
         for ((c, role, _), runs) in units {
-            let role = match role.as_str() {
-                "good" => Role::Good,
-                "bad" => Role::Bad,
-                "candidate" => Role::Candidate,
-                "parent" => Role::Parent,
-                "culprit" => Role::Culprit,
-                _ => Role::Revert,
-            };
-            if let (Ok(c), Some(values)) = (usize::try_from(c), values_of(&runs, &self.metrics)) {
+            let role = Role::named(&role);
+            if let Some(values) = values_of(&runs, &self.metrics) {
                 out.push(Unit {
                     candidate: c,
                     role,
@@ -515,8 +477,7 @@ impl Measure for Real<'_> {
     fn save(&mut self, s: &State) -> Result<()> {
         let doc = serde_json::json!({ "plan": self.plan, "state": s });
         let id = self.plan.id.clone();
-        self.store()
-            .put_document("bisect", &id, &serde_json::to_string(&doc)?)
+        crate::experiment::plan::save(self.store(), Kind::Bisect, &id, &doc)
     }
 
     fn say(&mut self, line: &str) {

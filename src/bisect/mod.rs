@@ -146,7 +146,7 @@ pub fn run(o: &Options) -> Result<()> {
     if o.runner != Runner::Stored {
         crate::experiment::command::check_command(&o.command, o.parse)?;
     }
-    let id = format!("b{}", &crate::sys::proc::random_hex128()[..10]);
+    let id = crate::experiment::plan::new_id(crate::store::Kind::Bisect);
     let plan = Plan {
         label: o.label.clone().unwrap_or_else(|| format!("bisect-{id}")),
         id,

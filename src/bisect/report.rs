@@ -7,7 +7,7 @@
 use super::search::{Outcome, State, Status};
 use super::{Env, Plan, Runner, Source};
 use crate::error::input;
-use crate::store::Store;
+use crate::store::{Kind, RunRecord, Store, Tag};
 use anyhow::Result;
 
 fn out(env: &Env, dry_run: bool, text: &str) {
@@ -194,20 +194,18 @@ fn side_by_side(p: &Plan, s: &State, store: &dyn Store, culprit: usize) -> Resul
     let runs: Vec<_> = store
         .load_runs(&f, false)?
         .into_iter()
-        .filter(|r| {
-            let e = &r.settings["experiment"];
-            e["kind"] == "bisect" && e["id"] == p.id.as_str() && e["step"] == k
+        .filter_map(|r| match Tag::of(&r) {
+            Some(Tag::Bisect { id, step, role, .. }) if id == p.id && step == k => Some((role, r)),
+            _ => None,
         })
         .collect();
     let mut labels: Vec<String> = Vec::new();
     for role in ["parent", "culprit"] {
-        if let Some(r) = runs
-            .iter()
-            .find(|r| r.settings["experiment"]["role"] == role)
-        {
+        if let Some((_, r)) = runs.iter().find(|(r, _)| r == role) {
             labels.push(r.label.clone());
         }
     }
+    let runs: Vec<RunRecord> = runs.into_iter().map(|(_, r)| r).collect();
     if labels.len() < 2 {
         return Ok(());
     }
@@ -234,14 +232,15 @@ fn side_by_side(p: &Plan, s: &State, store: &dyn Store, culprit: usize) -> Resul
 /// (unfinished, when `unfinished`).
 pub fn load(env: &Env, id: Option<&str>, unfinished: bool) -> Result<(Plan, State)> {
     let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadOnly)?;
-    let docs = store.list_documents("bisect")?;
-    let parse = |body: &str| -> Result<(Plan, State)> {
-        let v: serde_json::Value = serde_json::from_str(body)?;
-        Ok((
-            serde_json::from_value(v["plan"].clone())?,
-            serde_json::from_value(v["state"].clone())?,
-        ))
-    };
+    let docs = crate::experiment::plan::list::<serde_json::Value>(store.as_ref(), Kind::Bisect)?;
+    let parse =
+        |v: &std::result::Result<serde_json::Value, serde_json::Error>| -> Result<(Plan, State)> {
+            let v = v.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
+            Ok((
+                serde_json::from_value(v["plan"].clone())?,
+                serde_json::from_value(v["state"].clone())?,
+            ))
+        };
     match id {
         Some(id) => {
             let (_, body) = docs

@@ -39,6 +39,18 @@ impl Role {
             Role::Revert => "revert",
         }
     }
+
+    /// The role a stored unit names (as [`Role::as_str`] wrote it).
+    pub fn named(s: &str) -> Role {
+        match s {
+            "good" => Role::Good,
+            "bad" => Role::Bad,
+            "candidate" => Role::Candidate,
+            "parent" => Role::Parent,
+            "culprit" => Role::Culprit,
+            _ => Role::Revert,
+        }
+    }
 }
 
 /// One unit measured: its candidate, role and values (one per metric).
@@ -352,12 +364,8 @@ impl State {
             if r > self.cap {
                 anyhow::bail!("decision {k} went past its cap of {} units", self.cap);
             }
-            let mut order: Vec<usize> = (0..sides.len()).collect();
             let mut rng = SplitMix(self.seed ^ ((k as u64) << 32) ^ r as u64);
-            for i in (1..order.len()).rev() {
-                order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
-            }
-            for side in order {
+            for side in crate::experiment::order::permutation(&mut rng, sides.len()) {
                 if vals.len(side) > r {
                     continue; // measured before a resume
                 }

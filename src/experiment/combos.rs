@@ -6,8 +6,7 @@ use super::knob::Knob;
 use super::setup::Options;
 use crate::error::input;
 use crate::values::Runs;
-use anyhow::{anyhow, Result};
-use std::process::{Command, Stdio};
+use anyhow::Result;
 
 /// One combination: a value per knob (in its label) and a point per
 /// varied flag (on its command line, in its runs' parameters).
@@ -145,13 +144,11 @@ pub(super) fn check_points(o: &Options, combos: &mut [Combination], scenario: bo
         }
         return Ok(());
     }
-    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
     for c in combos.iter_mut() {
-        let out = Command::new(&exe)
+        let out = super::launch::Child::new(None, None, false)?
             .args(&o.command)
             .args(&c.args)
-            .arg("--dry-run")
-            .stdin(Stdio::null())
+            .args(["--dry-run"])
             .output()?;
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);

@@ -25,17 +25,16 @@
 use super::combos::{check_points, combinations, headline, Combination};
 use super::command::check_command;
 use super::knob;
+use super::launch::{self, Child};
 use super::restore::{Guard, Record, Saved};
 pub use super::setup::Options;
 use crate::compare;
 use crate::error::input;
 use crate::stats::sequential::{self, Decision, Rule};
-use crate::store::{Access, RunFilter, RunRecord};
+use crate::store::{Access, Kind, RunFilter, RunRecord, Tag};
 use crate::values::Runs;
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use std::collections::BTreeMap;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
 /// Run the matrix.
 pub fn run(o: &Options) -> Result<()> {
@@ -64,7 +63,7 @@ pub fn run(o: &Options) -> Result<()> {
     };
     let seed = o.seed.unwrap_or_else(super::order::fresh_seed);
     let order = super::order::blocks(combos.len(), max_rounds, seed);
-    let id = format!("m{}", &crate::sys::proc::random_hex128()[..12]);
+    let id = super::plan::new_id(Kind::Matrix);
     let say = |m: &str| {
         if !o.quiet {
             eprintln!("{m}");
@@ -103,7 +102,7 @@ pub fn run(o: &Options) -> Result<()> {
     });
     {
         let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
-        store.put_document("matrix", &id, &serde_json::to_string(&plan)?)?;
+        super::plan::save(store.as_mut(), Kind::Matrix, &id, &plan)?;
     }
     let outcome = rounds(o, &combos, &order, &id, seed, metric.as_deref(), started);
     let restored = guard.restore();
@@ -243,7 +242,6 @@ fn rounds(
     metric: Option<&str>,
     started: f64,
 ) -> Result<(usize, String)> {
-    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
     let total = order.len() * combos.len();
     for (r, block) in order.iter().enumerate() {
         for (p, &ci) in block.iter().enumerate() {
@@ -271,14 +269,22 @@ fn rounds(
                     c.shown()
                 );
             }
-            let tag = serde_json::json!({
-                "kind": "matrix", "id": id, "seed": seed,
-                "round": r + 1, "position": p + 1, "knobs": knobs,
-                "combination": ci,
-                "point": c.point.iter().cloned().collect::<BTreeMap<_, _>>(),
-            });
-            let status = wait(child(o, &exe, c, &tag).spawn()?)?;
-            if crate::sys::signals::stop_requested() || status == Some(130) {
+            let tag = Tag::Matrix {
+                id: id.to_string(),
+                seed,
+                round: r + 1,
+                position: p + 1,
+                combination: ci,
+                point: c.point.iter().cloned().collect(),
+                knobs,
+            };
+            let status = Child::new(o.db.as_deref(), Some(&c.label), o.quiet)?
+                .args(&o.command)
+                .args(&c.args)
+                .tagged(&tag)
+                .quiet_stdout(o.json)
+                .run()?;
+            if launch::interrupted(status) {
                 return Err(crate::error::Interrupted.into());
             }
             if status != Some(0) {
@@ -311,53 +317,6 @@ fn rounds(
     ))
 }
 
-/// The child kbench that runs combination `c`'s command, tagged.
-fn child(o: &Options, exe: &std::path::Path, c: &Combination, tag: &serde_json::Value) -> Command {
-    let mut cmd = Command::new(exe);
-    if let Some(db) = &o.db {
-        cmd.arg("--db").arg(db);
-    }
-    cmd.arg("--label").arg(&c.label);
-    if o.quiet {
-        cmd.arg("-q");
-    }
-    cmd.args(&o.command)
-        .args(&c.args)
-        .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
-        .env(
-            crate::session::inherited::ENV_ROOT,
-            std::process::id().to_string(),
-        )
-        .stdin(Stdio::null());
-    if o.json {
-        cmd.stdout(Stdio::null());
-    }
-    crate::sys::proc::on_exec(
-        &mut cmd,
-        crate::sys::proc::OnExec {
-            die_with_parent: true,
-            ..Default::default()
-        },
-    );
-    cmd
-}
-
-/// Wait for the child, passing a stop request on while it is still ours
-/// (unreaped, so its PID cannot be another process's).
-pub fn wait(mut child: std::process::Child) -> Result<Option<i32>> {
-    let mut passed_on = false;
-    loop {
-        if let Some(st) = child.try_wait()? {
-            return Ok(st.code());
-        }
-        if crate::sys::signals::stop_requested() && !passed_on {
-            crate::sys::proc::kill(child.id() as i32, libc::SIGINT);
-            passed_on = true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// This experiment's complete runs.
 fn runs_of(o: &Options, combos: &[Combination], id: &str, started: f64) -> Result<Vec<RunRecord>> {
     let store = crate::store::open(o.db.as_deref(), Access::ReadOnly)?;
@@ -370,7 +329,7 @@ fn runs_of(o: &Options, combos: &[Combination], id: &str, started: f64) -> Resul
     Ok(store
         .load_runs(&filter, false)?
         .into_iter()
-        .filter(|r| super::of(r) == Some(("matrix", id)))
+        .filter(|r| Tag::of(r).is_some_and(|t| t.is(Kind::Matrix, id)))
         .collect())
 }
 
@@ -403,8 +362,8 @@ fn decided(
                         .iter()
                         .filter(|x| {
                             x.label == c.label
-                                && x.settings["experiment"]["round"] == r
-                                && x.settings["experiment"]["combination"] == ci
+                                && matches!(Tag::of(x), Some(Tag::Matrix { round, combination, .. })
+                                    if round == r && combination == ci)
                         })
                         .filter_map(|x| x.metrics.iter().find(|m| m.name == metric))
                         .map(|m| {

@@ -18,24 +18,18 @@ pub mod campaign;
 mod combos;
 pub mod command;
 pub mod knob;
+pub mod launch;
 pub mod lock;
 pub mod matrix;
 pub mod order;
+pub mod plan;
 pub mod restore;
 pub mod setup;
 pub mod vary;
-
-use crate::store::RunRecord;
 
 /// How kbench parses a whole command line (program name first): the
 /// command line's own parser, handed down by `cmd/`, so an experiment
 /// checks the command it will run exactly as kbench will read it.
 pub type ParseCommand = fn(&[String]) -> std::result::Result<(), clap::Error>;
-
-/// The experiment a stored run belongs to: (kind, id), if any.
-pub fn of(r: &RunRecord) -> Option<(&str, &str)> {
-    let e = r.settings.get("experiment")?;
-    Some((e.get("kind")?.as_str()?, e.get("id")?.as_str()?))
-}
 
 pub use crate::fingerprint::identity::{identity, Identity};

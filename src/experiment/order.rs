@@ -9,22 +9,41 @@
 
 use crate::stats::bootstrap::SplitMix;
 
-/// `rounds` blocks, each a permutation of `0..n` (Fisher-Yates with a
-/// SplitMix64 stream seeded by `seed`).
+/// A permutation of `0..n` drawn from `rng` (Fisher-Yates): the one
+/// seeded shuffle every experiment's order is made of.
+pub fn permutation(rng: &mut SplitMix, n: usize) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        // Lemire's reduction is not needed at these sizes: the bias of
+        // a modulo over 2^64 for n <= 64 is below 1e-17.
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+/// `rounds` blocks, each a permutation of `0..n` from a SplitMix64
+/// stream seeded by `seed`.
 pub fn blocks(n: usize, rounds: usize, seed: u64) -> Vec<Vec<usize>> {
     let mut rng = SplitMix(seed);
-    (0..rounds)
-        .map(|_| {
-            let mut p: Vec<usize> = (0..n).collect();
-            for i in (1..n).rev() {
-                // Lemire's reduction is not needed at these sizes: the bias of
-                // a modulo over 2^64 for n <= 64 is below 1e-17.
-                let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-                p.swap(i, j);
-            }
-            p
-        })
-        .collect()
+    (0..rounds).map(|_| permutation(&mut rng, n)).collect()
+}
+
+/// `rounds` blocks in mirrored pairs: a seeded permutation, then the
+/// same backwards (A B, B A), so a linear drift within each pair falls on
+/// every arm alike (`vm`'s boots).
+pub fn mirrored(n: usize, rounds: usize, seed: u64) -> Vec<Vec<usize>> {
+    let mut rng = SplitMix(seed);
+    let mut out: Vec<Vec<usize>> = Vec::with_capacity(rounds);
+    for r in 0..rounds {
+        let p = if r % 2 == 1 {
+            out[r - 1].iter().rev().copied().collect()
+        } else {
+            permutation(&mut rng, n)
+        };
+        out.push(p);
+    }
+    out
 }
 
 /// Alternating blocks (A B, B A, A B, …): for two boots, the classic

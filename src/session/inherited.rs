@@ -50,7 +50,7 @@ pub struct Inherited {
     pub placement: Option<serde_json::Value>,
     /// The scenario's isolation, as its runner recorded it.
     pub isolation: Option<serde_json::Value>,
-    pub experiment: Option<serde_json::Map<String, serde_json::Value>>,
+    pub experiment: Option<crate::store::Tag>,
     /// The scenario variables set with `--var`, for the task's parameters.
     pub vars: Option<serde_json::Map<String, serde_json::Value>>,
     /// The kbench process whose descendants are kbench's own: the
@@ -97,10 +97,9 @@ impl Inherited {
             task: get(ENV_TASK),
             placement: get(ENV_PLACEMENT).map(|p| serde_json::from_str(&p).unwrap_or_default()),
             isolation: json(ENV_ISOLATION),
-            experiment: match json(ENV_EXPERIMENT) {
-                Some(serde_json::Value::Object(o)) => Some(o),
-                _ => None,
-            },
+            experiment: json(ENV_EXPERIMENT)
+                .as_ref()
+                .and_then(crate::store::Tag::from_value),
             vars: match json(ENV_VARS) {
                 Some(serde_json::Value::Object(o)) => Some(o),
                 _ => None,
@@ -133,17 +132,14 @@ impl Inherited {
             }
         }
         if let Some(exp) = &self.experiment {
-            let mut o = exp.clone();
-            if let Some(serde_json::Value::Object(knobs)) = o.remove("knobs") {
+            let mut exp = exp.clone();
+            if let crate::store::Tag::Matrix { knobs, .. } = &mut exp {
                 if let Some(fp) = r.fingerprint.as_mut().map(std::sync::Arc::make_mut) {
-                    for (k, v) in knobs {
-                        if let Some(v) = v.as_str() {
-                            fp.knobs.insert(k, v.to_string());
-                        }
-                    }
+                    fp.knobs.append(knobs);
                 }
+                knobs.clear();
             }
-            r.set_settings(serde_json::json!({ "experiment": o }));
+            exp.set_on(r);
         }
     }
 }

@@ -11,11 +11,13 @@ mod record;
 mod rows;
 mod schema;
 mod sqlite;
+mod tag;
 
 pub use record::{
     Attachment, LabelSummary, RunFilter, RunRecord, RunStatus, RunSummary, StoredHistogram,
 };
 pub use sqlite::SqliteStore;
+pub use tag::{Kind, Tag};
 
 use anyhow::Result;
 use std::path::PathBuf;

@@ -59,7 +59,7 @@ pub struct Place<'a> {
     pub session: &'a str,
     pub number: usize,
     pub of: usize,
-    pub experiment: serde_json::Value,
+    pub experiment: crate::store::Tag,
 }
 
 /// What a boot gave.
@@ -194,7 +194,7 @@ impl Machine {
             command: g.command,
             started: out.started,
             ended: out.started + out.wall_s,
-            experiment: at.experiment.clone(),
+            experiment: Some(at.experiment.clone()),
         };
         let runs = match &out.result {
             Ok((rep, bytes)) => match record::guest_runs(&b, rep, bytes, dir) {

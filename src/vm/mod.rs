@@ -41,6 +41,7 @@ pub use machine::{Booted, Guest, Machine, MachineOptions, Place};
 pub use plan::KernelSpec;
 
 use crate::error::input;
+use crate::store::Kind;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
@@ -159,7 +160,7 @@ pub fn run(o: &Options) -> Result<()> {
     let seed = o.seed.unwrap_or_else(crate::experiment::order::fresh_seed);
     let order = plan::order(arms.len(), o.boots, seed);
     let mut session = Session {
-        id: format!("vm{}", &crate::sys::proc::random_hex128()[..12]),
+        id: crate::experiment::plan::new_id(Kind::Vm),
         machine,
         cmdlines,
         images,
@@ -276,10 +277,13 @@ impl Session {
                 session: &self.id,
                 number: n + 1,
                 of: flat.len(),
-                experiment: serde_json::json!({
-                    "kind": "vm", "id": self.id, "round": n + 1, "position": arm + 1,
-                    "kernel": a.kernel, "arm": arm,
-                }),
+                experiment: crate::store::Tag::Vm {
+                    id: self.id.clone(),
+                    round: n + 1,
+                    position: arm + 1,
+                    kernel: a.kernel,
+                    arm,
+                },
             };
             let bar = report::Bar::start(o, n + 1, flat.len(), &a.label);
             let booted = self.machine.boot(
@@ -294,7 +298,7 @@ impl Session {
             let booted = booted?;
             log.boot(n + 1, arm, &booted);
             report::boot_line(o, self, n + 1, flat.len(), arm, &booted);
-            store.put_document("vm", &self.id, &serde_json::to_string(&log.document())?)?;
+            crate::experiment::plan::save(&mut *store, Kind::Vm, &self.id, &log.document())?;
             if booted.outcome.interrupted {
                 return Err(crate::error::Interrupted.into());
             }

@@ -12,7 +12,6 @@
 
 use super::image::Image;
 use crate::error::{input, resource};
-use crate::stats::bootstrap::SplitMix;
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -134,23 +133,7 @@ pub fn arms(
 
 /// `boots` rounds over `n` arms: mirrored pairs of seeded permutations.
 pub fn order(n: usize, boots: usize, seed: u64) -> Vec<Vec<usize>> {
-    let mut rng = SplitMix(seed);
-    let mut out: Vec<Vec<usize>> = Vec::with_capacity(boots);
-    for r in 0..boots {
-        if r % 2 == 1 {
-            let mut back = out[r - 1].clone();
-            back.reverse();
-            out.push(back);
-            continue;
-        }
-        let mut p: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-            p.swap(i, j);
-        }
-        out.push(p);
-    }
-    out
+    crate::experiment::order::mirrored(n, boots, seed)
 }
 
 /// vCPU placement: with more host CPUs than vCPUs, each vCPU on a CPU of

@@ -31,14 +31,14 @@ pub struct Boot<'a> {
     pub started: f64,
     pub ended: f64,
     /// The experiment a run carries when the guest's command gave it none.
-    pub experiment: serde_json::Value,
+    pub experiment: Option<crate::store::Tag>,
 }
 
 impl Boot<'_> {
     fn tag(&self, r: &mut RunRecord) {
         r.settings["vm"] = self.vm.clone();
-        if r.settings.get("experiment").is_none() {
-            r.settings["experiment"] = self.experiment.clone();
+        if let (None, Some(t)) = (r.settings.get("experiment"), &self.experiment) {
+            t.set_on(r);
         }
         if let Some(why) = self.emulated {
             if !r.settings["health"].is_object() {
@@ -195,7 +195,7 @@ mod tests {
             command,
             started: 0.0,
             ended: 1.0,
-            experiment: serde_json::json!({}),
+            experiment: None,
         }
     }
 

@@ -25,13 +25,10 @@ pub use service::install_service;
 pub use step::{step, StepOptions};
 
 use crate::error::input;
-use crate::store::{Access, Store};
-use anyhow::{anyhow, Context, Result};
+use crate::store::{Access, Kind, Store};
+use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-
-/// The store document kind of campaign plans.
-const KIND: &str = "campaign";
 
 /// Where systemd units are installed by default.
 pub const UNIT_DIR: &str = "/etc/systemd/system";
@@ -208,14 +205,12 @@ fn check_name(name: &str) -> Result<()> {
 
 fn load(store: &dyn Store, name: &str) -> Result<Plan> {
     check_name(name)?;
-    let body = store.get_document(KIND, name)?.ok_or_else(|| {
+    let plan: Plan = super::plan::load(store, Kind::Campaign, name)?.ok_or_else(|| {
         input(format!(
             "no campaign '{name}' in {} (see `kbench campaign status`)",
             store.describe()
         ))
     })?;
-    let plan: Plan = serde_json::from_str(&body)
-        .with_context(|| format!("campaign {name}: the stored plan is damaged"))?;
     check_plan(&plan).map_err(|why| {
         input(format!(
             "campaign {name}: the stored plan is damaged ({why})"
@@ -247,7 +242,7 @@ fn check_plan(p: &Plan) -> std::result::Result<(), String> {
 }
 
 fn save(store: &mut dyn Store, p: &Plan) -> Result<()> {
-    store.put_document(KIND, &p.name, &serde_json::to_string(p)?)
+    super::plan::save(store, Kind::Campaign, &p.name, p)
 }
 
 /// What the reboot command needs of each boot: the placeholders it fills,
@@ -316,7 +311,7 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
         (super::order::alternating(o.boots.len(), o.rounds), None)
     };
     let mut store = crate::store::open(db, Access::ReadWrite)?;
-    if store.get_document(KIND, &o.name)?.is_some() {
+    if super::plan::exists(store.as_ref(), Kind::Campaign, &o.name)? {
         return Err(input(format!(
             "campaign '{}' already exists in {} (choose another name)",
             o.name,
@@ -432,10 +427,9 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
     let store = crate::store::open(db, Access::ReadOnly)?;
     let plans: Vec<Plan> = match name {
         Some(n) => vec![load(store.as_ref(), n)?],
-        None => store
-            .list_documents(KIND)?
+        None => super::plan::list::<Plan>(store.as_ref(), Kind::Campaign)?
             .into_iter()
-            .filter_map(|(_, b)| serde_json::from_str::<Plan>(&b).ok())
+            .filter_map(|(_, p)| p.ok())
             .filter(|p| {
                 let ok = check_plan(p).is_ok();
                 if !ok {

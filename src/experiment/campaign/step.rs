@@ -6,7 +6,8 @@ use super::reboot::shell_quote;
 use super::service::remove_service;
 use super::*;
 use crate::error::resource;
-use crate::store::RunFilter;
+use crate::experiment::launch::Child;
+use crate::store::{Kind, RunFilter, Tag};
 
 /// Options of `step`.
 #[derive(Clone, Debug, Default)]
@@ -75,10 +76,13 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
             plan.command.join(" ")
         );
     }
-    let tag = serde_json::json!({
-        "kind": "campaign", "id": plan.name, "round": round,
-        "position": position + 1, "boot": boot.label, "boot_id": id.boot_id,
-    });
+    let tag = Tag::Campaign {
+        id: plan.name.clone(),
+        round,
+        position: position + 1,
+        boot: boot.label.clone(),
+        boot_id: id.boot_id.clone(),
+    };
     let status = run_block(db, &plan, &boot.label, &tag, o.quiet)?;
     let mut store = crate::store::open(db, Access::ReadWrite)?;
     let mut plan = load(store.as_ref(), &o.name)?;
@@ -297,33 +301,13 @@ pub(super) fn run_block(
     db: Option<&str>,
     plan: &Plan,
     label: &str,
-    tag: &serde_json::Value,
+    tag: &Tag,
     quiet: bool,
 ) -> Result<Option<i32>> {
-    let exe = std::env::current_exe().map_err(|e| anyhow!("finding kbench's own binary: {e}"))?;
-    let mut cmd = std::process::Command::new(exe);
-    if let Some(db) = db {
-        cmd.arg("--db").arg(db);
-    }
-    cmd.arg("--label").arg(label);
-    if quiet {
-        cmd.arg("-q");
-    }
-    cmd.args(&plan.command)
-        .env(crate::session::inherited::ENV_EXPERIMENT, tag.to_string())
-        .env(
-            crate::session::inherited::ENV_ROOT,
-            std::process::id().to_string(),
-        )
-        .stdin(std::process::Stdio::null());
-    crate::sys::proc::on_exec(
-        &mut cmd,
-        crate::sys::proc::OnExec {
-            die_with_parent: true,
-            ..Default::default()
-        },
-    );
-    crate::experiment::matrix::wait(cmd.spawn()?)
+    Child::new(db, Some(label), quiet)?
+        .args(&plan.command)
+        .tagged(tag)
+        .run()
 }
 
 /// Ids of the runs one block stored.
@@ -341,8 +325,9 @@ pub(super) fn block_runs(
         .load_runs(&filter, false)?
         .into_iter()
         .filter(|r| {
-            crate::experiment::of(r) == Some(("campaign", plan.name.as_str()))
-                && r.settings["experiment"]["position"] == position + 1
+            Tag::of(r).is_some_and(|t| {
+                t.is(Kind::Campaign, &plan.name) && t.position() == Some(position + 1)
+            })
         })
         .map(|r| r.id)
         .collect())

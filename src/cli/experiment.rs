@@ -124,6 +124,11 @@ pub struct CampaignInit {
     /// kexec (kexec -l {entry} ... && systemctl kexec) or a command template
     #[arg(long, value_name = "grub|kexec|CMD", default_value = "grub")]
     pub reboot: String,
+    /// Times a lost boot is booted again before the campaign stops: a boot is lost when the
+    /// machine comes back on another system after the reboot into it (a panic, no root, a
+    /// firmware fallback). 0 (the default) pauses at the first; the bound stops a reboot loop
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub retries: u32,
     /// The kbench command each block runs (instead of --scenario)
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -69,6 +69,7 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     random: a.order == "random",
                     seed: a.seed,
                     reboot: a.reboot.clone(),
+                    retries: a.retries as usize,
                 },
             )
         }

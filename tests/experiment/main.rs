@@ -1003,6 +1003,94 @@ fn two_steps_at_once_never_skip_a_block() {
     assert_eq!(labels, ["A", "B"]);
 }
 
+/// A boot that does not come up: after the reboot into B the machine
+/// comes back on A (a panic, no root, the firmware's default).  Each such
+/// boot is counted lost; while `--retries` lasts the step boots B again
+/// and runs nothing, and past it the campaign stops with why instead of
+/// rebooting for ever.  B coming up at last runs its block.
+#[test]
+fn a_lost_boot_is_counted_retried_and_bounded() {
+    let env = Env::new();
+    let log = env.dir.path().join("reboots.log");
+    let reboot = format!("echo {{label}} >> {}", log.display());
+    env.ok(&[
+        "campaign",
+        "init",
+        "l",
+        "--boot",
+        "A=release=test-a",
+        "--boot",
+        "B=release=test-b",
+        "--rounds",
+        "1",
+        "--retries",
+        "1",
+        "--reboot",
+        &reboot,
+        "--",
+        "testbench",
+        "--value",
+        "1",
+        "--seconds",
+        "0.1",
+    ]);
+    let reboots = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let out = step(&env, "l", "test-a", "boot-1");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(reboots(), 1);
+    // Back on A: lost once, booted again, nothing run.
+    let out = step(&env, "l", "test-a", "boot-2");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("boot 'B' was lost") && err.contains("retry 1 of 1"),
+        "{err}"
+    );
+    assert_eq!(reboots(), 2);
+    let s = status(&env, "l");
+    assert_eq!(s["next"], 1);
+    assert_eq!(s["lost"].as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(s["lost"][0]["boot_id"], "boot-2");
+    assert_eq!(s["history"].as_array().unwrap().len(), 1, "{s}");
+    // Lost again: past the bound, the campaign stops and says why.
+    let out = step(&env, "l", "test-a", "boot-3");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("was lost 2 times in a row"), "{err}");
+    assert_eq!(reboots(), 2, "no reboot past the bound");
+    let s = status(&env, "l");
+    assert!(
+        s["paused"].as_str().unwrap().contains("lost 2 times"),
+        "{s}"
+    );
+    assert_eq!(s["lost"].as_array().unwrap().len(), 2, "{s}");
+    let text = env.ok(&["campaign", "status", "l"]);
+    assert!(text.contains("2 boots lost"), "{text}");
+    // The same boot again is a plain wrong boot: paused, nothing counted.
+    let out = step(&env, "l", "test-a", "boot-3");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(status(&env, "l")["lost"].as_array().unwrap().len(), 2);
+    // B at last: its block runs, and the campaign is complete.
+    let out = step(&env, "l", "test-b", "boot-4");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = status(&env, "l");
+    assert_eq!(s["next"], 2, "{s}");
+    assert!(s["paused"].is_null(), "{s}");
+}
+
 /// `campaign abort`: the unit removed, the plan abandoned, its runs kept;
 /// a later step runs nothing.  A plan that names another file as its
 /// unit never has it removed, and a plan whose order names a boot it has

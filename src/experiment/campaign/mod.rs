@@ -53,8 +53,21 @@ pub struct Block {
     pub boot_id: String,
     pub started: f64,
     pub ended: Option<f64>,
-    /// `running`, `done` or `failed`.
+    /// `running`, `done` or `failed`; in [`Plan::lost`], `lost`: the
+    /// machine came back on another system after the reboot into this
+    /// block's (`boot_id` is the boot that came instead).
     pub status: String,
+}
+
+/// The boot a reboot was sent for and has not come up yet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Awaiting {
+    /// The block it is for.
+    pub position: usize,
+    /// The boot that sent the reboot.
+    pub from_boot: String,
+    /// When (Unix seconds).
+    pub sent: f64,
 }
 
 /// The plan and its progress, as stored.
@@ -82,6 +95,20 @@ pub struct Plan {
     /// When `campaign abort` gave it up (its runs are kept).
     #[serde(default)]
     pub abandoned: Option<f64>,
+    /// The reboot sent and not yet answered by the expected boot.
+    #[serde(default)]
+    pub awaiting: Option<Awaiting>,
+    /// How many times in a row a lost boot is booted again before the
+    /// campaign stops (the reboot-loop bound is this plus one).
+    #[serde(default)]
+    pub retries: usize,
+    /// Every boot lost on the way, in order.
+    #[serde(default)]
+    pub lost: Vec<Block>,
+    /// Boots of the next block lost since it last ran or the campaign
+    /// paused.
+    #[serde(default)]
+    pub lost_in_row: usize,
 }
 
 /// What `init` needs.
@@ -95,6 +122,8 @@ pub struct InitOptions {
     pub seed: Option<u64>,
     /// `grub`, `kexec`, or a command template.
     pub reboot: String,
+    /// Times a lost boot is booted again before the campaign stops.
+    pub retries: usize,
     /// How kbench parses a whole command line, to check `command`.
     pub parse: super::ParseCommand,
 }
@@ -333,6 +362,10 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
         service: None,
         created: crate::sys::time::unix_now(),
         abandoned: None,
+        awaiting: None,
+        retries: o.retries,
+        lost: Vec::new(),
+        lost_in_row: 0,
     };
     save(store.as_mut(), &plan)?;
     let running = crate::experiment::identity();
@@ -467,8 +500,12 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
             Some(paint) if crate::text::colour::stdout() => paint.wrap(&state),
             _ => state,
         };
+        let lost = match p.lost.len() {
+            0 => String::new(),
+            n => format!(", {n} boot{} lost", if n == 1 { "" } else { "s" }),
+        };
         println!(
-            "campaign {}: {} of {} blocks done, {state}; `kbench {}`",
+            "campaign {}: {} of {} blocks done{lost}, {state}; `kbench {}`",
             p.name,
             p.next.min(p.order.len()),
             p.order.len(),
@@ -495,6 +532,14 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
                     h.label,
                     h.boot_id,
                     h.status
+                );
+            }
+            for l in &p.lost {
+                println!(
+                    "  block {} {} lost: the machine came back as boot {}",
+                    l.position + 1,
+                    l.label,
+                    l.boot_id
                 );
             }
             if let Some(s) = &p.service {

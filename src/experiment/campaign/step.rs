@@ -61,7 +61,9 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
     let id = crate::experiment::identity();
     let boot = plan.boots[plan.order[plan.next]].clone();
     let position = plan.next;
-    check_boot(store.as_mut(), &mut plan, &boot, &id)?;
+    if !check_boot(store.as_mut(), &mut plan, &boot, &id)? {
+        return Ok(());
+    }
     start_block(store.as_mut(), &mut plan, &boot, &id)?;
     drop(store);
     let round = position / plan.boots.len() + 1;
@@ -114,18 +116,54 @@ fn pause(store: &mut dyn Store, plan: &mut Plan, msg: String) -> Result<()> {
     Err(resource(msg))
 }
 
-/// Is this the boot the plan expects next, and has it not run a block
-/// yet?  A wrong system pauses the campaign (nothing is run or stored).
+/// Is this the boot the next block expects, and has it not run a block
+/// yet?  `Ok(false)`: no block runs on this boot (a lost boot booted
+/// again).  A wrong system pauses the campaign (nothing is run or
+/// stored); when it came up after a reboot into the expected one, that
+/// boot is counted lost, and booted again while the plan's retries last.
 fn check_boot(
     store: &mut dyn Store,
     plan: &mut Plan,
     boot: &Boot,
     id: &crate::experiment::Identity,
-) -> Result<()> {
+) -> Result<bool> {
     let position = plan.next;
     if let Err(why) = matches(boot, id) {
+        let lost = plan
+            .awaiting
+            .take()
+            .filter(|a| a.position == position && a.from_boot != id.boot_id);
+        if let Some(a) = &lost {
+            plan.lost_in_row += 1;
+            plan.lost.push(Block {
+                position,
+                label: boot.label.clone(),
+                boot_id: id.boot_id.clone(),
+                started: a.sent,
+                ended: Some(crate::sys::time::unix_now()),
+                status: "lost".into(),
+            });
+            let n = plan.lost_in_row;
+            if n <= plan.retries {
+                eprintln!(
+                    "campaign {}: boot '{}' was lost: the machine came back with {why}; booting it again (retry {n} of {})",
+                    plan.name, boot.label, plan.retries
+                );
+                return reboot_into(store, plan, boot, id).map(|_| false);
+            }
+        }
+        let in_row = std::mem::take(&mut plan.lost_in_row);
+        let lost_line = match in_row {
+            0 => String::new(),
+            n if lost.is_some() => format!(
+                " Boot '{}' was lost {n} time{} in a row (the kernel may not come up: a panic, no root; see its console), so the campaign stopped instead of rebooting again.",
+                boot.label,
+                if n == 1 { "" } else { "s" }
+            ),
+            _ => String::new(),
+        };
         let msg = format!(
-            "campaign {} paused at block {} of {}: it expects boot '{}', but this system has {why}; nothing was run or stored. Boot '{}' (`{}`) and run `kbench campaign step {}`, or give the campaign up with `kbench campaign abort {}`",
+            "campaign {} paused at block {} of {}: it expects boot '{}', but this system has {why}; nothing was run or stored.{lost_line} Boot '{}' (`{}`) and run `kbench campaign step {}`, or give the campaign up with `kbench campaign abort {}`",
             plan.name,
             position + 1,
             plan.order.len(),
@@ -135,7 +173,7 @@ fn check_boot(
             plan.name,
             plan.name
         );
-        return pause(store, plan, msg);
+        return pause(store, plan, msg).map(|_| false);
     }
     if let Some(b) = plan
         .history
@@ -151,7 +189,7 @@ fn check_boot(
             plan.reboot
         )));
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Mark the next block running (a block cut short before runs again, its
@@ -184,6 +222,8 @@ fn start_block(
         plan.history.retain(|b| b.position != position);
     }
     plan.paused = None;
+    plan.awaiting = None;
+    plan.lost_in_row = 0;
     plan.history.push(Block {
         position,
         label: boot.label.clone(),
@@ -260,6 +300,27 @@ fn boot_next(
         position + 1,
         next.label
     );
+    let id = crate::experiment::identity();
+    reboot_into(store, plan, &next, &id)
+}
+
+/// Run the reboot command into `next`, the boot the next block expects,
+/// from this boot (`id`); the reboot is recorded first, so the boot that
+/// comes up can tell whether it is the one sent for.  A failing command
+/// pauses the campaign.
+fn reboot_into(
+    store: &mut dyn Store,
+    plan: &mut Plan,
+    next: &Boot,
+    id: &crate::experiment::Identity,
+) -> Result<()> {
+    let cmd = reboot_command(&plan.reboot, next);
+    plan.awaiting = Some(Awaiting {
+        position: plan.next,
+        from_boot: id.boot_id.clone(),
+        sent: crate::sys::time::unix_now(),
+    });
+    save(store, plan)?;
     let st = std::process::Command::new("sh")
         .arg("-c")
         .arg(&cmd)
@@ -272,6 +333,7 @@ fn boot_next(
         return Ok(());
     }
     if !st.success() {
+        plan.awaiting = None;
         let msg = format!(
             "campaign {} paused: the reboot command failed ({st}): {cmd}; boot '{}' by hand and run `kbench campaign step {}`",
             plan.name, next.label, plan.name

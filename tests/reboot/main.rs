@@ -1,0 +1,528 @@
+//! `kbench campaign` across real reboots, in a Debian guest that really
+//! reboots: systemd, kexec-tools and Debian's standard and PREEMPT_RT 6.1
+//! kernels, built once by `image.sh` (debootstrap) and cached
+//! (`KBENCH_TEST_GUEST`, else `/var/cache/kbench-test-guest`).  Each test
+//! makes a disk image of that folder with `mkfs.ext4 -d` and puts kbench
+//! and a script in it with `debugfs` (no loop device, no mount), boots it
+//! under QEMU (TCG here, one vCPU), and lets the guest drive itself: the
+//! script plans the campaign and hands it to systemd, and from then on
+//! nothing is typed.  The store is read back from the disk with `debugfs`.
+//!
+//! A test binary of its own: a campaign takes minutes of the machine's
+//! CPU under TCG.  The tests assert what kbench did and stored (blocks,
+//! boots, kernels, messages), never a figure: every figure here is the
+//! emulator's.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+static BOOTS: Mutex<()> = Mutex::new(());
+
+fn lock() -> MutexGuard<'static, ()> {
+    BOOTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The guest's root folder and its two kernels.
+struct Guest {
+    root: PathBuf,
+    std: String,
+    rt: String,
+}
+
+fn build() -> Result<Guest, String> {
+    for tool in ["qemu-system-x86_64", "debootstrap", "mkfs.ext4", "debugfs"] {
+        if !common::which(tool) {
+            return Err(format!("no {tool} (.ci/run installs it)"));
+        }
+    }
+    let cache = std::env::var_os("KBENCH_TEST_GUEST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/cache/kbench-test-guest"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reboot/image.sh");
+    eprintln!("the guest: {} (built once, minutes)", cache.display());
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(&cache)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} failed", script.display()));
+    }
+    let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    let mut std = None;
+    let mut rt = None;
+    for e in std::fs::read_dir(root.join("boot")).map_err(|e| e.to_string())? {
+        let name = e.map_err(|e| e.to_string())?.file_name();
+        let Some(r) = name.to_str().and_then(|n| n.strip_prefix("vmlinuz-")) else {
+            continue;
+        };
+        if r.ends_with("-rt-amd64") {
+            rt = Some(r.to_string());
+        } else if r.ends_with("-amd64") {
+            std = Some(r.to_string());
+        }
+    }
+    Ok(Guest {
+        std: std.ok_or("the guest has no standard kernel")?,
+        rt: rt.ok_or("the guest has no PREEMPT_RT kernel")?,
+        root,
+    })
+}
+
+/// The guest, built once; `None` (said) where this machine cannot, which
+/// CI must be able to.
+fn guest() -> Option<&'static Guest> {
+    static G: OnceLock<Result<Guest, String>> = OnceLock::new();
+    match G.get_or_init(build) {
+        Ok(g) => Some(g),
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must build the guest: {why}"
+            );
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// One disk made from the guest's folder, with kbench and `script` (run
+/// once at the first boot, as root, from a unit with no HOME) put in.
+struct Disk {
+    dir: tempfile::TempDir,
+    image: PathBuf,
+}
+
+fn debugfs(image: &Path, write: bool, commands: &str) -> String {
+    let mut c = Command::new("debugfs");
+    if write {
+        c.arg("-w");
+    }
+    let mut child = c
+        .arg("-f")
+        .arg("-")
+        .arg(image)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(commands.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "debugfs: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+impl Disk {
+    fn new(g: &Guest, script: &str) -> Disk {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("disk.img");
+        let mk = Command::new("mkfs.ext4")
+            .args(["-q", "-F", "-L", "kbench", "-d"])
+            .arg(&g.root)
+            .arg(&image)
+            .arg("4G")
+            .output()
+            .unwrap();
+        assert!(mk.status.success(), "mkfs.ext4: {mk:?}");
+        let s = dir.path().join("kbench-test.sh");
+        std::fs::write(&s, script).unwrap();
+        let kbench = env!("CARGO_BIN_EXE_kbench");
+        debugfs(
+            &image,
+            true,
+            &format!(
+                "cd /usr/local/bin\nwrite {kbench} kbench\nsif kbench mode 0100755\n\
+                 cd /root\nwrite {} kbench-test.sh\nsif kbench-test.sh mode 0100644\n",
+                s.display()
+            ),
+        );
+        Disk { dir, image }
+    }
+
+    /// A file of the guest's, read back (`None`: there is none).
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let to = self.dir.path().join("dumped");
+        let _ = std::fs::remove_file(&to);
+        debugfs(
+            &self.image,
+            false,
+            &format!("dump {path} {}\n", to.display()),
+        );
+        std::fs::read(&to).ok()
+    }
+
+    /// The guest's store, read back into a folder of the host's.
+    fn store(&self, path: &str) -> PathBuf {
+        let db = self.dir.path().join("guest.db");
+        let main = self.read(path).expect("the guest's store");
+        std::fs::write(&db, main).unwrap();
+        for side in ["-wal", "-shm"] {
+            let p = PathBuf::from(format!("{}{side}", db.display()));
+            match self.read(&format!("{path}{side}")) {
+                Some(b) => std::fs::write(&p, b).unwrap(),
+                None => {
+                    let _ = std::fs::remove_file(&p);
+                }
+            }
+        }
+        db
+    }
+}
+
+/// A QEMU running the disk, its serial console in a file.
+struct Machine {
+    child: std::process::Child,
+    console: PathBuf,
+    qmp: PathBuf,
+    started: Instant,
+}
+
+impl Machine {
+    /// Boot `release` from the guest's own /boot (QEMU's direct kernel
+    /// boot: the first boot's kernel; kexec picks the next ones).
+    fn boot(g: &Guest, disk: &Disk, release: &str) -> Machine {
+        // A console and a socket of each QEMU's own (the machine may be
+        // started again after a reset, as after a power cut).
+        let n = std::fs::read_dir(disk.dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("console-"))
+            .count();
+        let console = disk.dir.path().join(format!("console-{n}.log"));
+        let qmp = disk.dir.path().join(format!("qmp-{n}.sock"));
+        let child = Command::new("qemu-system-x86_64")
+            .args(["-accel", "tcg", "-smp", "1", "-m", "1536", "-nodefaults"])
+            .args(["-display", "none", "-no-reboot"])
+            .arg("-kernel")
+            .arg(g.root.join(format!("boot/vmlinuz-{release}")))
+            .arg("-initrd")
+            .arg(g.root.join(format!("boot/initrd.img-{release}")))
+            .arg("-append")
+            .arg("root=/dev/vda rw console=ttyS0 panic=10 no_timer_check")
+            .arg("-drive")
+            .arg(format!(
+                "file={},format=raw,if=virtio",
+                disk.image.display()
+            ))
+            .arg("-serial")
+            .arg(format!("file:{}", console.display()))
+            .arg("-qmp")
+            .arg(format!("unix:{},server=on,wait=off", qmp.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("qemu-system-x86_64");
+        Machine {
+            child,
+            console,
+            qmp,
+            started: Instant::now(),
+        }
+    }
+
+    fn console(&self) -> String {
+        String::from_utf8_lossy(&std::fs::read(&self.console).unwrap_or_default()).into_owned()
+    }
+
+    /// Wait until the console shows `what` (true), or QEMU exits or the
+    /// time is up (false).
+    fn wait_for(&mut self, what: &str, limit: Duration) -> bool {
+        while self.started.elapsed() < limit {
+            if self.console().contains(what) {
+                return true;
+            }
+            if self.child.try_wait().unwrap().is_some() {
+                return self.console().contains(what);
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        false
+    }
+
+    /// Ask the guest to power off (ACPI), and wait for QEMU to end; killed
+    /// if the guest does not.
+    fn power_off(mut self) {
+        if let Ok(mut s) = std::os::unix::net::UnixStream::connect(&self.qmp) {
+            let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut r = BufReader::new(s.try_clone().unwrap());
+            let mut line = String::new();
+            let _ = r.read_line(&mut line);
+            for cmd in ["qmp_capabilities", "system_powerdown"] {
+                let _ = writeln!(s, "{{\"execute\":\"{cmd}\"}}");
+                line.clear();
+                let _ = r.read_line(&mut line);
+            }
+            // Where nothing in the guest answers the power button: SysRq
+            // sync, remount read-only, power off (Debian's kernel.sysrq
+            // allows the three).
+            std::thread::sleep(Duration::from_secs(20));
+            if self.child.try_wait().unwrap().is_none() {
+                for key in ["s", "u", "o"] {
+                    let _ = writeln!(
+                        s,
+                        "{{\"execute\":\"send-key\",\"arguments\":{{\"keys\":[{{\"type\":\"qcode\",\"data\":\"alt\"}},{{\"type\":\"qcode\",\"data\":\"sysrq\"}},{{\"type\":\"qcode\",\"data\":\"{key}\"}}]}}}}"
+                    );
+                    line.clear();
+                    let _ = r.read_line(&mut line);
+                    std::thread::sleep(Duration::from_secs(3));
+                }
+            }
+        }
+        let end = Instant::now() + Duration::from_secs(180);
+        while Instant::now() < end {
+            if self.child.try_wait().unwrap().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        eprintln!("the guest did not power off; killed");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Machine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How long a whole campaign may take under TCG (boots of 1-3 minutes).
+fn limit(blocks: usize) -> Duration {
+    Duration::from_secs(240 * (blocks as u64 + 1))
+}
+
+/// Rounds of the kexec campaign: 2 (four blocks, A B B A) unless
+/// `KBENCH_TEST_ROUNDS` says otherwise.
+fn rounds() -> usize {
+    std::env::var("KBENCH_TEST_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| (1..=5).contains(&n))
+        .unwrap_or(2)
+}
+
+fn kbench(db: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kbench"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The kexec path, unattended: the guest plans a campaign of its two
+/// kernels (no HOME: the unit must name an absolute store), starts the
+/// first block by hand while a second `step` is typed beside it (it must
+/// be refused, not run the block again), and from then on the unit runs
+/// each block after each boot and kexecs into the next kernel.  Every
+/// block on its own boot, on the right kernel, no pause, the unit gone at
+/// the end, and `compare` takes the boot as its unit.
+#[test]
+fn a_kexec_campaign_runs_unattended_across_real_reboots() {
+    let _one = lock();
+    let Some(g) = guest() else { return };
+    let rounds = rounds();
+    let blocks = 2 * rounds;
+    let script = format!(
+        r#"set -u
+test -z "${{HOME:-}}" && echo "kbench-test: HOME is unset"
+K=/usr/local/bin/kbench
+$K campaign init t --rounds {rounds} --reboot kexec \
+  --boot 'std=release={std},entry=/boot/vmlinuz-{std}' \
+  --boot 'rt=release={rt},entry=/boot/vmlinuz-{rt}' \
+  -- cyclictest -t 1 -D 3s || exit 1
+$K campaign install-service t || exit 1
+grep -h ExecStart /etc/systemd/system/kbench-campaign-t.service
+$K campaign step t &
+sleep 3
+$K campaign step t
+echo "kbench-test: second step exit $?"
+wait
+"#,
+        std = g.std,
+        rt = g.rt,
+    );
+    let disk = Disk::new(g, &script);
+    let mut m = Machine::boot(g, &disk, &g.std);
+    let done = m.wait_for("campaign t complete", limit(blocks));
+    assert!(
+        m.child.try_wait().unwrap().is_none(),
+        "the guest reset: every boot here is a kexec"
+    );
+    let took = m.started.elapsed();
+    let console = m.console();
+    // Let the last step remove its unit, then power off cleanly, so every
+    // write is on the disk.
+    std::thread::sleep(Duration::from_secs(5));
+    m.power_off();
+    let tail: String = {
+        let lines: Vec<&str> = console.lines().collect();
+        lines[lines.len().saturating_sub(60)..].join("\n")
+    };
+    assert!(done, "the campaign did not complete; console:\n{tail}");
+    eprintln!(
+        "campaign of {blocks} blocks: {:.0} s under TCG, {:.0} s a block",
+        took.as_secs_f64(),
+        took.as_secs_f64() / blocks as f64
+    );
+    assert!(console.contains("kbench-test: HOME is unset"), "{tail}");
+    // The unit names the store by an absolute path, with HOME unset.
+    assert!(
+        console.contains("--db /root/.local/share/kbench/results.db campaign step t"),
+        "{tail}"
+    );
+    // Two steps at once: the second said so and ran nothing.
+    assert!(
+        console.contains("kbench-test: second step exit 2"),
+        "{tail}"
+    );
+    assert!(!console.contains("paused"), "a pause on the way:\n{tail}");
+    // The unit is gone.
+    assert!(
+        disk.read("/etc/systemd/system/kbench-campaign-t.service")
+            .is_none(),
+        "the unit was left behind"
+    );
+    let db = disk.store("/root/.local/share/kbench/results.db");
+    let (code, out, err) = kbench(&db, &["campaign", "status", "t", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let plan = &status["campaigns"][0];
+    assert!(plan["paused"].is_null(), "{plan}");
+    let history = plan["history"].as_array().unwrap();
+    assert_eq!(history.len(), blocks, "{plan}");
+    let mut boot_ids: Vec<&str> = history
+        .iter()
+        .map(|b| b["boot_id"].as_str().unwrap())
+        .collect();
+    assert!(history.iter().all(|b| b["status"] == "done"), "{plan}");
+    boot_ids.sort();
+    boot_ids.dedup();
+    assert_eq!(boot_ids.len(), blocks, "every block on a boot of its own");
+    // Each label's runs on its own kernel, from as many boots as rounds.
+    let (code, out, err) = kbench(&db, &["runs", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for (label, release) in [("std", &g.std), ("rt", &g.rt)] {
+        let mut boots = Vec::new();
+        for r in runs["runs"].as_array().unwrap() {
+            if r["label"] != label {
+                continue;
+            }
+            let id = r["id"].to_string();
+            let (code, out, err) = kbench(&db, &["runs", "show", &id, "--json"]);
+            assert_eq!(code, 0, "{err}");
+            let show: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let fp = &show["fingerprint"];
+            assert_eq!(fp["release"], release.as_str(), "{label}'s run {id}");
+            boots.push(fp["boot_id"].as_str().unwrap().to_string());
+        }
+        boots.sort();
+        boots.dedup();
+        assert_eq!(boots.len(), rounds, "{label}: runs from {boots:?}");
+    }
+    let (code, out, err) = kbench(&db, &["compare", "--label", "std", "--label", "rt"]);
+    assert!(code == 0 || code == 3, "{err}");
+    let said: String = err.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        said.contains("so the boot is the unit")
+            && said.contains(&format!("std {rounds} boots/"))
+            && said.contains(&format!("rt {rounds} boots/")),
+        "compare does not take the boot as its unit:\n{err}\n{out}"
+    );
+}
+
+/// A kernel that does not come up: the reboot into `rt` boots it with
+/// `init=/bin/false`, so it panics, and with `panic=5` the machine resets
+/// and comes back on its default kernel (QEMU starts again with `std`,
+/// as firmware would).  The step on that boot counts `rt` lost, boots it
+/// again once (`--retries 1`), and at the second loss stops the campaign
+/// with why: two resets, not a loop.
+#[test]
+fn a_kernel_that_does_not_come_up_is_counted_lost_and_the_campaign_stops() {
+    let _one = lock();
+    let Some(g) = guest() else { return };
+    let script = format!(
+        r#"set -u
+K=/usr/local/bin/kbench
+$K campaign init p --rounds 1 --retries 1 \
+  --reboot 'kexec -l {{entry}} --initrd=/boot/initrd.img-{{release}} --append="root=/dev/vda rw console=ttyS0 panic=5 no_timer_check init=/bin/false" && systemctl --no-block kexec' \
+  --boot 'std=release={std},entry=/boot/vmlinuz-{std}' \
+  --boot 'rt=release={rt},entry=/boot/vmlinuz-{rt}' \
+  -- cyclictest -t 1 -D 1s || exit 1
+$K campaign install-service p || exit 1
+$K campaign step p
+"#,
+        std = g.std,
+        rt = g.rt,
+    );
+    let disk = Disk::new(g, &script);
+    let mut resets = 0;
+    let mut consoles = String::new();
+    let stopped = loop {
+        let mut m = Machine::boot(g, &disk, &g.std);
+        let said = m.wait_for("in a row", limit(2));
+        consoles.push_str(&m.console());
+        if said {
+            std::thread::sleep(Duration::from_secs(5));
+            m.power_off();
+            break true;
+        }
+        if m.child.try_wait().unwrap().is_none() || resets >= 4 {
+            break false;
+        }
+        // The panicking kernel reset the machine: it comes back.
+        resets += 1;
+    };
+    let tail: String = {
+        let lines: Vec<&str> = consoles.lines().collect();
+        lines[lines.len().saturating_sub(80)..].join("\n")
+    };
+    assert!(stopped, "the campaign did not stop at its bound:\n{tail}");
+    assert_eq!(resets, 2, "two panics, then no more reboots:\n{tail}");
+    assert!(consoles.contains("Attempted to kill init"), "{tail}");
+    assert!(
+        consoles.contains("boot 'rt' was lost") && consoles.contains("retry 1 of 1"),
+        "{tail}"
+    );
+    let db = disk.store("/root/.local/share/kbench/results.db");
+    let (code, out, err) = kbench(&db, &["campaign", "status", "p", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let plan = &serde_json::from_str::<serde_json::Value>(&out).unwrap()["campaigns"][0];
+    assert_eq!(plan["lost"].as_array().unwrap().len(), 2, "{plan}");
+    assert_eq!(plan["next"], 1, "{plan}");
+    assert!(
+        plan["paused"]
+            .as_str()
+            .unwrap()
+            .contains("lost 2 times in a row"),
+        "{plan}"
+    );
+    // The unit stays (the campaign is paused, not done): the next boot
+    // of rt, by hand, goes on from here.
+    assert!(disk
+        .read("/etc/systemd/system/kbench-campaign-p.service")
+        .is_some());
+}

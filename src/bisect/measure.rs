@@ -243,7 +243,7 @@ impl<'a> Real<'a> {
             return Ok(None);
         };
         let cmdline = crate::vm::cmdline(append.as_deref(), None);
-        let (command, files) = crate::vm::guest_command(&self.plan.command);
+        let (command, files) = crate::vm::guest_command(&self.plan.command)?;
         let m = self
             .machine
             .as_ref()

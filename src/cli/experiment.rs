@@ -32,8 +32,14 @@ error or Ctrl-C, by a janitor after kill -9, and by `kbench restore` after a cra
 #[command(after_help = matrix_help())]
 pub struct MatrixArgs {
     /// A knob and its values: NAME=V1,V2 (repeat for more knobs; every combination runs)
-    #[arg(long, value_name = "NAME=VALUES", required_unless_present = "vary")]
+    #[arg(long, value_name = "NAME=VALUES", required_unless_present_any = ["vary", "sched"])]
     pub knob: Vec<String>,
+    /// A scheduler, a dimension of the matrix: eevdf (the kernel's own, nothing attached),
+    /// NAME=COMMAND (a sched_ext scheduler started with that command line for each run and
+    /// stopped after: bpfland=scx_bpfland) or a bare scx_NAME on PATH (repeatable). Runs are
+    /// labelled …/sched=NAME; each is failed when its scheduler was ejected during it
+    #[arg(long, value_name = "eevdf|NAME=COMMAND")]
+    pub sched: Vec<String>,
     /// A flag of the command and its values, a dimension of the matrix:
     /// FLAG=1,2,4, FLAG=1..16:x2 (1, 2, 4, 8, 16), FLAG=1..8, FLAG=0..100:+25,
     /// ${ncpu*2}; with `run SCENARIO` it sets the scenario variable FLAG

@@ -21,9 +21,15 @@ pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
         .iter()
         .map(|v| crate::experiment::vary::parse(v))
         .collect::<Result<Vec<_>>>()?;
+    let scheds = a
+        .sched
+        .iter()
+        .map(|s| crate::experiment::sched::parse(s).map_err(crate::error::input))
+        .collect::<Result<Vec<_>>>()?;
     matrix::run(&matrix::Options {
         knobs,
         vary,
+        scheds,
         rounds: a.rounds,
         seed: a.seed,
         command: a.command.clone(),

@@ -354,6 +354,7 @@ fn sweep(ctx: &Ctx, a: &RunArgs, sc: &crate::scenario::Scenario) -> Result<()> {
     crate::experiment::matrix::run(&crate::experiment::matrix::Options {
         knobs: Vec::new(),
         vary,
+        scheds: Vec::new(),
         rounds: crate::values::Runs::Fixed(a.runs.unwrap_or(sc.runs)),
         seed: None,
         command,

@@ -17,6 +17,8 @@ pub(super) struct Combination {
     /// The varied flags' values, and the words they add to the command.
     pub(super) point: Vec<(String, String)>,
     pub(super) args: Vec<String>,
+    /// The scheduler variant it runs under (`--sched`), by index.
+    pub(super) sched: Option<usize>,
     /// Seconds a run of it takes, and whether that is all of it (false:
     /// a lower bound), as [`check_points`] found; `None`: unknown.
     pub(super) estimate: Option<(f64, bool)>,
@@ -75,6 +77,27 @@ pub(super) fn combinations(
         .collect()
 }
 
+/// Each combination under each scheduler variant (`…/sched=NAME`), the
+/// variants varying fastest; none given, the combinations as they are.
+pub(super) fn with_scheds(
+    combos: Vec<Combination>,
+    scheds: &[super::sched::Variant],
+) -> Vec<Combination> {
+    if scheds.is_empty() {
+        return combos;
+    }
+    combos
+        .into_iter()
+        .flat_map(|c| {
+            scheds.iter().enumerate().map(move |(i, v)| Combination {
+                label: format!("{}/sched={}", c.label, v.name),
+                sched: Some(i),
+                ..c.clone()
+            })
+        })
+        .collect()
+}
+
 /// Every combination of knob values, the first knob varying slowest.
 fn knob_combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
     let mut out: Vec<Vec<String>> = vec![Vec::new()];
@@ -106,6 +129,7 @@ fn knob_combinations(knobs: &[Knob], base: &str) -> Vec<Combination> {
                 values,
                 point: Vec::new(),
                 args: Vec::new(),
+                sched: None,
                 estimate: None,
             }
         })

@@ -63,6 +63,12 @@ impl Child {
         self
     }
 
+    /// One more variable in its environment.
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
     /// Run it in `dir` (a bisection's work tree).
     pub fn in_dir(mut self, dir: &Path) -> Self {
         self.cmd.current_dir(dir);

@@ -22,7 +22,7 @@
 //! per combination (the mean of its runs), so the rule sees independent
 //! blocks.
 
-use super::combos::{check_points, combinations, headline, Combination};
+use super::combos::{check_points, combinations, headline, with_scheds, Combination};
 use super::command::check_command;
 use super::knob;
 use super::launch::{self, Child};
@@ -88,6 +88,7 @@ pub fn run(o: &Options) -> Result<()> {
             "kbench matrix writes kernel knobs: run it as root (sudo)",
         ));
     }
+    let schedulers = super::sched::check(&o.scheds)?;
     let started = crate::sys::time::unix_now();
     let mut guard = Guard::new(Record {
         knobs: saved.clone(),
@@ -98,13 +99,22 @@ pub fn run(o: &Options) -> Result<()> {
         "knobs": o.knobs.iter().map(|k| serde_json::json!({"name": k.name, "where": k.location.shown(), "values": k.values})).collect::<Vec<_>>(),
         "originals": saved.iter().map(|s| (s.name.clone(), s.original.clone())).collect::<BTreeMap<_, _>>(),
         "vary": o.vary.iter().map(|v| serde_json::json!({"flag": v.flag, "values": v.values})).collect::<Vec<_>>(),
+        "schedulers": schedulers,
         "order": order.iter().map(|b| b.iter().map(|&i| combos[i].shown()).collect::<Vec<_>>()).collect::<Vec<_>>(),
     });
     {
         let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
         super::plan::save(store.as_mut(), Kind::Matrix, &id, &plan)?;
     }
-    let outcome = rounds(o, &combos, &order, &id, seed, metric.as_deref(), started);
+    let outcome = rounds(
+        o,
+        &combos,
+        &order,
+        (&id, seed),
+        &schedulers,
+        metric.as_deref(),
+        started,
+    );
     let restored = guard.restore();
     if saved.is_empty() {
         // No knob was changed.
@@ -128,9 +138,9 @@ pub fn run(o: &Options) -> Result<()> {
 
 /// The matrix's knobs, command and combinations checked; its combinations.
 fn check(o: &Options) -> Result<Vec<Combination>> {
-    if o.knobs.is_empty() && o.vary.is_empty() {
+    if o.knobs.is_empty() && o.vary.is_empty() && o.scheds.is_empty() {
         return Err(input(
-            "give at least one --knob NAME=VALUE,VALUE or --vary FLAG=VALUES",
+            "give at least one --knob NAME=VALUE,VALUE, --vary FLAG=VALUES or --sched",
         ));
     }
     for (i, v) in o.vary.iter().enumerate() {
@@ -150,7 +160,9 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
     // Counted before any is built or checked: three 64-value --vary are
     // 262,144 combinations, each checked by running kbench.
     let counts = o.knobs.iter().map(|k| k.values.len());
-    let mut counts = counts.chain(o.vary.iter().map(|v| v.values.len()));
+    let mut counts = counts
+        .chain(o.vary.iter().map(|v| v.values.len()))
+        .chain((!o.scheds.is_empty()).then_some(o.scheds.len()));
     let n = counts.try_fold(1usize, |n, c| n.checked_mul(c));
     match n {
         Some(n) if n < 2 => {
@@ -168,7 +180,8 @@ fn check(o: &Options) -> Result<Vec<Combination>> {
         }
     }
     let scenario = o.command[0] == "run";
-    let mut combos = combinations(&o.knobs, &o.vary, scenario, &o.base_label);
+    let combos = combinations(&o.knobs, &o.vary, scenario, &o.base_label);
+    let mut combos = with_scheds(combos, &o.scheds);
     check_points(o, &mut combos, scenario)?;
     Ok(combos)
 }
@@ -237,8 +250,8 @@ fn rounds(
     o: &Options,
     combos: &[Combination],
     order: &[Vec<usize>],
-    id: &str,
-    seed: u64,
+    (id, seed): (&str, u64),
+    schedulers: &[serde_json::Value],
     metric: Option<&str>,
     started: f64,
 ) -> Result<(usize, String)> {
@@ -278,16 +291,46 @@ fn rounds(
                 point: c.point.iter().cloned().collect(),
                 knobs,
             };
-            let status = Child::new(o.db.as_deref(), Some(&c.label), o.quiet)?
+            let variant = c.sched.map(|i| (&o.scheds[i], &schedulers[i]));
+            let attached = match variant {
+                Some((v, _)) if v.command.is_some() => Some(super::sched::attach(v)?),
+                _ => None,
+            };
+            let mut child = Child::new(o.db.as_deref(), Some(&c.label), o.quiet)?
                 .args(&o.command)
                 .args(&c.args)
                 .tagged(&tag)
-                .quiet_stdout(o.json)
-                .run()?;
+                .quiet_stdout(o.json);
+            if let Some((_, doc)) = variant {
+                let mut doc = doc.clone();
+                doc["attach_s"] = attached.as_ref().map(|a| a.attach_s).into();
+                child = child.env(crate::lifecycle::sched_ext::ENV_SCHEDULER, &doc.to_string());
+            }
+            let status = child.run();
+            let ejected = attached.as_ref().is_some_and(|a| !a.still_attached());
+            if let Some(a) = attached {
+                let attach_s = a.attach_s;
+                let detach_s = a.detach()?;
+                if !o.quiet {
+                    eprintln!(
+                        "  sched {}: attached in {attach_s:.2} s, detached in {detach_s:.2} s{}",
+                        c.label,
+                        if ejected {
+                            " (it was ejected during the run: that run is failed)"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+            }
+            let status = status?;
             if launch::interrupted(status) {
                 return Err(crate::error::Interrupted.into());
             }
-            if status != Some(0) {
+            if status != Some(0) && ejected {
+                // The run is stored as failed with the reason; the other
+                // variants still run.
+            } else if status != Some(0) {
                 anyhow::bail!(
                     "round {}, {}: `kbench {}` failed ({}); the runs before it are stored",
                     r + 1,

@@ -24,6 +24,7 @@ pub mod matrix;
 pub mod order;
 pub mod plan;
 pub mod restore;
+pub mod sched;
 pub mod setup;
 pub mod vary;
 

@@ -11,6 +11,8 @@ pub struct Options {
     pub knobs: Vec<Knob>,
     /// The command's own flags varied (`--vary`).
     pub vary: Vec<super::vary::Vary>,
+    /// The schedulers it runs under (`--sched`).
+    pub scheds: Vec<super::sched::Variant>,
     pub rounds: Runs,
     pub seed: Option<u64>,
     /// The kbench command (a benchmark or `run SCENARIO`) and its flags.

@@ -184,6 +184,31 @@ impl Fingerprint {
     }
 }
 
+/// The SHA-256 of the file, read a MiB at a time so that Ctrl-C stops
+/// it (a 20 GB sparse file took a minute, deaf to Ctrl-C): a kernel
+/// image, a scheduler's program.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        if crate::sys::signals::stop_requested() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "interrupted while reading it",
+            ));
+        }
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(hex(&h.finalize()))
+}
+
 /// Lowercase hex of bytes.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -19,6 +19,7 @@ use entry::Entry;
 
 mod auto;
 pub mod entry;
+pub mod sched_ext;
 mod scheduling;
 pub mod spell;
 mod stages;

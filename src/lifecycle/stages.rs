@@ -93,9 +93,11 @@ pub fn repetition<B: Benchmark>(
     let forks = !b.threads_only();
     let tracing = super::tracing::begin(ctx, b.trace(), b.probe_cpus().as_deref(), forks, rep);
     let sched = super::scheduling::begin();
+    let scx = super::sched_ext::begin();
     let result = b
         .measure(ctx, rep)
         .and_then(|out| injected_failure(rep).map(|()| out));
+    let scx = super::sched_ext::finish(scx);
     let sched = super::scheduling::take(sched);
     let (trace_text, waits) = super::tracing::end(tracing, &mut rec);
     rec.ended = crate::sys::time::unix_now();
@@ -124,6 +126,12 @@ pub fn repetition<B: Benchmark>(
     #[cfg(debug_assertions)]
     undeclared_metrics_panic(b.entry(), &rec.metrics);
     super::scheduling::record(&sched, &role_of(ctx), &mut rec)?;
+    if let Some(why) = super::sched_ext::record(scx, &mut rec)? {
+        // Its figures are two schedulers' (or none's): a failed run.
+        rec.status = RunStatus::Failed;
+        rec.notes.push(why.clone());
+        ctx.info(&format!("kbench: {why}; the run is stored as failed"));
+    }
     rec.absorb(&waits)?;
     let suspect = record_health(health, &mut rec)?;
     if let Some(e) = &stop {

@@ -21,6 +21,7 @@ pub mod procstat;
 pub mod requests;
 pub mod sched;
 pub mod sched_account;
+pub mod sched_ext;
 pub mod shared;
 pub mod signals;
 pub mod size;

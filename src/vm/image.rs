@@ -79,7 +79,7 @@ impl Image {
             None => (None, None),
         };
         let (config, modules) = beside(path, release.as_deref());
-        let sha256 = sha256_of(path)?;
+        let sha256 = crate::fingerprint::sha256_file(path)?;
         Ok(Image {
             path: path.to_path_buf(),
             format,
@@ -209,29 +209,6 @@ fn cstring(b: &[u8]) -> String {
         .chars()
         .filter(|c| !c.is_control())
         .collect()
-}
-
-/// The SHA-256 of the file, read a MiB at a time so that Ctrl-C stops
-/// it (a 20 GB sparse file took a minute, deaf to Ctrl-C).
-fn sha256_of(path: &Path) -> std::io::Result<String> {
-    use sha2::{Digest, Sha256};
-    let mut f = std::fs::File::open(path)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        if crate::sys::signals::stop_requested() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Interrupted,
-                "interrupted while reading the image",
-            ));
-        }
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(crate::fingerprint::hex(&h.finalize()))
 }
 
 /// The config and modules tree beside an image of `release`.

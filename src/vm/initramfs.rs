@@ -79,6 +79,30 @@ pub fn write(out: &Path, entries: &[Entry]) -> Result<()> {
         .set_mode_file_type(ModeFileType::Char)
         .write(w, 0)
         .finish()?;
+    // Folders an entry needs that the fixed ones are not (a library's
+    // `lib/x86_64-linux-gnu`): the kernel unpacks a file only into a
+    // folder that exists.
+    let mut more: Vec<String> = Vec::new();
+    for e in entries {
+        let mut p = Path::new(&e.name);
+        while let Some(parent) = p.parent().filter(|q| !q.as_os_str().is_empty()) {
+            let d = parent.to_string_lossy().into_owned();
+            if !DIRS.contains(&d.as_str()) && !more.contains(&d) {
+                more.push(d);
+            }
+            p = parent;
+        }
+    }
+    more.sort_by_key(|d| d.matches('/').count());
+    for d in &more {
+        w = Builder::new(d)
+            .ino(next())
+            .mode(0o755)
+            .nlink(2)
+            .set_mode_file_type(ModeFileType::Directory)
+            .write(w, 0)
+            .finish()?;
+    }
     for e in entries {
         w = put(w, e, next())?;
     }

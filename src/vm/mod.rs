@@ -30,6 +30,7 @@ mod job;
 mod machine;
 pub mod modules;
 pub mod plan;
+mod programs;
 mod qemu;
 mod qmp;
 mod record;
@@ -103,11 +104,11 @@ fn check_command(o: &Options) -> Result<()> {
     })
 }
 
-/// The command as the guest runs it: a scenario file given by path is
-/// put into the initramfs and named there.
-pub fn guest_command(command: &[String]) -> (Vec<String>, Vec<initramfs::Entry>) {
-    let mut cmd = command.to_vec();
-    let mut files = Vec::new();
+/// The command as the guest runs it: a scenario file given by path, and
+/// a matrix's sched_ext programs with their libraries, are put into the
+/// initramfs and named there.
+pub fn guest_command(command: &[String]) -> Result<(Vec<String>, Vec<initramfs::Entry>)> {
+    let (mut cmd, mut files) = programs::carry(command)?;
     if cmd.first().map(String::as_str) == Some("run") {
         if let Some(arg) = cmd.get(1).filter(|a| Path::new(a.as_str()).is_file()) {
             let name = Path::new(arg)
@@ -123,7 +124,7 @@ pub fn guest_command(command: &[String]) -> (Vec<String>, Vec<initramfs::Entry>)
             cmd[1] = format!("/{inside}");
         }
     }
-    (cmd, files)
+    Ok((cmd, files))
 }
 
 /// The whole session.
@@ -215,7 +216,7 @@ impl Session {
     /// Write each arm's initramfs; then every boot in order.
     fn boot_all(&mut self, o: &Options) -> Result<()> {
         let scratch = crate::sys::janitor::Scratch::in_tmp("vm")?;
-        let (command, files) = guest_command(&o.command);
+        let (command, files) = guest_command(&o.command)?;
         self.machine.check_room(self.arms.len(), scratch.path())?;
         let mut initrds = Vec::new();
         for (i, arm) in self.arms.iter().enumerate() {

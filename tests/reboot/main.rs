@@ -445,7 +445,10 @@ wait
     }
     let (code, out, err) = kbench(&db, &["compare", "--label", "std", "--label", "rt"]);
     assert!(code == 0 || code == 3, "{err}");
-    let said: String = err.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said: String = format!("{out}\n{err}")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         said.contains("so the boot is the unit")
             && said.contains(&format!("std {rounds} boots/"))

@@ -16,6 +16,10 @@ pub struct TestbenchArgs {
     /// Fail repetition N (1-based) before it measures
     #[arg(long, value_name = "N")]
     pub fail_at: Option<u32>,
+    /// Halfway through each repetition, eject the sched_ext scheduler
+    /// (SysRq-S through /proc/sysrq-trigger): a test of the run's audit
+    #[arg(long)]
+    pub eject_sched_ext: bool,
     /// Repeat N times; every run is stored
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,

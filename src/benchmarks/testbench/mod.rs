@@ -61,7 +61,16 @@ impl Benchmark for Testbench {
             anyhow::bail!("failed as asked (--fail-at {})", rep.index + 1);
         }
         let end = Instant::now() + Duration::from_secs_f64(self.0.seconds);
+        let mut eject = self
+            .0
+            .eject_sched_ext
+            .then(|| Instant::now() + Duration::from_secs_f64(self.0.seconds / 2.0));
         while Instant::now() < end {
+            if eject.is_some_and(|at| Instant::now() >= at) {
+                eject = None;
+                std::fs::write("/proc/sysrq-trigger", "S")
+                    .map_err(|e| anyhow::anyhow!("--eject-sched-ext: /proc/sysrq-trigger: {e}"))?;
+            }
             if crate::sys::signals::stop_requested() {
                 return Ok(Waited {
                     value: self.0.value,

@@ -1,0 +1,199 @@
+//! sched_ext schedulers compared within one boot (`matrix --sched`), on a
+//! real scheduler and a real kernel: Debian's trixie-backports 7.x kernel
+//! (sched_ext built in), booted by `kbench vm` under QEMU (TCG here, one
+//! vCPU), with scx_bpfland built once from crates.io by `.ci/scx.sh`
+//! (cached under `/var/cache/kbench-test-scx`).  `kbench vm` carries the
+//! scheduler and its libraries into the guest's initramfs.  The host has
+//! no sched_ext, so every test here runs in a guest.  A test binary of its
+//! own: each boots guests.  The tests assert what kbench did and stored,
+//! never a figure (they are the emulator's).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use common::kernels::fetch_todays_kernel;
+use common::Env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+static BOOTS: Mutex<()> = Mutex::new(());
+
+fn lock() -> MutexGuard<'static, ()> {
+    BOOTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The kernel image and the scheduler's program.
+struct Parts {
+    kernel: PathBuf,
+    scheduler: PathBuf,
+}
+
+fn build() -> Result<Parts, String> {
+    if !common::which("qemu-system-x86_64") {
+        return Err("no qemu-system-x86_64 (apt-get install qemu-system-x86)".into());
+    }
+    let kernel = fetch_todays_kernel()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/scx.sh");
+    eprintln!("scx_bpfland: built once by {} (minutes)", script.display());
+    let out = Command::new("bash")
+        .arg(&script)
+        .output()
+        .map_err(|e| format!("{}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let scheduler = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    Ok(Parts { kernel, scheduler })
+}
+
+/// The parts, made once; `None` (said) where this machine cannot, which
+/// CI must be able to.
+fn parts() -> Option<&'static Parts> {
+    static P: OnceLock<Result<Parts, String>> = OnceLock::new();
+    match P.get_or_init(build) {
+        Ok(p) => Some(p),
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run a sched_ext scheduler: {why}"
+            );
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// `kbench vm` of the kernel (and itself again: the A/A arm) running
+/// `command` in each guest; (exit code, stdout, stderr).
+fn in_guest(env: &Env, p: &Parts, command: &[&str]) -> (i32, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = env
+        .cmd()
+        .env("TMPDIR", tmp.path())
+        .args(["vm", "--kernel"])
+        .arg(format!("{}=k", p.kernel.display()))
+        .args(["--aa", "--boots", "1", "--"])
+        .args(command)
+        .output()
+        .unwrap();
+    assert!(
+        common::empty_dir(tmp.path()),
+        "vm left files: {:?}",
+        common::walk(tmp.path())
+    );
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every stored run, shown whole.
+fn runs(env: &Env) -> Vec<serde_json::Value> {
+    env.json(&["runs", "list"])["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| env.json(&["runs", "show", &r["id"].to_string()]))
+        .collect()
+}
+
+/// Two variants, two rounds: the runs land under both labels, interleaved;
+/// the bpfland runs carry the scheduler they ran under (the kernel's name
+/// for it, the program's SHA-256, how long it took to attach) and its
+/// event counters; the EEVDF runs say nothing was attached.
+#[test]
+fn eevdf_and_bpfland_are_compared_within_one_boot() {
+    let _one = lock();
+    let Some(p) = parts() else { return };
+    let env = Env::new();
+    let bpfland = format!("bpfland={}", p.scheduler.display());
+    let (code, _, err) = in_guest(
+        &env,
+        p,
+        &[
+            "matrix", "--sched", "eevdf", "--sched", &bpfland, "--rounds", "2", "--", "schbench",
+            "-m", "1", "-t", "2", "-r", "3",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let all = runs(&env);
+    for arm in ["k", "k/aa"] {
+        for variant in ["eevdf", "bpfland"] {
+            let label = format!("{arm}/sched={variant}");
+            let mine: Vec<&serde_json::Value> =
+                all.iter().filter(|r| r["label"] == label).collect();
+            assert_eq!(mine.len(), 2, "{label}: {err}");
+            for r in mine {
+                assert_eq!(r["status"], "complete", "{r}");
+                let s = &r["settings"]["sched_ext"];
+                assert!(s["ejected"].is_null(), "{s}");
+                assert_eq!(s["scheduler"]["name"], variant);
+                assert_eq!(s["enable_seq"], s["enable_seq_after"], "{s}");
+                if variant == "bpfland" {
+                    assert_eq!(s["state"], "enabled", "{s}");
+                    assert!(s["ops"].as_str().unwrap().starts_with("bpfland"), "{s}");
+                    assert_eq!(s["scheduler"]["sha256"].as_str().unwrap().len(), 64);
+                    assert!(s["scheduler"]["attach_s"].as_f64().unwrap() > 0.0);
+                    assert!(common::metric_names(r)
+                        .iter()
+                        .any(|m| m.starts_with("sched_ext.")));
+                } else {
+                    assert_eq!(s["state"], "disabled", "{s}");
+                    assert!(s["ops"].is_null());
+                }
+            }
+        }
+    }
+}
+
+/// SysRq-S halfway through every run: each bpfland run is failed with the
+/// kernel's own reason, and the variants after it still run; EEVDF's runs,
+/// with nothing to eject, are complete.
+#[test]
+fn an_ejection_during_a_run_fails_that_run_and_the_next_variant_runs() {
+    let _one = lock();
+    let Some(p) = parts() else { return };
+    let env = Env::new();
+    let bpfland = format!("bpfland={}", p.scheduler.display());
+    let (code, _, err) = in_guest(
+        &env,
+        p,
+        &[
+            "matrix",
+            "--sched",
+            "eevdf",
+            "--sched",
+            &bpfland,
+            "--rounds",
+            "2",
+            "--",
+            "testbench",
+            "--seconds",
+            "2",
+            "--eject-sched-ext",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let all = runs(&env);
+    assert_eq!(all.len(), 8, "{err}");
+    for r in &all {
+        let label = r["label"].as_str().unwrap();
+        if label.ends_with("sched=bpfland") {
+            assert_eq!(r["status"], "failed", "{r}");
+            let why = r["settings"]["sched_ext"]["ejected"].as_str().unwrap();
+            assert!(
+                why.starts_with("ejected: bpfland") && why.contains("sysrq"),
+                "{why}"
+            );
+            assert!(r["notes"].to_string().contains("ejected: bpfland"), "{r}");
+        } else {
+            assert_eq!(r["status"], "complete", "{r}");
+        }
+    }
+}

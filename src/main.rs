@@ -23,6 +23,7 @@ mod health;
 mod hostile_tests;
 mod import;
 mod isolate;
+mod lava;
 mod lifecycle;
 mod load;
 mod measure;

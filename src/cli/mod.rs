@@ -12,6 +12,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 mod bisect;
 mod experiment;
+mod lava;
 mod track;
 mod vm;
 use crate::session::GlobalArgs;
@@ -19,6 +20,7 @@ use crate::values;
 
 pub use bisect::{BisectArgs, DecideArgs};
 pub use experiment::{CampaignCommand, MatrixArgs};
+pub use lava::LavaCommand;
 pub use track::{OrderArg, TrackArgs, TrackFormat};
 pub use vm::{AccelArg, MachineArgs, VmArgs};
 
@@ -140,6 +142,10 @@ pub enum Command {
     /// Compare kernel images on this host: each booted under QEMU with kbench as its userland,
     /// boots interleaved, each boot a unit; emulated (TCG) runs get no verdict
     Vm(VmArgs),
+    /// A lab's fleet: LAVA jobs that boot kernels in interleaved order, their runs read back with
+    /// each boot a unit
+    #[command(subcommand)]
+    Lava(LavaCommand),
     /// The first process of a `kbench vm` guest (kbench is the guest's /init)
     #[command(hide = true)]
     VmGuest,

@@ -10,6 +10,7 @@ mod bisect;
 mod compare;
 mod experiment;
 mod import;
+mod lava;
 mod list;
 mod meta;
 mod output;
@@ -62,6 +63,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Matrix(a) => experiment::matrix(&ctx, &a),
         Command::Campaign(c) => experiment::campaign(&ctx, &c),
         Command::Vm(a) => vm::vm(&ctx, &a),
+        Command::Lava(c) => lava::lava(&ctx, &c),
         Command::VmGuest => vm::guest(),
         Command::Bisect(a) => bisect::bisect(&ctx, &a),
         Command::Decide(a) => bisect::decide(&ctx, &a),

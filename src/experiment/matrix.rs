@@ -291,39 +291,7 @@ fn rounds(
                 point: c.point.iter().cloned().collect(),
                 knobs,
             };
-            let variant = c.sched.map(|i| (&o.scheds[i], &schedulers[i]));
-            let attached = match variant {
-                Some((v, _)) if v.command.is_some() => Some(super::sched::attach(v)?),
-                _ => None,
-            };
-            let mut child = Child::new(o.db.as_deref(), Some(&c.label), o.quiet)?
-                .args(&o.command)
-                .args(&c.args)
-                .tagged(&tag)
-                .quiet_stdout(o.json);
-            if let Some((_, doc)) = variant {
-                let mut doc = doc.clone();
-                doc["attach_s"] = attached.as_ref().map(|a| a.attach_s).into();
-                child = child.env(crate::lifecycle::sched_ext::ENV_SCHEDULER, &doc.to_string());
-            }
-            let status = child.run();
-            let ejected = attached.as_ref().is_some_and(|a| !a.still_attached());
-            if let Some(a) = attached {
-                let attach_s = a.attach_s;
-                let detach_s = a.detach()?;
-                if !o.quiet {
-                    eprintln!(
-                        "  sched {}: attached in {attach_s:.2} s, detached in {detach_s:.2} s{}",
-                        c.label,
-                        if ejected {
-                            " (it was ejected during the run: that run is failed)"
-                        } else {
-                            ""
-                        }
-                    );
-                }
-            }
-            let status = status?;
+            let (status, ejected) = run_one(o, c, &tag, schedulers)?;
             if launch::interrupted(status) {
                 return Err(crate::error::Interrupted.into());
             }
@@ -358,6 +326,50 @@ fn rounds(
             )
         },
     ))
+}
+
+/// One run of combination `c`: under its scheduler variant, attached
+/// before and detached after; its exit code, and whether the scheduler
+/// was ejected during it.
+fn run_one(
+    o: &Options,
+    c: &Combination,
+    tag: &Tag,
+    schedulers: &[serde_json::Value],
+) -> Result<(Option<i32>, bool)> {
+    let variant = c.sched.map(|i| (&o.scheds[i], &schedulers[i]));
+    let attached = match variant {
+        Some((v, _)) if v.command.is_some() => Some(super::sched::attach(v)?),
+        _ => None,
+    };
+    let mut child = Child::new(o.db.as_deref(), Some(&c.label), o.quiet)?
+        .args(&o.command)
+        .args(&c.args)
+        .tagged(tag)
+        .quiet_stdout(o.json);
+    if let Some((_, doc)) = variant {
+        let mut doc = doc.clone();
+        doc["attach_s"] = attached.as_ref().map(|a| a.attach_s).into();
+        child = child.env(crate::lifecycle::sched_ext::ENV_SCHEDULER, &doc.to_string());
+    }
+    let status = child.run();
+    let ejected = attached.as_ref().is_some_and(|a| !a.still_attached());
+    if let Some(a) = attached {
+        let attach_s = a.attach_s;
+        let detach_s = a.detach()?;
+        if !o.quiet {
+            eprintln!(
+                "  sched {}: attached in {attach_s:.2} s, detached in {detach_s:.2} s{}",
+                c.label,
+                if ejected {
+                    " (it was ejected during the run: that run is failed)"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    Ok((status?, ejected))
 }
 
 /// This experiment's complete runs.

@@ -22,6 +22,7 @@ pub fn new_id(kind: Kind) -> String {
         Kind::Bisect => ("b", 10),
         Kind::Decide => ("decide-", 8),
         Kind::Campaign => ("c", 12),
+        Kind::Lava => ("l", 12),
     };
     format!("{prefix}{}", &crate::sys::proc::random_hex128()[..digits])
 }

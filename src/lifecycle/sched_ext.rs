@@ -53,9 +53,20 @@ pub fn finish(a: Option<Audit>) -> Option<Finished> {
     })
 }
 
-/// What the run ran under, into `rec`; `Some(why)` when that changed
-/// during the run (the run is then a failed one).
-pub fn record(f: Option<Finished>, rec: &mut RunRecord) -> anyhow::Result<Option<String>> {
+/// What the run ran under, into `rec`; when that changed during the run
+/// its figures are two schedulers' (or none's): the run is failed, with
+/// why, and `say` says so.
+pub fn record(f: Option<Finished>, rec: &mut RunRecord, say: impl Fn(&str)) -> anyhow::Result<()> {
+    if let Some(why) = audit(f, rec)? {
+        rec.status = crate::store::RunStatus::Failed;
+        rec.notes.push(why.clone());
+        say(&format!("kbench: {why}; the run is stored as failed"));
+    }
+    Ok(())
+}
+
+/// What the run ran under, into `rec`; `Some(why)` when that changed.
+fn audit(f: Option<Finished>, rec: &mut RunRecord) -> anyhow::Result<Option<String>> {
     let Some(a) = f else { return Ok(None) };
     let (end, log) = (a.end, a.log);
     let ejected: Vec<String> = log

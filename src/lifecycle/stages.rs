@@ -126,12 +126,7 @@ pub fn repetition<B: Benchmark>(
     #[cfg(debug_assertions)]
     undeclared_metrics_panic(b.entry(), &rec.metrics);
     super::scheduling::record(&sched, &role_of(ctx), &mut rec)?;
-    if let Some(why) = super::sched_ext::record(scx, &mut rec)? {
-        // Its figures are two schedulers' (or none's): a failed run.
-        rec.status = RunStatus::Failed;
-        rec.notes.push(why.clone());
-        ctx.info(&format!("kbench: {why}; the run is stored as failed"));
-    }
+    super::sched_ext::record(scx, &mut rec, |m| ctx.info(m))?;
     rec.absorb(&waits)?;
     let suspect = record_health(health, &mut rec)?;
     if let Some(e) = &stop {

@@ -76,6 +76,13 @@ pub enum Tag {
         #[serde(default)]
         arm: usize,
     },
+    /// A boot of a LAVA plan (`kbench lava`).
+    Lava {
+        id: String,
+        /// 1-based boot number in the plan's order.
+        #[serde(default)]
+        boot: u32,
+    },
     /// A unit of a bisection's decision.
     Bisect {
         id: String,
@@ -101,6 +108,7 @@ pub enum Kind {
     Campaign,
     Vm,
     Bisect,
+    Lava,
     /// `decide`, a bisection's one step asked by `git bisect run`: it has
     /// ids but no plan document and no tag of its own.
     Decide,
@@ -114,6 +122,7 @@ impl Kind {
             Kind::Campaign => "campaign",
             Kind::Vm => "vm",
             Kind::Bisect => "bisect",
+            Kind::Lava => "lava",
             Kind::Decide => "decide",
         }
     }
@@ -138,6 +147,7 @@ impl Tag {
             Tag::Campaign { .. } => Kind::Campaign,
             Tag::Vm { .. } => Kind::Vm,
             Tag::Bisect { .. } => Kind::Bisect,
+            Tag::Lava { .. } => Kind::Lava,
         }
     }
 
@@ -147,7 +157,8 @@ impl Tag {
             Tag::Matrix { id, .. }
             | Tag::Campaign { id, .. }
             | Tag::Vm { id, .. }
-            | Tag::Bisect { id, .. } => id,
+            | Tag::Bisect { id, .. }
+            | Tag::Lava { id, .. } => id,
         }
     }
 
@@ -162,6 +173,7 @@ impl Tag {
             Tag::Matrix { position, .. }
             | Tag::Campaign { position, .. }
             | Tag::Vm { position, .. } => Some(*position),
+            Tag::Lava { boot, .. } => Some(*boot as usize),
             Tag::Bisect { .. } => None,
         }
     }

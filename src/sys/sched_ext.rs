@@ -77,6 +77,12 @@ pub fn read() -> Option<State> {
     read_at(Path::new(ROOT))
 }
 
+/// Eject the attached sched_ext scheduler, as SysRq-S does (root): for
+/// tests of the audit.
+pub fn eject() -> std::io::Result<()> {
+    std::fs::write("/proc/sysrq-trigger", "S")
+}
+
 /// The kernel log from a point on: what was logged after [`Kmsg::now`].
 pub struct Kmsg {
     file: Option<std::fs::File>,

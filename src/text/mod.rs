@@ -4,6 +4,7 @@
 //! bottom with nothing of kbench's above them.
 
 pub mod colour;
+pub mod shell;
 pub mod table;
 
 /// Text from users and imported files, made safe to print: control

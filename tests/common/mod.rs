@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod guest;
 pub mod kernels;
 pub mod pty;
 pub mod seeded;

@@ -16,81 +16,18 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+use common::guest::{debugfs, guest, Guest};
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 static BOOTS: Mutex<()> = Mutex::new(());
 
 fn lock() -> MutexGuard<'static, ()> {
     BOOTS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The guest's root folder and its two kernels.
-struct Guest {
-    root: PathBuf,
-    std: String,
-    rt: String,
-}
-
-fn build() -> Result<Guest, String> {
-    for tool in ["qemu-system-x86_64", "debootstrap", "mkfs.ext4", "debugfs"] {
-        if !common::which(tool) {
-            return Err(format!("no {tool} (.ci/run installs it)"));
-        }
-    }
-    let cache = std::env::var_os("KBENCH_TEST_GUEST")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/var/cache/kbench-test-guest"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reboot/image.sh");
-    eprintln!("the guest: {} (built once, minutes)", cache.display());
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(&cache)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("{}: {e}", script.display()))?;
-    if !out.status.success() {
-        return Err(format!("{} failed", script.display()));
-    }
-    let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    let mut std = None;
-    let mut rt = None;
-    for e in std::fs::read_dir(root.join("boot")).map_err(|e| e.to_string())? {
-        let name = e.map_err(|e| e.to_string())?.file_name();
-        let Some(r) = name.to_str().and_then(|n| n.strip_prefix("vmlinuz-")) else {
-            continue;
-        };
-        if r.ends_with("-rt-amd64") {
-            rt = Some(r.to_string());
-        } else if r.ends_with("-amd64") {
-            std = Some(r.to_string());
-        }
-    }
-    Ok(Guest {
-        std: std.ok_or("the guest has no standard kernel")?,
-        rt: rt.ok_or("the guest has no PREEMPT_RT kernel")?,
-        root,
-    })
-}
-
-/// The guest, built once; `None` (said) where this machine cannot, which
-/// CI must be able to.
-fn guest() -> Option<&'static Guest> {
-    static G: OnceLock<Result<Guest, String>> = OnceLock::new();
-    match G.get_or_init(build) {
-        Ok(g) => Some(g),
-        Err(why) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must build the guest: {why}"
-            );
-            eprintln!("skipped: {why}");
-            None
-        }
-    }
 }
 
 /// One disk made from the guest's folder, with kbench and `script` (run
@@ -100,52 +37,18 @@ struct Disk {
     image: PathBuf,
 }
 
-fn debugfs(image: &Path, write: bool, commands: &str) -> String {
-    let mut c = Command::new("debugfs");
-    if write {
-        c.arg("-w");
-    }
-    let mut child = c
-        .arg("-f")
-        .arg("-")
-        .arg(image)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(commands.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "debugfs: {out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 impl Disk {
     fn new(g: &Guest, script: &str) -> Disk {
         let dir = tempfile::tempdir().unwrap();
         let image = dir.path().join("disk.img");
-        let mk = Command::new("mkfs.ext4")
-            .args(["-q", "-F", "-L", "kbench", "-d"])
-            .arg(&g.root)
-            .arg(&image)
-            .arg("4G")
-            .output()
-            .unwrap();
-        assert!(mk.status.success(), "mkfs.ext4: {mk:?}");
+        common::guest::disk(g, &image, "");
         let s = dir.path().join("kbench-test.sh");
         std::fs::write(&s, script).unwrap();
-        let kbench = env!("CARGO_BIN_EXE_kbench");
         debugfs(
             &image,
             true,
             &format!(
-                "cd /usr/local/bin\nwrite {kbench} kbench\nsif kbench mode 0100755\n\
-                 cd /root\nwrite {} kbench-test.sh\nsif kbench-test.sh mode 0100644\n",
+                "cd /root\nwrite {} kbench-test.sh\nsif kbench-test.sh mode 0100644\n",
                 s.display()
             ),
         );

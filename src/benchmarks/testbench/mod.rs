@@ -68,7 +68,7 @@ impl Benchmark for Testbench {
         while Instant::now() < end {
             if eject.is_some_and(|at| Instant::now() >= at) {
                 eject = None;
-                std::fs::write("/proc/sysrq-trigger", "S")
+                crate::sys::sched_ext::eject()
                     .map_err(|e| anyhow::anyhow!("--eject-sched-ext: /proc/sysrq-trigger: {e}"))?;
             }
             if crate::sys::signals::stop_requested() {

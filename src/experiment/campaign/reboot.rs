@@ -3,16 +3,7 @@
 
 use super::Boot;
 
-/// Single-quote for `sh`.
-pub(super) fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:+,".contains(c))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
+pub(super) use crate::text::shell::quote as shell_quote;
 
 /// The reboot command for `b`: every placeholder of the template filled
 /// in one pass, each value shell-quoted once, so a value that itself reads

@@ -1,0 +1,199 @@
+//! `kbench lava import`: a boot's runs from LAVA job logs.
+//!
+//! A log is `lava-run`'s output (a JSON line an event; the device's
+//! console is the `target` lines) or a console log as plain text.  Each
+//! boot's bundle is checked and its store read as a guest's is (bounded,
+//! its labels checked), and its runs are stored with the guest's own
+//! fingerprint (boot id and all), so the boot is the unit of every later
+//! comparison.  A boot whose test failed, or whose bundle is cut or does
+//! not check, is stored as one failed run that says why.  Runs keep their
+//! ids (a uuid each; a failed boot's is made from the plan, the boot and
+//! the reason), so importing a log twice adds nothing.
+
+use super::bundle::{self, Boot, Found};
+use crate::store::{Access, RunFilter, RunRecord, RunStatus, Store, Tag};
+use anyhow::{anyhow, Result};
+use sha2::{Digest, Sha256};
+use std::io::BufRead;
+use std::path::PathBuf;
+
+/// What to import.
+pub struct Options {
+    pub logs: Vec<PathBuf>,
+    /// The device's name, kept with each run.
+    pub device: Option<String>,
+    pub db: Option<String>,
+    pub quiet: bool,
+}
+
+/// The most rows a boot's store may hold (a boot measures a little).
+const MAX_ROWS: i64 = 200_000;
+/// The longest log line read (longer ones are no console line of ours).
+const MAX_LINE: usize = 1 << 20;
+
+/// The console lines of a log.
+fn console_lines(path: &PathBuf) -> Result<Vec<String>> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| crate::error::input(format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for line in std::io::BufReader::new(f).split(b'\n') {
+        let line = line?;
+        if line.len() > MAX_LINE {
+            continue;
+        }
+        let line = String::from_utf8_lossy(&line).into_owned();
+        if line.starts_with('{') {
+            // lava-run's events: JSON lines, but for result lines that
+            // carry YAML tags; only the device's console matters here.
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                if v["lvl"] == "target" {
+                    if let Some(m) = v["msg"].as_str() {
+                        out.push(m.to_string());
+                    }
+                }
+                continue;
+            }
+        }
+        out.push(line);
+    }
+    Ok(out)
+}
+
+/// Import the logs into the store.
+pub fn run(o: &Options) -> Result<()> {
+    if o.logs.is_empty() {
+        return Err(crate::error::input("give the job logs to import"));
+    }
+    let mut found: Vec<(Found, String)> = Vec::new();
+    for log in &o.logs {
+        let lines = console_lines(log)?;
+        for f in bundle::decode(lines.iter().map(String::as_str)) {
+            found.push((f, log.display().to_string()));
+        }
+    }
+    // One result a boot: a whole store over any failure said of it.
+    found.sort_by_key(|(f, _)| match f {
+        Found::Store(b, _) => (b.clone(), 0),
+        Found::Failed(b, _) => (b.clone(), 1),
+    });
+    found.dedup_by(|later, first| boot_of(&later.0) == boot_of(&first.0));
+    if found.is_empty() {
+        return Err(crate::error::input(format!(
+            "no kbench boot in {} (a job's log with `kbench lava test` in it)",
+            o.logs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
+    let before = store.list_runs(&RunFilter::default())?.len();
+    let scratch = crate::sys::janitor::Scratch::in_tmp("lava")?;
+    let (mut boots, mut failed) = (0, 0);
+    for (f, log) in &found {
+        let runs = match f {
+            Found::Store(b, bytes) => match guest_runs(b, bytes, &scratch.path().join("boot.db")) {
+                Ok(runs) => runs,
+                Err(e) => vec![failed_boot(b, &format!("{e:#}"))],
+            },
+            Found::Failed(b, why) => vec![failed_boot(b, why)],
+        };
+        let b = boot_of(f);
+        if runs
+            .iter()
+            .all(|r| r.benchmark == "boot" && r.status == RunStatus::Failed)
+        {
+            failed += 1;
+        } else {
+            boots += 1;
+        }
+        let runs: Vec<RunRecord> = runs
+            .into_iter()
+            .map(|mut r| {
+                r.set_settings(serde_json::json!({ "lava": {
+                    "plan": b.plan, "boot": b.boot, "device": o.device, "log": log,
+                }}));
+                r
+            })
+            .collect();
+        store.save_runs(&runs)?;
+    }
+    let added = store.list_runs(&RunFilter::default())?.len() - before;
+    if !o.quiet {
+        println!(
+            "lava import: {boots} boot(s) with runs, {failed} failed boot(s); {added} run(s) new in {} (a boot imported before adds nothing)",
+            store.describe()
+        );
+    }
+    Ok(())
+}
+
+fn boot_of(f: &Found) -> &Boot {
+    match f {
+        Found::Store(b, _) | Found::Failed(b, _) => b,
+    }
+}
+
+/// The runs in a boot's store, checked as a guest's.
+fn guest_runs(b: &Boot, bytes: &[u8], file: &std::path::Path) -> Result<Vec<RunRecord>> {
+    let _ = std::fs::remove_file(file);
+    crate::sys::private::replace(file, bytes, 0o600)?;
+    let guest = crate::store::SqliteStore::open(file, Access::ReadOnly)
+        .map_err(|e| anyhow!("its store: {e:#}"))?;
+    guest
+        .check_foreign(MAX_ROWS)
+        .map_err(|e| anyhow!("its store: {e:#}"))?;
+    let mut runs = guest.load_runs(&RunFilter::default(), true)?;
+    drop(guest);
+    let _ = std::fs::remove_file(file);
+    if runs.is_empty() {
+        return Err(anyhow!("its store holds no run"));
+    }
+    for r in &mut runs {
+        if r.label != b.label && !r.label.starts_with(&format!("{}/", b.label)) {
+            return Err(anyhow!(
+                "it stored a run under label '{}', not '{}'",
+                crate::text::clean(&r.label),
+                b.label
+            ));
+        }
+        r.id = 0;
+        let tcg = r
+            .fingerprint
+            .as_ref()
+            .and_then(|f| f.cpu.hypervisor.as_deref())
+            == Some("QEMU (TCG)");
+        if tcg {
+            let why = "the device is a QEMU guest under TCG (CPUID says so): the figures measure the emulator, not the kernel";
+            if !r.settings["health"].is_object() {
+                r.settings["health"] = serde_json::json!({});
+            }
+            r.settings["health"]["emulated"] = why.into();
+            r.notes.push(format!("emulated: {why}"));
+        }
+    }
+    Ok(runs)
+}
+
+/// The one run that stands for a boot that gave none.
+fn failed_boot(b: &Boot, why: &str) -> RunRecord {
+    let mut r = RunRecord::new(
+        &b.label,
+        "boot",
+        serde_json::json!({ "plan": b.plan, "boot": b.boot }),
+        None,
+    );
+    r.status = RunStatus::Failed;
+    r.uuid = crate::fingerprint::hex(&Sha256::digest(
+        format!("lava {} {} {why}", b.plan, b.boot).as_bytes(),
+    ))[..32]
+        .to_string();
+    r.notes.push(format!("LAVA boot {} failed: {why}", b.boot));
+    Tag::Lava {
+        id: b.plan.clone(),
+        boot: b.boot,
+    }
+    .set_on(&mut r);
+    r
+}

@@ -1,0 +1,247 @@
+//! `kbench lava`, end to end, through LAVA's own dispatcher: `lava-run`
+//! (Debian's lava-dispatcher) runs the jobs `kbench lava job` writes on a
+//! QEMU device whose dictionary is rendered from LAVA's own `qemu.jinja2`
+//! (from Debian's lava-server package, unpacked with `dpkg -x` into
+//! `/var/cache/kbench-test-lava`, never installed).  The root filesystem
+//! is the reboot tests' Debian guest with kbench in it; the kernels are
+//! its standard and PREEMPT_RT ones.  The jobs' logs are read back with
+//! `kbench lava import`.  A test binary of its own: each job boots a guest
+//! under TCG (one vCPU).  It asserts what kbench stored and said, never a
+//! figure.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use common::guest::{guest, Guest};
+use common::Env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// LAVA's device-type templates, unpacked once.
+fn templates() -> Result<PathBuf, String> {
+    if !common::which("lava-run") {
+        return Err("no lava-run (apt-get install lava-dispatcher)".into());
+    }
+    let cache = PathBuf::from(
+        std::env::var_os("KBENCH_TEST_LAVA").unwrap_or("/var/cache/kbench-test-lava".into()),
+    );
+    let dir = cache.join("x/usr/share/lava-server/device-types");
+    if dir.join("qemu.jinja2").is_file() {
+        return Ok(dir);
+    }
+    std::fs::create_dir_all(&cache).map_err(|e| e.to_string())?;
+    let got = Command::new("apt-get")
+        .args(["download", "-q", "lava-server"])
+        .current_dir(&cache)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !got.status.success() {
+        return Err(format!(
+            "apt-get download lava-server: {}",
+            String::from_utf8_lossy(&got.stderr)
+        ));
+    }
+    let deb = std::fs::read_dir(&cache)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "deb"))
+        .ok_or("no lava-server .deb")?;
+    let x = Command::new("dpkg")
+        .arg("-x")
+        .arg(&deb)
+        .arg(cache.join("x"))
+        .status()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&deb);
+    if !x.success() || !dir.join("qemu.jinja2").is_file() {
+        return Err("dpkg -x lava-server gave no qemu.jinja2".into());
+    }
+    Ok(dir)
+}
+
+/// A QEMU device dictionary rendered from LAVA's template: amd64, TCG
+/// (no KVM here), one vCPU.
+fn device(templates: &Path, dir: &Path) -> PathBuf {
+    std::fs::write(
+        dir.join("qemu01.jinja2"),
+        "{% extends 'qemu.jinja2' %}\n{% set mac_addr = '52:54:00:12:34:59' %}\n{% set memory = 1536 %}\n{% set netdevice = 'user' %}\n",
+    )
+    .unwrap();
+    let out = dir.join("qemu01.yaml");
+    let render = Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(
+            "import jinja2, sys\n\
+             env = jinja2.Environment(loader=jinja2.FileSystemLoader(sys.argv[1:3]), trim_blocks=True, autoescape=False)\n\
+             open(sys.argv[3], 'w').write(env.get_template('qemu01.jinja2').render(arch='amd64', no_kvm=True, extra_options=['-smp 1']))\n",
+        )
+        .arg(dir)
+        .arg(templates)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(render.status.success(), "{render:?}");
+    out
+}
+
+fn parts() -> Option<(&'static Guest, PathBuf)> {
+    let g = guest()?;
+    match templates() {
+        Ok(t) => Some((g, t)),
+        Err(why) => {
+            assert!(std::env::var_os("CI").is_none(), "CI must run LAVA: {why}");
+            eprintln!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// Two of Debian's kernels, two boots each, as four LAVA jobs run by
+/// lava-run in the plan's order: each boot's runs stored under its label
+/// with the guest's own fingerprint (its kernel, its boot id), marked
+/// emulated; `compare` takes the boot as the unit; importing again adds
+/// nothing; a log whose bundle is cut short is a failed boot that says so.
+#[test]
+fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
+    let Some((g, templates)) = parts() else {
+        return;
+    };
+    let env = Env::new();
+    let dir = tempfile::tempdir().unwrap();
+    let disk = dir.path().join("disk.img");
+    // LAVA reads prompts on the console: no journal there.
+    common::guest::disk(g, &disk, "rm /etc/systemd/journald.conf.d/console.conf\n");
+    let dev = device(&templates, dir.path());
+    let jobs = dir.path().join("jobs");
+    let boot = g.root.join("boot");
+    let out = env.ok(&[
+        "lava",
+        "job",
+        "--kernel",
+        &format!("{}=std", boot.join(format!("vmlinuz-{}", g.std)).display()),
+        "--kernel",
+        &format!("{}=rt", boot.join(format!("vmlinuz-{}", g.rt)).display()),
+        "--rootfs",
+        &disk.display().to_string(),
+        "--boots",
+        "2",
+        "--seed",
+        "7",
+        "-o",
+        &jobs.display().to_string(),
+        "--",
+        "cyclictest",
+        "-t",
+        "1",
+        "-D",
+        "5s",
+    ]);
+    assert!(out.contains("4 jobs, one a boot"), "{out}");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&jobs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4);
+    let mut logs = Vec::new();
+    for (n, job) in files.iter().enumerate() {
+        let log = dir.path().join(format!("{}.log", n + 1));
+        let started = Instant::now();
+        let st = Command::new("lava-run")
+            .args(["--job-id", &(n + 1).to_string(), "--output-dir"])
+            .arg(dir.path().join(format!("out-{}", n + 1)))
+            .arg("--device")
+            .arg(&dev)
+            .arg(job)
+            // libguestfs builds LAVA's overlay disk in a VM of its own:
+            // TCG, as this host's /dev/kvm runs no ordinary kernel.
+            .env("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg")
+            .stdout(std::fs::File::create(&log).unwrap())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        let text = std::fs::read_to_string(&log).unwrap();
+        let tail: Vec<&str> = text.lines().rev().take(30).collect();
+        assert!(st.success(), "lava-run {}: {tail:?}", job.display());
+        // LAVA itself recorded kbench's test cases, with their numbers.
+        assert!(
+            text.contains("\"case\": \"kbench.cyclictest.p99_us\""),
+            "{tail:?}"
+        );
+        eprintln!(
+            "lava-run job {}: {:.0} s",
+            n + 1,
+            started.elapsed().as_secs_f64()
+        );
+        logs.push(log);
+    }
+    let mut import = vec![
+        "lava".to_string(),
+        "import".into(),
+        "--device".into(),
+        "qemu01".into(),
+    ];
+    import.extend(logs.iter().map(|l| l.display().to_string()));
+    let import: Vec<&str> = import.iter().map(String::as_str).collect();
+    let said = env.ok(&import);
+    assert!(
+        said.contains("4 boot(s) with runs, 0 failed boot(s); 4 run(s) new"),
+        "{said}"
+    );
+    let again = env.ok(&import);
+    assert!(again.contains("0 run(s) new"), "{again}");
+    // Each label's runs on its kernel, from two boots of their own.
+    let mut boot_ids = Vec::new();
+    for (label, release) in [("std", &g.std), ("rt", &g.rt)] {
+        let runs = env.json(&["runs", "list", "--label", label]);
+        let runs = runs["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2, "{label}");
+        for r in runs {
+            let show = env.json(&["runs", "show", &r["id"].to_string()]);
+            assert_eq!(show["fingerprint"]["release"], release.as_str());
+            assert_eq!(show["settings"]["lava"]["device"], "qemu01");
+            assert!(show["settings"]["health"]["emulated"].is_string());
+            boot_ids.push(show["fingerprint"]["boot_id"].as_str().unwrap().to_string());
+        }
+    }
+    boot_ids.sort();
+    boot_ids.dedup();
+    assert_eq!(boot_ids.len(), 4, "four distinct boots");
+    let out = env.run(&["compare", "--label", "std", "--label", "rt"]);
+    let text: String = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+    .split_whitespace()
+    .collect::<Vec<_>>()
+    .join(" ");
+    assert!(text.contains("come from emulated guests"), "{text}");
+    assert!(
+        text.contains("so the boot is the unit") && text.contains("std 2 boots/"),
+        "{text}"
+    );
+    // A log cut in the middle of its bundle: a failed boot, saying why.
+    let first = std::fs::read_to_string(&logs[0]).unwrap();
+    let at = first.find("KBENCH-LAVA-BUNDLE").unwrap();
+    let cut = dir.path().join("cut.log");
+    std::fs::write(&cut, &first[..at + 3000]).unwrap();
+    let fresh = Env::new();
+    let said = fresh.ok(&["lava", "import", &cut.display().to_string()]);
+    assert!(
+        said.contains("0 boot(s) with runs, 1 failed boot(s)"),
+        "{said}"
+    );
+    let r = fresh.json(&["runs", "show", "1"]);
+    assert_eq!(r["status"], "failed");
+    assert!(r["notes"].to_string().contains("cut short"), "{r}");
+    // Nothing to import is said, not stored.
+    let none = dir.path().join("none.log");
+    std::fs::write(&none, "no kbench here\n").unwrap();
+    let err = fresh.fails(&["lava", "import", &none.display().to_string()], 2);
+    assert!(err.contains("no kbench boot in"), "{err}");
+}

@@ -138,6 +138,87 @@ fn a_scenario_progress_bar_ends_cleanly() {
     assert!(widest(&s) <= 100, "{}", s.plain());
 }
 
+/// What the experiments print on a terminal: a matrix's progress and
+/// closing report, `track`'s series and `campaign status`, at 80 and 120
+/// columns: no escape spelled out, no line wider than the terminal, and
+/// the campaign's state painted.
+#[test]
+fn matrix_track_and_campaign_status_fit_a_terminal() {
+    let env = store();
+    for cols in [80u16, 120] {
+        let s = on_terminal(
+            &env,
+            &[
+                "matrix",
+                "--vary",
+                "value=1,2",
+                "--rounds",
+                "2",
+                "--seed",
+                "3",
+                "--",
+                "testbench",
+                "--seconds",
+                "0.05",
+            ],
+            cols,
+            &[],
+        );
+        assert_eq!(s.code, 0, "{}", s.bytes);
+        assert!(!s.escapes_as_text(), "{}", s.bytes);
+        assert!(s.plain().contains("round 2/2"), "{}", s.plain());
+        assert!(
+            widest(&s) <= cols as usize,
+            "matrix at {cols}:\n{}",
+            s.plain()
+        );
+        let s = on_terminal(&env, &["--label", "a", "--label", "b", "track"], cols, &[]);
+        assert!(!s.escapes_as_text(), "{}", s.bytes);
+        assert!(
+            widest(&s) <= cols as usize,
+            "track at {cols}:\n{}",
+            s.plain()
+        );
+    }
+    env.ok(&[
+        "campaign",
+        "init",
+        "t",
+        "--boot",
+        "A=release=test-a",
+        "--boot",
+        "B=release=test-b",
+        "--rounds",
+        "1",
+        "--reboot",
+        "true",
+        "--",
+        "testbench",
+    ]);
+    let step = env
+        .cmd()
+        .args(["campaign", "step", "t"])
+        .env(
+            "KBENCH_TEST_IDENTITY",
+            r#"{"release":"test-b","cmdline":"","boot_id":"b1"}"#,
+        )
+        .output()
+        .unwrap();
+    assert_eq!(step.status.code(), Some(1), "a wrong boot pauses");
+    for cols in [80u16, 120] {
+        let s = on_terminal(&env, &["campaign", "status", "t"], cols, &[]);
+        assert_eq!(s.code, 0, "{}", s.bytes);
+        assert!(s.coloured(), "{:?}", s.bytes);
+        assert!(!s.escapes_as_text(), "{}", s.bytes);
+        assert!(s.plain().contains("paused"), "{}", s.plain());
+        assert!(
+            widest(&s) <= cols as usize,
+            "campaign status at {cols}:\n{}",
+            s.plain()
+        );
+    }
+}
+
 /// Each command's help lists what it reads: the flags of a measuring run
 /// are in one block under the benchmarks', `run`'s and (--isolate) `vm`'s
 /// help, and under no other command's (`campaign init --help` listed

@@ -142,6 +142,10 @@ pub enum Command {
     /// Compare kernel images on this host: each booted under QEMU with kbench as its userland,
     /// boots interleaved, each boot a unit; emulated (TCG) runs get no verdict
     Vm(VmArgs),
+    /// Stored runs for another system: `export kcidb` is compare's report as KCIDB (v5) JSON for
+    /// KernelCI (the same as compare --format kcidb)
+    #[command(subcommand)]
+    Export(ExportCommand),
     /// A lab's fleet: LAVA jobs that boot kernels in interleaved order, their runs read back with
     /// each boot a unit
     #[command(subcommand)]
@@ -297,6 +301,8 @@ pub enum ReportFormat {
     Csv,
     Json,
     Html,
+    /// KCIDB (schema v5) JSON for KernelCI: a test per metric and label
+    Kcidb,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,6 +341,18 @@ pub enum FailOn {
     /// Exit 3 when a metric (or benchmark) one label has is missing under
     /// another, or given in another unit
     Missing,
+}
+
+/// What `kbench export` writes.
+#[derive(Subcommand, Debug, Clone)]
+pub enum ExportCommand {
+    /// KCIDB (schema v5) JSON: a checkout and build per label, a test per metric and label
+    /// (kbench.<benchmark>.<metric>) with the label's median and unit, and in misc the boots,
+    /// runs, interval and verdict
+    #[command(
+        after_help = "Example:\n  kbench export kcidb --label std --label rt -o kcidb.json\n  kci-submit < kcidb.json"
+    )]
+    Kcidb(CompareArgs),
 }
 
 #[derive(Args, Debug, Clone)]

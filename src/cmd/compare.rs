@@ -84,6 +84,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         (ReportFormat::Csv, _) => &report::csv::Csv,
         (ReportFormat::Markdown, _) => &report::markdown::Markdown,
         (ReportFormat::Html, _) => &report::html::Html,
+        (ReportFormat::Kcidb, _) => &report::kcidb::Kcidb,
         (ReportFormat::Table, Layout::Seed2023) => &report::seed2023::Article,
         (ReportFormat::Table, _) => &report::terminal::Terminal,
     };

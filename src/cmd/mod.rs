@@ -31,7 +31,11 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     crate::sys::signals::install();
     let many_labels_ok = matches!(
         &cli.command,
-        Command::Runs(_) | Command::Labels | Command::Compare(_) | Command::Track(_)
+        Command::Runs(_)
+            | Command::Labels
+            | Command::Compare(_)
+            | Command::Export(_)
+            | Command::Track(_)
     ) || matches!(&cli.command, Command::Bench(b)
         if crate::registry::find(b.name).is_some_and(|e| (e.many_labels)(&b.matches)));
     if cli.global.label.len() > 1 && !many_labels_ok {
@@ -50,6 +54,11 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             None => Err(crate::error::input(format!("unknown benchmark {}", b.name))),
         },
         Command::Compare(a) => compare::run(&ctx, &a),
+        Command::Export(crate::cli::ExportCommand::Kcidb(a)) => {
+            let mut a = a.clone();
+            a.format = crate::cli::ReportFormat::Kcidb;
+            compare::run(&ctx, &a)
+        }
         Command::Import(a) => import::run(&ctx, &a),
         Command::Run(a) => run::run(&ctx, &a),
         Command::Presets { cmd } => run::presets(&ctx, cmd),

@@ -66,7 +66,7 @@ pub fn run(o: &Options) -> Result<()> {
     let id = super::plan::new_id(Kind::Matrix);
     let say = |m: &str| {
         if !o.quiet {
-            eprintln!("{m}");
+            eprintln!("{}", crate::text::wrap(m, crate::text::width()));
         }
     };
     say(&headline(o, &combos, &id, seed, rounds_planned));
@@ -274,13 +274,14 @@ fn rounds(
                 knobs.insert(k.name.clone(), back);
             }
             if !o.quiet {
-                eprintln!(
+                let line = format!(
                     "[round {}/{} · {} of {total}] {}",
                     r + 1,
                     order.len(),
                     r * combos.len() + p + 1,
                     c.shown()
                 );
+                eprintln!("{}", crate::text::wrap(&line, crate::text::width()));
             }
             let tag = Tag::Matrix {
                 id: id.to_string(),
@@ -358,7 +359,7 @@ fn run_one(
         let attach_s = a.attach_s;
         let detach_s = a.detach()?;
         if !o.quiet {
-            eprintln!(
+            let line = format!(
                 "  sched {}: attached in {attach_s:.2} s, detached in {detach_s:.2} s{}",
                 c.label,
                 if ejected {
@@ -367,6 +368,7 @@ fn run_one(
                     ""
                 }
             );
+            eprintln!("{}", crate::text::wrap(&line, crate::text::width()));
         }
     }
     Ok((status?, ejected))

@@ -8,6 +8,7 @@ pub mod csv;
 pub mod curves;
 pub mod footnotes;
 pub mod html;
+pub mod kcidb;
 pub mod labels;
 pub mod markdown;
 pub mod sections;

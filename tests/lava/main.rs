@@ -151,6 +151,7 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
     for (n, job) in files.iter().enumerate() {
         let log = dir.path().join(format!("{}.log", n + 1));
         let started = Instant::now();
+        let file = std::fs::File::create(&log).unwrap();
         let st = Command::new("lava-run")
             .args(["--job-id", &(n + 1).to_string(), "--output-dir"])
             .arg(dir.path().join(format!("out-{}", n + 1)))
@@ -160,8 +161,9 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
             // libguestfs builds LAVA's overlay disk in a VM of its own:
             // TCG, as this host's /dev/kvm runs no ordinary kernel.
             .env("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg")
-            .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(std::process::Stdio::null())
+            // Its log is on stderr.
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
             .status()
             .unwrap();
         let text = std::fs::read_to_string(&log).unwrap();
@@ -244,4 +246,104 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
     std::fs::write(&none, "no kbench here\n").unwrap();
     let err = fresh.fails(&["lava", "import", &none.display().to_string()], 2);
     assert!(err.contains("no kbench boot in"), "{err}");
+}
+
+/// KCIDB's own validator (the kcidb-io package from PyPI), installed once
+/// into a virtual environment of its own (`/var/cache/kbench-test-kcidb`).
+fn kcidb_python() -> Result<PathBuf, String> {
+    let venv = PathBuf::from("/var/cache/kbench-test-kcidb");
+    let py = venv.join("bin/python");
+    let ok = |py: &Path| {
+        Command::new(py)
+            .args(["-c", "import kcidb_io"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if ok(&py) {
+        return Ok(py);
+    }
+    let made = Command::new("/usr/bin/python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !made.status.success() {
+        return Err(format!(
+            "python3 -m venv: {}",
+            String::from_utf8_lossy(&made.stderr)
+        ));
+    }
+    let pip = Command::new(venv.join("bin/pip"))
+        .args(["install", "-q", "kcidb-io"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !pip.status.success() || !ok(&py) {
+        return Err(format!(
+            "pip install kcidb-io: {}",
+            String::from_utf8_lossy(&pip.stderr)
+        ));
+    }
+    Ok(py)
+}
+
+/// `kbench export kcidb` (and `compare --format kcidb`) writes KCIDB v5
+/// JSON that KCIDB's own validator takes: a checkout and build per label,
+/// a test per metric and label with its number and unit, and in misc the
+/// runs, interval and verdict; ids stay the same from one export to the
+/// next.
+#[test]
+fn export_kcidb_validates_against_the_kcidb_v5_schema() {
+    let py = match kcidb_python() {
+        Ok(p) => p,
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must validate KCIDB: {why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let env = Env::new();
+    for (label, values) in [("a", ["1.0", "1.1", "0.9"]), ("b", ["2.0", "2.1", "1.9"])] {
+        for v in values {
+            env.ok(&["--label", label, "testbench", "--value", v]);
+        }
+    }
+    let out = env.ok(&["export", "kcidb", "--label", "a", "--label", "b"]);
+    let same = env.ok(&[
+        "compare", "--label", "a", "--label", "b", "--format", "kcidb",
+    ]);
+    assert_eq!(out, same);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["version"]["major"], 5);
+    let tests = doc["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2, "{out}");
+    let b = tests
+        .iter()
+        .find(|t| t["misc"]["kbench_label"] == "b")
+        .unwrap();
+    assert_eq!(b["path"], "kbench.testbench.value");
+    assert_eq!(b["number"]["value"], 2.0);
+    assert_eq!(b["number"]["unit"], "s");
+    assert_eq!(b["misc"]["runs"], 3);
+    assert!(b["misc"]["verdict"].is_string(), "{b}");
+    let file = env.dir.path().join("kcidb.json");
+    std::fs::write(&file, &out).unwrap();
+    let check = Command::new(&py)
+        .arg("-c")
+        .arg("import json, sys, kcidb_io\nd = json.load(open(sys.argv[1]))\nkcidb_io.schema.LATEST.validate(d)\nassert kcidb_io.schema.LATEST.is_compatible_exactly(d)\nprint('valid')\n")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    // The same runs give the same ids.
+    assert_eq!(
+        out,
+        env.ok(&["export", "kcidb", "--label", "a", "--label", "b"])
+    );
 }

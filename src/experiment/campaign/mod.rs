@@ -482,6 +482,7 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
         println!("no campaigns in {}", store.describe());
         return Ok(());
     }
+    let say = |s: String| println!("{}", crate::text::wrap(&s, crate::text::width()));
     for p in &plans {
         let state = if p.abandoned.is_some() {
             "abandoned".to_string()
@@ -504,46 +505,46 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
             0 => String::new(),
             n => format!(", {n} boot{} lost", if n == 1 { "" } else { "s" }),
         };
-        println!(
+        say(format!(
             "campaign {}: {} of {} blocks done{lost}, {state}; `kbench {}`",
             p.name,
             p.next.min(p.order.len()),
             p.order.len(),
             p.command.join(" ")
-        );
-        println!("  order: {}", order_line(p));
+        ));
+        say(format!("  order: {}", order_line(p)));
         if let Some(why) = &p.paused {
-            println!("  paused: {why}");
+            say(format!("  paused: {why}"));
         }
         if name.is_some() {
             for b in &p.boots {
-                println!(
+                say(format!(
                     "  boot {}: release {}, cmdline has [{}], entry {}",
                     b.label,
                     b.release.as_deref().unwrap_or("any"),
                     b.cmdline.join(" "),
                     b.entry.as_deref().unwrap_or("-")
-                );
+                ));
             }
             for h in &p.history {
-                println!(
+                say(format!(
                     "  block {} {} boot {} {}",
                     h.position + 1,
                     h.label,
                     h.boot_id,
                     h.status
-                );
+                ));
             }
             for l in &p.lost {
-                println!(
+                say(format!(
                     "  block {} {} lost: the machine came back as boot {}",
                     l.position + 1,
                     l.label,
                     l.boot_id
-                );
+                ));
             }
             if let Some(s) = &p.service {
-                println!("  service: {}", s.display());
+                say(format!("  service: {}", s.display()));
             }
         }
     }

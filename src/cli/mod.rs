@@ -347,7 +347,7 @@ pub enum FailOn {
 #[derive(Subcommand, Debug, Clone)]
 pub enum ExportCommand {
     /// KCIDB (schema v5) JSON: a checkout and build per label, a test per metric and label
-    /// (kbench.<benchmark>.<metric>) with the label's median and unit, and in misc the boots,
+    /// (kbench.BENCHMARK.METRIC) with the label's median and unit, and in misc the boots,
     /// runs, interval and verdict
     #[command(
         after_help = "Example:\n  kbench export kcidb --label std --label rt -o kcidb.json\n  kci-submit < kcidb.json"

@@ -545,6 +545,53 @@ fn hostile_inputs_never_panic_or_hang() {
     string_parser("numbers", NUMBERS, |s| crate::values::size(s).map(|_| ()));
 
     string_parser(
+        "sched variant",
+        &[
+            "eevdf",
+            "scx_",
+            "bpfland",
+            "=",
+            "scx_bpfland",
+            " ",
+            "--slice-us",
+            "/",
+            "\u{1b}",
+            "\u{e9}",
+            "..",
+        ],
+        |s| crate::experiment::sched::parse(s).map(|_| ()),
+    );
+    string_parser(
+        "lava bundle",
+        &[
+            "KBENCH-LAVA-BUNDLE ",
+            "KBENCH-LAVA-END ",
+            "KBENCH-LAVA-FAILED ",
+            "l1 ",
+            "2 ",
+            "rt ",
+            "99999999999 ",
+            "4 ",
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "\n",
+            "QUJD",
+            "dGVzdA==",
+            "=",
+            "\r",
+            "\u{0}",
+        ],
+        |s| {
+            // Every line read, whatever it holds; a bundle whose length or
+            // checksum does not match is a failure, never a store.
+            for f in crate::lava::bundle::decode(s.lines()) {
+                if let crate::lava::bundle::Found::Store(_, bytes) = f {
+                    assert!(bytes.len() <= crate::lava::bundle::MAX_BYTES);
+                }
+            }
+            Ok(())
+        },
+    );
+    string_parser(
         "vm kernel",
         &[
             "/boot/vmlinuz",

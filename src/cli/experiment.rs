@@ -130,6 +130,10 @@ pub struct CampaignInit {
     /// kexec (kexec -l {entry} ... && systemctl kexec) or a command template
     #[arg(long, value_name = "grub|kexec|CMD", default_value = "grub")]
     pub reboot: String,
+    /// Add an A/A calibration: the first boot again under LABEL/aa in every round, compared with
+    /// itself when the campaign is complete (the boot-to-boot noise floor beside the verdicts)
+    #[arg(long)]
+    pub aa: bool,
     /// Times a lost boot is booted again before the campaign stops: a boot is lost when the
     /// machine comes back on another system after the reboot into it (a panic, no root, a
     /// firmware fallback). 0 (the default) pauses at the first; the bound stops a reboot loop

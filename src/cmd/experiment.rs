@@ -59,11 +59,22 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     ))
                 }
             };
-            let boots = a
+            let mut boots = a
                 .boot
                 .iter()
                 .map(|b| campaign::parse_boot(b))
                 .collect::<Result<Vec<_>>>()?;
+            if a.aa {
+                // The first boot again, under a label of its own.
+                let first = boots[0].clone();
+                boots.insert(
+                    1,
+                    campaign::Boot {
+                        label: crate::vm::plan::aa_label(&first.label),
+                        ..first
+                    },
+                );
+            }
             campaign::init(
                 db,
                 &campaign::InitOptions {

@@ -11,6 +11,7 @@ pub mod curve;
 mod emulated;
 mod group;
 mod missing;
+pub mod noise;
 #[cfg(test)]
 mod report_tests;
 pub mod scheduling;

@@ -62,13 +62,7 @@ pub fn write(out: &Path, entries: &[Entry]) -> Result<()> {
         ino
     };
     for d in DIRS {
-        w = Builder::new(d)
-            .ino(next())
-            .mode(0o755)
-            .nlink(2)
-            .set_mode_file_type(ModeFileType::Directory)
-            .write(w, 0)
-            .finish()?;
+        w = dir(w, d, next())?;
     }
     // /dev/console: character device 5:1 (Documentation/admin-guide/devices.txt).
     w = Builder::new("dev/console")
@@ -95,13 +89,7 @@ pub fn write(out: &Path, entries: &[Entry]) -> Result<()> {
     }
     more.sort_by_key(|d| d.matches('/').count());
     for d in &more {
-        w = Builder::new(d)
-            .ino(next())
-            .mode(0o755)
-            .nlink(2)
-            .set_mode_file_type(ModeFileType::Directory)
-            .write(w, 0)
-            .finish()?;
+        w = dir(w, d, next())?;
     }
     for e in entries {
         w = put(w, e, next())?;
@@ -112,6 +100,17 @@ pub fn write(out: &Path, entries: &[Entry]) -> Result<()> {
         .map_err(|e| anyhow!("writing {}: {}", out.display(), e.error()))?
         .sync_all()?;
     Ok(())
+}
+
+/// A folder entry, mode 0755.
+fn dir<W: Write>(w: W, name: &str, ino: u32) -> Result<W> {
+    Ok(Builder::new(name)
+        .ino(ino)
+        .mode(0o755)
+        .nlink(2)
+        .set_mode_file_type(ModeFileType::Directory)
+        .write(w, 0)
+        .finish()?)
 }
 
 fn put<W: Write>(w: W, e: &Entry, ino: u32) -> Result<W> {

@@ -317,7 +317,7 @@ pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result
         c.wide = o.wide;
         println!("A/A calibration: the first kernel against itself, the VM's own noise floor");
         print!("{}", crate::report::terminal::render(&c, colour, false));
-        for l in noise_floor(&c) {
+        for l in compare::noise::noise_floor(&c) {
             println!("{}", crate::text::wrap(&l, crate::text::width()));
         }
         println!();
@@ -340,46 +340,4 @@ pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result
 
 fn plan_line(s: &Session) -> String {
     format!("session {}, seed {}", s.id, s.seed)
-}
-
-/// The A/A comparison read as a noise floor: per metric, the smallest
-/// change these boots could tell (80 % power), and whether anything read
-/// as changed (it should not).
-fn noise_floor(c: &compare::Comparison) -> Vec<String> {
-    let mut floors = Vec::new();
-    let mut changed = Vec::new();
-    for g in &c.groups {
-        for m in &g.metrics {
-            for l in &m.labels {
-                let Some(v) = &l.versus else { continue };
-                if let Some(d) = v.detectable_change_pct {
-                    floors.push(format!("{} {}: ±{:.1} %", g.benchmark, m.metric, d));
-                }
-                if matches!(
-                    v.verdict,
-                    compare::Verdict::Better
-                        | compare::Verdict::Worse
-                        | compare::Verdict::Different
-                ) {
-                    changed.push(format!("{} {}", g.benchmark, m.metric));
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    if !floors.is_empty() {
-        out.push(format!(
-            "noise floor: the smallest change these boots can tell (80 % power): {}",
-            floors.join(", ")
-        ));
-    }
-    out.push(if changed.is_empty() {
-        "the kernel against itself: nothing read as changed, as it should".to_string()
-    } else {
-        format!(
-            "the kernel against itself read as changed in {}: this setup varies more between boots than its runs show; trust no A/B verdict below that",
-            changed.join(", ")
-        )
-    });
-    out
 }

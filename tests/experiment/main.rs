@@ -1091,6 +1091,58 @@ fn a_lost_boot_is_counted_retried_and_bounded() {
     assert!(s["paused"].is_null(), "{s}");
 }
 
+/// `campaign init --aa`: the first boot again as `A/aa` in every round;
+/// the last step prints A against its twin as the boot-to-boot noise
+/// floor.
+#[test]
+fn campaign_aa_boots_the_first_again_and_prints_its_noise_floor() {
+    let env = Env::new();
+    env.ok(&[
+        "campaign",
+        "init",
+        "aa",
+        "--aa",
+        "--boot",
+        "A=release=test-a",
+        "--boot",
+        "B=release=test-b",
+        "--rounds",
+        "2",
+        "--reboot",
+        "true",
+        "--",
+        "testbench",
+        "--runs",
+        "3",
+    ]);
+    let s = status(&env, "aa");
+    let labels: Vec<&str> = s["boots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["A", "A/aa", "B"]);
+    let releases = ["test-a", "test-a", "test-b"];
+    let mut last = String::new();
+    for n in 0..6 {
+        let next = s["order"][n].as_u64().unwrap() as usize;
+        let out = step(&env, "aa", releases[next], &format!("boot-{n}"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        last = String::from_utf8_lossy(&out.stdout).into_owned();
+    }
+    assert!(last.contains("complete: 6 blocks"), "{last}");
+    assert!(
+        last.contains("A/A calibration: boot 'A' against itself (A/aa)"),
+        "{last}"
+    );
+    assert!(last.contains("the kernel against itself"), "{last}");
+}
+
 /// `campaign abort`: the unit removed, the plan abandoned, its runs kept;
 /// a later step runs nothing.  A plan that names another file as its
 /// unit never has it removed, and a plan whose order names a boot it has

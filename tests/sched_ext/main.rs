@@ -93,6 +93,21 @@ fn in_guest(env: &Env, p: &Parts, command: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `matrix --sched eevdf --sched bpfland=… --rounds 2 -- COMMAND` in the
+/// guests; its store and what it said on stderr (after its exit is
+/// checked).
+fn eevdf_and_bpfland(p: &Parts, command: &[&str]) -> (Env, String) {
+    let env = Env::new();
+    let bpfland = format!("bpfland={}", p.scheduler.display());
+    let mut args = vec![
+        "matrix", "--sched", "eevdf", "--sched", &bpfland, "--rounds", "2", "--",
+    ];
+    args.extend_from_slice(command);
+    let (code, _, err) = in_guest(&env, p, &args);
+    assert_eq!(code, 0, "{err}");
+    (env, err)
+}
+
 /// Every stored run, shown whole.
 fn runs(env: &Env) -> Vec<serde_json::Value> {
     env.json(&["runs", "list"])["runs"]
@@ -111,17 +126,7 @@ fn runs(env: &Env) -> Vec<serde_json::Value> {
 fn eevdf_and_bpfland_are_compared_within_one_boot() {
     let _one = lock();
     let Some(p) = parts() else { return };
-    let env = Env::new();
-    let bpfland = format!("bpfland={}", p.scheduler.display());
-    let (code, _, err) = in_guest(
-        &env,
-        p,
-        &[
-            "matrix", "--sched", "eevdf", "--sched", &bpfland, "--rounds", "2", "--", "schbench",
-            "-m", "1", "-t", "2", "-r", "3",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let (env, err) = eevdf_and_bpfland(p, &["schbench", "-m", "1", "-t", "2", "-r", "3"]);
     let all = runs(&env);
     for arm in ["k", "k/aa"] {
         for variant in ["eevdf", "bpfland"] {
@@ -159,27 +164,7 @@ fn eevdf_and_bpfland_are_compared_within_one_boot() {
 fn an_ejection_during_a_run_fails_that_run_and_the_next_variant_runs() {
     let _one = lock();
     let Some(p) = parts() else { return };
-    let env = Env::new();
-    let bpfland = format!("bpfland={}", p.scheduler.display());
-    let (code, _, err) = in_guest(
-        &env,
-        p,
-        &[
-            "matrix",
-            "--sched",
-            "eevdf",
-            "--sched",
-            &bpfland,
-            "--rounds",
-            "2",
-            "--",
-            "testbench",
-            "--seconds",
-            "2",
-            "--eject-sched-ext",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let (env, err) = eevdf_and_bpfland(p, &["testbench", "--seconds", "2", "--eject-sched-ext"]);
     let all = runs(&env);
     assert_eq!(all.len(), 8, "{err}");
     for r in &all {

@@ -103,6 +103,9 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
                 .join(" ")
         );
         remove_service(&mut plan, store.as_mut())?;
+        for line in aa_floor(store.as_ref(), &plan)? {
+            println!("{}", crate::text::wrap(&line, crate::text::width()));
+        }
         return Ok(());
     }
     boot_next(store.as_mut(), &mut plan, position, o.no_reboot)
@@ -393,4 +396,46 @@ pub(super) fn block_runs(
         })
         .map(|r| r.id)
         .collect())
+}
+
+/// With `--aa` (the first boot again as `LABEL/aa`): the first label
+/// against its twin, read as the boot-to-boot noise floor.
+fn aa_floor(store: &dyn Store, plan: &Plan) -> Result<Vec<String>> {
+    let [first, twin, ..] = plan.boots.as_slice() else {
+        return Ok(Vec::new());
+    };
+    if twin.label != format!("{}/aa", first.label) {
+        return Ok(Vec::new());
+    }
+    let labels = vec![first.label.clone(), twin.label.clone()];
+    let runs = store.load_runs(
+        &RunFilter {
+            labels: labels.clone(),
+            only_complete: true,
+            ..Default::default()
+        },
+        false,
+    )?;
+    if !labels.iter().all(|l| runs.iter().any(|r| &r.label == l)) {
+        return Ok(vec![format!(
+            "A/A calibration: not enough runs under both {} and {}",
+            first.label, twin.label
+        )]);
+    }
+    let c = crate::compare::build(
+        &runs,
+        &crate::compare::Options {
+            labels,
+            ..Default::default()
+        },
+    )?;
+    let mut out = vec![format!(
+        "A/A calibration: boot '{}' against itself ({}), each boot a unit: kbench compare --label {} --label {}",
+        first.label,
+        twin.label,
+        shell_quote(&first.label),
+        shell_quote(&twin.label)
+    )];
+    out.extend(crate::compare::noise::noise_floor(&c));
+    Ok(out)
 }

@@ -168,3 +168,27 @@ fn bad_root_is_an_input_error() {
     let err = env.fails(&["sysinfo", "--root", "/nonexistent/kbench"], 2);
     assert!(err.contains("not a directory"), "{err}");
 }
+
+/// `sysinfo` says what sched_ext is doing: the scheduler attached and how
+/// many times one was since boot, or that the kernel has none.
+#[test]
+fn sysinfo_shows_the_sched_ext_state() {
+    let env = Env::new();
+    let t = tempfile::tempdir().unwrap();
+    let text = env.ok(&["sysinfo", "--root", t.path().to_str().unwrap()]);
+    assert!(text.contains("not in this kernel"), "{text}");
+    put(t.path(), "sys/kernel/sched_ext/state", "enabled\n");
+    put(t.path(), "sys/kernel/sched_ext/enable_seq", "3\n");
+    put(
+        t.path(),
+        "sys/kernel/sched_ext/root/ops",
+        "lavd_1.0.6_x86_64_unknown_linux_gnu\n",
+    );
+    let text = env.ok(&["sysinfo", "--root", t.path().to_str().unwrap()]);
+    assert!(
+        text.contains("enabled: lavd_1.0.6_x86_64_unknown_linux_gnu (attached 3 times since boot)"),
+        "{text}"
+    );
+    let v = env.json(&["sysinfo", "--root", t.path().to_str().unwrap()]);
+    assert_eq!(v["sched_ext"]["enable_seq"], 3);
+}

@@ -14,11 +14,35 @@ pub fn run(ctx: &Ctx, args: &SysinfoArgs) -> Result<()> {
         )));
     }
     let fp = Fingerprint::collect(&args.root);
+    let scx = crate::sys::sched_ext::read_at(&args.root.join("sys/kernel/sched_ext"));
     if ctx.global.json {
-        return print_json("sysinfo", serde_json::json!({ "fingerprint": fp }));
+        return print_json(
+            "sysinfo",
+            serde_json::json!({ "fingerprint": fp, "sched_ext": scx }),
+        );
     }
-    println!("{}", table::kv(&rows(&fp)));
+    let mut r = rows(&fp);
+    r.push(("sched_ext".into(), sched_ext_row(scx.as_ref())));
+    println!("{}", table::kv(&r));
     Ok(())
+}
+
+/// What sched_ext is doing now: which scheduler is attached, and how many
+/// times one was since boot.
+fn sched_ext_row(s: Option<&crate::sys::sched_ext::State>) -> String {
+    match s {
+        None => "not in this kernel (CONFIG_SCHED_CLASS_EXT)".into(),
+        Some(s) => format!(
+            "{}{} (attached {} time{} since boot)",
+            s.state,
+            s.ops
+                .as_deref()
+                .map(|o| format!(": {o}"))
+                .unwrap_or_default(),
+            s.enable_seq,
+            if s.enable_seq == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 /// The fingerprint as label/value rows, most telling first.

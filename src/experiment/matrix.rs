@@ -351,7 +351,7 @@ fn run_one(
     if let Some((_, doc)) = variant {
         let mut doc = doc.clone();
         doc["attach_s"] = attached.as_ref().map(|a| a.attach_s).into();
-        child = child.env(crate::lifecycle::sched_ext::ENV_SCHEDULER, &doc.to_string());
+        child = child.env(crate::session::inherited::ENV_SCHED_EXT, &doc.to_string());
     }
     let status = child.run();
     let ejected = attached.as_ref().is_some_and(|a| !a.still_attached());

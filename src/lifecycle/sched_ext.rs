@@ -17,10 +17,6 @@ use crate::measure::{Better, Measurement};
 use crate::store::RunRecord;
 use crate::sys::sched_ext::{self, Kmsg, State};
 
-/// What a parent kbench that attached the scheduler says of it (name,
-/// command, version, SHA-256), as JSON.
-pub const ENV_SCHEDULER: &str = "KBENCH_SCHED_EXT";
-
 /// The state as the run began.
 pub struct Audit {
     start: State,
@@ -56,8 +52,14 @@ pub fn finish(a: Option<Audit>) -> Option<Finished> {
 /// What the run ran under, into `rec`; when that changed during the run
 /// its figures are two schedulers' (or none's): the run is failed, with
 /// why, and `say` says so.
-pub fn record(f: Option<Finished>, rec: &mut RunRecord, say: impl Fn(&str)) -> anyhow::Result<()> {
-    if let Some(why) = audit(f, rec)? {
+/// What a parent matrix said of the scheduler it attached is in `ctx`.
+pub fn record(
+    f: Option<Finished>,
+    ctx: &crate::session::Ctx,
+    rec: &mut RunRecord,
+) -> anyhow::Result<()> {
+    let say = |m: &str| ctx.info(m);
+    if let Some(why) = audit(f, ctx.inherited.sched_ext.as_ref(), rec)? {
         rec.status = crate::store::RunStatus::Failed;
         rec.notes.push(why.clone());
         say(&format!("kbench: {why}; the run is stored as failed"));
@@ -66,7 +68,11 @@ pub fn record(f: Option<Finished>, rec: &mut RunRecord, say: impl Fn(&str)) -> a
 }
 
 /// What the run ran under, into `rec`; `Some(why)` when that changed.
-fn audit(f: Option<Finished>, rec: &mut RunRecord) -> anyhow::Result<Option<String>> {
+fn audit(
+    f: Option<Finished>,
+    parent: Option<&serde_json::Value>,
+    rec: &mut RunRecord,
+) -> anyhow::Result<Option<String>> {
     let Some(a) = f else { return Ok(None) };
     let (end, log) = (a.end, a.log);
     let ejected: Vec<String> = log
@@ -75,10 +81,7 @@ fn audit(f: Option<Finished>, rec: &mut RunRecord) -> anyhow::Result<Option<Stri
         .filter_map(|l| sched_ext::ejection(l))
         .collect();
     let why = judge(&a.start, end.as_ref(), &ejected);
-    let parent: serde_json::Value = std::env::var(ENV_SCHEDULER)
-        .ok()
-        .and_then(|v| serde_json::from_str(&v).ok())
-        .unwrap_or(serde_json::Value::Null);
+    let parent = parent.cloned().unwrap_or(serde_json::Value::Null);
     rec.set_settings(serde_json::json!({ "sched_ext": {
         "state": a.start.state,
         "ops": a.start.ops,

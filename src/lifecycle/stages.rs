@@ -126,7 +126,7 @@ pub fn repetition<B: Benchmark>(
     #[cfg(debug_assertions)]
     undeclared_metrics_panic(b.entry(), &rec.metrics);
     super::scheduling::record(&sched, &role_of(ctx), &mut rec)?;
-    super::sched_ext::record(scx, &mut rec, |m| ctx.info(m))?;
+    super::sched_ext::record(scx, ctx, &mut rec)?;
     rec.absorb(&waits)?;
     let suspect = record_health(health, &mut rec)?;
     if let Some(e) = &stop {

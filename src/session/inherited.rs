@@ -21,6 +21,9 @@ pub const ENV_PLACEMENT: &str = "KBENCH_SCENARIO_PLACEMENT";
 /// The experiment (matrix or campaign) a command runs in, as JSON: its
 /// kind, id, round, position and the knob values read back.
 pub const ENV_EXPERIMENT: &str = "KBENCH_EXPERIMENT";
+/// What a matrix says of the sched_ext scheduler it attached for this
+/// run (name, command, program's SHA-256, seconds to attach), as JSON.
+pub const ENV_SCHED_EXT: &str = "KBENCH_SCHED_EXT";
 /// The scenario variables the user set (`--var`), as a JSON object.
 pub const ENV_VARS: &str = "KBENCH_SCENARIO_VARS";
 /// The kbench process whose descendants are kbench's own (a scenario's
@@ -36,6 +39,7 @@ const ALL: &[&str] = &[
     ENV_TASK,
     ENV_PLACEMENT,
     ENV_EXPERIMENT,
+    ENV_SCHED_EXT,
     ENV_VARS,
     ENV_ROOT,
 ];
@@ -51,6 +55,8 @@ pub struct Inherited {
     /// The scenario's isolation, as its runner recorded it.
     pub isolation: Option<serde_json::Value>,
     pub experiment: Option<crate::store::Tag>,
+    /// The sched_ext scheduler a parent matrix attached for this run.
+    pub sched_ext: Option<serde_json::Value>,
     /// The scenario variables set with `--var`, for the task's parameters.
     pub vars: Option<serde_json::Map<String, serde_json::Value>>,
     /// The kbench process whose descendants are kbench's own: the
@@ -97,6 +103,7 @@ impl Inherited {
             task: get(ENV_TASK),
             placement: get(ENV_PLACEMENT).map(|p| serde_json::from_str(&p).unwrap_or_default()),
             isolation: json(ENV_ISOLATION),
+            sched_ext: json(ENV_SCHED_EXT),
             experiment: json(ENV_EXPERIMENT)
                 .as_ref()
                 .and_then(crate::store::Tag::from_value),

@@ -180,21 +180,7 @@ fn matrix_track_and_campaign_status_fit_a_terminal() {
             s.plain()
         );
     }
-    env.ok(&[
-        "campaign",
-        "init",
-        "t",
-        "--boot",
-        "A=release=test-a",
-        "--boot",
-        "B=release=test-b",
-        "--rounds",
-        "1",
-        "--reboot",
-        "true",
-        "--",
-        "testbench",
-    ]);
+    env.campaign("t", &[], "true", &["testbench"]);
     let step = env
         .cmd()
         .args(["campaign", "step", "t"])

@@ -5,7 +5,7 @@
 //! ones ([`crate::isolate`]), as `knobs-<pid>.json`.
 
 use super::knob::Location;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -80,7 +80,7 @@ pub fn undo_file(file: &Path) -> Result<String> {
             failed.join(", ")
         );
     }
-    std::fs::remove_file(file)?;
+    crate::isolate::drop_record(file)?;
     Ok(format!(
         "restored: {} to the values before the matrix ({})",
         r.knobs
@@ -104,11 +104,7 @@ impl Guard {
     /// Save the originals and start the janitor.
     pub fn new(record: Record) -> Result<Guard> {
         let file = file_of(std::process::id());
-        let dir = crate::isolate::record_dir();
-        crate::sys::private::ensure_dir(&dir)
-            .with_context(|| format!("the restore records' folder {}", dir.display()))?;
-        crate::sys::private::write(&file, &serde_json::to_vec_pretty(&record)?)
-            .with_context(|| format!("writing the restore record {}", file.display()))?;
+        crate::isolate::write_record(&file, &serde_json::to_vec_pretty(&record)?)?;
         let janitor = crate::isolate::spawn_janitor().ok();
         Ok(Guard {
             record,
@@ -125,7 +121,7 @@ impl Guard {
             let _ = j.wait();
         }
         if failed.is_empty() {
-            let _ = std::fs::remove_file(&self.file);
+            let _ = crate::isolate::drop_record(&self.file);
             Ok(())
         } else {
             anyhow::bail!(

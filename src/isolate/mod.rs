@@ -48,6 +48,39 @@ pub(crate) fn record_dir() -> PathBuf {
         .join("restore")
 }
 
+/// Write a restore record (private, atomic) into its folder, made when
+/// absent.  Made again should another run's [`drop_record`] have just
+/// removed it, empty, between the two steps.
+pub(crate) fn write_record(file: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    for _ in 0..3 {
+        crate::sys::private::ensure_dir(dir)
+            .with_context(|| format!("the restore records' folder {}", dir.display()))?;
+        match crate::sys::private::write(file, bytes) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            r => {
+                return r.with_context(|| format!("writing the restore record {}", file.display()))
+            }
+        }
+    }
+    anyhow::bail!(
+        "writing the restore record {}: its folder keeps going",
+        file.display()
+    )
+}
+
+/// Remove a restore record that is done with, and its folder when that
+/// holds no other: a run leaves no empty folder behind (records sit
+/// beside the default store whatever store the run used).
+pub(crate) fn drop_record(file: &Path) -> std::io::Result<()> {
+    std::fs::remove_file(file)?;
+    if let Some(dir) = file.parent() {
+        // Fails, as it should, while another record is there.
+        let _ = std::fs::remove_dir(dir);
+    }
+    Ok(())
+}
+
 /// Isolation in effect for a run.
 pub struct Isolation {
     record: Record,
@@ -137,12 +170,8 @@ fn narrow_affinities(tasks: &[i32], online: &[usize]) -> Vec<(i32, Vec<usize>)> 
 /// Write the restore record and start the janitor: from here on, the
 /// isolation can be undone whatever happens to this process.
 fn begin(record: Record) -> Result<Isolation> {
-    let rdir = record_dir();
-    crate::sys::private::ensure_dir(&rdir)
-        .with_context(|| format!("the restore records' folder {}", rdir.display()))?;
-    let record_file = rdir.join(format!("{}.json", std::process::id()));
-    crate::sys::private::write(&record_file, serde_json::to_string(&record)?.as_bytes())
-        .with_context(|| format!("writing {}", record_file.display()))?;
+    let record_file = record_dir().join(format!("{}.json", std::process::id()));
+    write_record(&record_file, serde_json::to_string(&record)?.as_bytes())?;
     Ok(Isolation {
         record,
         record_file,
@@ -234,7 +263,7 @@ impl Isolation {
     /// Undo the isolation, now.
     pub fn undo(&mut self) {
         if undo_record(&self.record).is_ok() {
-            let _ = std::fs::remove_file(&self.record_file);
+            let _ = drop_record(&self.record_file);
         }
         if let Some(mut j) = self.janitor.take() {
             let _ = j.kill();
@@ -255,7 +284,7 @@ pub fn undo_left_by(pid: i32) {
     let file = record_dir().join(format!("{pid}.json"));
     if let Ok(r) = read_record(&file) {
         if undo_record(&r).is_ok() {
-            let _ = std::fs::remove_file(&file);
+            let _ = drop_record(&file);
         }
     }
 }
@@ -349,7 +378,7 @@ fn top_level(mount: &Path, path: &Path) -> Result<(), String> {
 pub fn undo_file(path: &Path) -> Result<String> {
     let r = read_record(path)?;
     let back = undo_record(&r)?;
-    std::fs::remove_file(path)?;
+    drop_record(path)?;
     Ok(format!(
         "restored: {} tasks back from {} (removed)",
         back,

@@ -11,7 +11,7 @@
 //! the reason), so importing a log twice adds nothing.
 
 use super::bundle::{self, Boot, Found};
-use crate::store::{Access, RunFilter, RunRecord, RunStatus, Store, Tag};
+use crate::store::{Access, RunFilter, RunRecord, RunStatus, Tag};
 use anyhow::{anyhow, Result};
 use sha2::{Digest, Sha256};
 use std::io::BufRead;
@@ -88,7 +88,13 @@ pub fn run(o: &Options) -> Result<()> {
         )));
     }
     let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
-    let before = store.list_runs(&RunFilter::default())?.len();
+    // Runs keep their ids, so a run is new when its id is: one listing.
+    let mut known: std::collections::HashSet<String> = store
+        .list_runs(&RunFilter::default())?
+        .into_iter()
+        .map(|r| r.uuid)
+        .collect();
+    let mut added = 0;
     let scratch = crate::sys::janitor::Scratch::in_tmp("lava")?;
     let (mut boots, mut failed) = (0, 0);
     for (f, log) in &found {
@@ -117,9 +123,9 @@ pub fn run(o: &Options) -> Result<()> {
                 r
             })
             .collect();
+        added += runs.iter().filter(|r| known.insert(r.uuid.clone())).count();
         store.save_runs(&runs)?;
     }
-    let added = store.list_runs(&RunFilter::default())?.len() - before;
     if !o.quiet {
         println!(
             "lava import: {boots} boot(s) with runs, {failed} failed boot(s); {added} run(s) new in {} (a boot imported before adds nothing)",
@@ -137,40 +143,23 @@ fn boot_of(f: &Found) -> &Boot {
 
 /// The runs in a boot's store, checked as a guest's.
 fn guest_runs(b: &Boot, bytes: &[u8], file: &std::path::Path) -> Result<Vec<RunRecord>> {
-    let _ = std::fs::remove_file(file);
-    crate::sys::private::replace(file, bytes, 0o600)?;
-    let guest = crate::store::SqliteStore::open(file, Access::ReadOnly)
-        .map_err(|e| anyhow!("its store: {e:#}"))?;
-    guest
-        .check_foreign(MAX_ROWS)
-        .map_err(|e| anyhow!("its store: {e:#}"))?;
-    let mut runs = guest.load_runs(&RunFilter::default(), true)?;
-    drop(guest);
-    let _ = std::fs::remove_file(file);
+    let want = crate::store::foreign::Expect {
+        label: &b.label,
+        below: true,
+        max_rows: MAX_ROWS,
+    };
+    let mut runs = crate::store::foreign::runs(bytes, file, &want)?;
     if runs.is_empty() {
         return Err(anyhow!("its store holds no run"));
     }
     for r in &mut runs {
-        if r.label != b.label && !r.label.starts_with(&format!("{}/", b.label)) {
-            return Err(anyhow!(
-                "it stored a run under label '{}', not '{}'",
-                crate::text::clean(&r.label),
-                b.label
-            ));
-        }
-        r.id = 0;
         let tcg = r
             .fingerprint
             .as_ref()
             .and_then(|f| f.cpu.hypervisor.as_deref())
             == Some("QEMU (TCG)");
         if tcg {
-            let why = "the device is a QEMU guest under TCG (CPUID says so): the figures measure the emulator, not the kernel";
-            if !r.settings["health"].is_object() {
-                r.settings["health"] = serde_json::json!({});
-            }
-            r.settings["health"]["emulated"] = why.into();
-            r.notes.push(format!("emulated: {why}"));
+            crate::store::foreign::mark_emulated(r, "the device is a QEMU guest under TCG (CPUID says so): the figures measure the emulator, not the kernel");
         }
     }
     Ok(runs)

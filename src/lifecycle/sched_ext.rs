@@ -23,12 +23,15 @@ pub struct Audit {
     kmsg: Kmsg,
 }
 
-/// Before the run: `None` on a kernel without sched_ext.
+/// Before the run: `None` on a kernel without sched_ext (whose kernel
+/// log is then never opened).  The state is read before the log's place
+/// is taken: an ejection between the two still shows, as a state that
+/// changed, though its log line is not kept.
 pub fn begin() -> Option<Audit> {
-    let kmsg = Kmsg::now();
+    let start = sched_ext::read()?;
     Some(Audit {
-        start: sched_ext::read()?,
-        kmsg,
+        start,
+        kmsg: Kmsg::now(),
     })
 }
 

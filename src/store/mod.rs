@@ -5,6 +5,7 @@
 //! the embedded SQLite one.  A run is written in one transaction at the
 //! end, with its final status, so the store never holds half a run.
 
+pub mod foreign;
 mod pg_connect;
 pub mod postgres;
 mod record;

@@ -79,6 +79,7 @@ pub fn read() -> Option<State> {
 
 /// Eject the attached sched_ext scheduler, as SysRq-S does (root): for
 /// tests of the audit.
+#[cfg(debug_assertions)]
 pub fn eject() -> std::io::Result<()> {
     std::fs::write("/proc/sysrq-trigger", "S")
 }

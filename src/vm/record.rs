@@ -10,7 +10,7 @@
 use super::channel::Report;
 use super::image::Image;
 use crate::fingerprint::Fingerprint;
-use crate::store::{RunFilter, RunRecord, RunStatus, Store};
+use crate::store::{RunRecord, RunStatus};
 use anyhow::{anyhow, Result};
 use std::path::Path;
 
@@ -41,11 +41,7 @@ impl Boot<'_> {
             t.set_on(r);
         }
         if let Some(why) = self.emulated {
-            if !r.settings["health"].is_object() {
-                r.settings["health"] = serde_json::json!({});
-            }
-            r.settings["health"]["emulated"] = why.into();
-            r.notes.push(format!("emulated: {why}"));
+            crate::store::foreign::mark_emulated(r, why);
         }
     }
 }
@@ -60,16 +56,16 @@ pub fn guest_runs(
     if store.is_empty() {
         return Ok(Vec::new());
     }
-    let file = scratch.join("guest.db");
-    std::fs::write(&file, store)?;
-    let guest = crate::store::SqliteStore::open(&file, crate::store::Access::ReadOnly)
-        .map_err(|e| anyhow!("the guest's store: {e:#}"))?;
-    guest
-        .check_foreign(MAX_GUEST_ROWS)
-        .map_err(|e| anyhow!("the guest's store: {e:#}"))?;
-    let mut runs = guest.load_runs(&RunFilter::default(), true)?;
-    drop(guest);
-    let _ = std::fs::remove_file(&file);
+    // A guest's runs carry its label exactly; only a matrix in the guest
+    // labels its combinations below it (the guest of `A` stored under
+    // `A/aa`, the calibration arm's label).
+    let want = crate::store::foreign::Expect {
+        label: b.label,
+        below: b.command.iter().any(|c| c == "matrix"),
+        max_rows: MAX_GUEST_ROWS,
+    };
+    let mut runs = crate::store::foreign::runs(store, &scratch.join("guest.db"), &want)
+        .map_err(|e| anyhow!("the guest: {e:#}"))?;
     // What went wrong in the guest is said once, on the boot's first run,
     // and cut to a size a note can be (a 5.6 MB list added to each of 200
     // runs made a 1 GB store).
@@ -86,19 +82,7 @@ pub fn guest_runs(
             format!("guest: {cut}")
         }
     });
-    // A guest's runs carry its label exactly; only a matrix in the guest
-    // labels its combinations below it (the guest of `A` stored under
-    // `A/aa`, the calibration arm's label).
-    let below = b.command.iter().any(|c| c == "matrix");
     for r in &mut runs {
-        if r.label != b.label && !(below && r.label.starts_with(&format!("{}/", b.label))) {
-            return Err(anyhow!(
-                "the guest stored a run under label '{}', not '{}'",
-                crate::text::clean(&r.label),
-                b.label
-            ));
-        }
-        r.id = 0;
         b.tag(r);
         let said = r.fingerprint.as_ref().and_then(|f| f.release.clone());
         if let (Some(want), Some(got)) = (&b.image.release, &said) {
@@ -163,7 +147,7 @@ fn promised(i: &Image) -> Fingerprint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Access;
+    use crate::store::{Access, Store};
 
     /// A guest's store of one run a label in `labels`, as the bytes it
     /// sends, and an image (not a kernel: only its path is read here).

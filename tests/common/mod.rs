@@ -83,6 +83,28 @@ impl Env {
         self.cmd().args(args).output().expect("run kbench")
     }
 
+    /// Plan a campaign of boots A and B (releases test-a, test-b), one
+    /// round unless `extra` says otherwise, rebooted by `reboot`, each
+    /// block running `command`.
+    pub fn campaign(&self, name: &str, extra: &[&str], reboot: &str, command: &[&str]) {
+        let mut a = vec![
+            "campaign",
+            "init",
+            name,
+            "--boot",
+            "A=release=test-a",
+            "--boot",
+            "B=release=test-b",
+        ];
+        if !extra.contains(&"--rounds") {
+            a.extend(["--rounds", "1"]);
+        }
+        a.extend_from_slice(extra);
+        a.extend(["--reboot", reboot, "--"]);
+        a.extend_from_slice(command);
+        self.ok(&a);
+    }
+
     /// Run, assert success, return stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);

@@ -111,31 +111,44 @@ fn matrix_interleaves_labels_and_restores() {
     assert_ne!(plan("7"), plan("8"));
     assert_eq!(knobs_now(), before, "a dry run changes nothing");
 
-    let v: serde_json::Value = serde_json::from_str(&env.ok(&[
-        "--json",
-        "--label",
-        "m",
-        "matrix",
-        "--knob",
-        "autogroup=0,1",
-        "--knob",
-        "thp=always,never",
-        "--rounds",
-        "2",
-        "--seed",
-        "11",
-        "-q",
-        "--",
-        "hackbench",
-        "-g",
-        "1",
-        "-f",
-        "2",
-        "-l",
-        "20",
-    ]))
-    .unwrap();
+    // Restore records sit beside the default store (here in `data`),
+    // whatever store the runs go to; none is left, nor its folder.
+    let data = env.dir.path().join("data");
+    let out = env
+        .cmd()
+        .env("XDG_DATA_HOME", &data)
+        .args([
+            "--json",
+            "--label",
+            "m",
+            "matrix",
+            "--knob",
+            "autogroup=0,1",
+            "--knob",
+            "thp=always,never",
+            "--rounds",
+            "2",
+            "--seed",
+            "11",
+            "-q",
+            "--",
+            "hackbench",
+            "-g",
+            "1",
+            "-f",
+            "2",
+            "-l",
+            "20",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(knobs_now(), before, "originals back after success");
+    assert!(
+        !data.join("kbench/restore").exists(),
+        "the restore record and its folder went"
+    );
     let order: Vec<String> = v["experiment"]["order"]
         .as_array()
         .unwrap()
@@ -906,33 +919,12 @@ fn the_autogroup_experiment_reads_at_a_glance() {
     }
 }
 
-/// A campaign of boots A and B (releases test-a, test-b), one round,
-/// rebooted by `reboot`, each block running `command`, planned in `env`.
-fn campaign_of(env: &Env, name: &str, reboot: &str, command: &[&str]) {
-    let mut a = vec![
-        "campaign",
-        "init",
-        name,
-        "--boot",
-        "A=release=test-a",
-        "--boot",
-        "B=release=test-b",
-        "--rounds",
-        "1",
-        "--reboot",
-        reboot,
-        "--",
-    ];
-    a.extend_from_slice(command);
-    env.ok(&a);
-}
-
 /// A campaign of two boots and one round whose command takes a few
 /// seconds, planned in `env`.
 fn slow_campaign(env: &Env, name: &str) {
-    campaign_of(
-        env,
+    env.campaign(
         name,
+        &[],
         "true",
         &["testbench", "--seconds", "2", "--runs", "2"],
     );
@@ -1013,27 +1005,12 @@ fn a_lost_boot_is_counted_retried_and_bounded() {
     let env = Env::new();
     let log = env.dir.path().join("reboots.log");
     let reboot = format!("echo {{label}} >> {}", log.display());
-    env.ok(&[
-        "campaign",
-        "init",
+    env.campaign(
         "l",
-        "--boot",
-        "A=release=test-a",
-        "--boot",
-        "B=release=test-b",
-        "--rounds",
-        "1",
-        "--retries",
-        "1",
-        "--reboot",
+        &["--retries", "1"],
         &reboot,
-        "--",
-        "testbench",
-        "--value",
-        "1",
-        "--seconds",
-        "0.1",
-    ]);
+        &["testbench", "--value", "1", "--seconds", "0.1"],
+    );
     let reboots = || {
         std::fs::read_to_string(&log)
             .unwrap_or_default()
@@ -1097,24 +1074,12 @@ fn a_lost_boot_is_counted_retried_and_bounded() {
 #[test]
 fn campaign_aa_boots_the_first_again_and_prints_its_noise_floor() {
     let env = Env::new();
-    env.ok(&[
-        "campaign",
-        "init",
+    env.campaign(
         "aa",
-        "--aa",
-        "--boot",
-        "A=release=test-a",
-        "--boot",
-        "B=release=test-b",
-        "--rounds",
-        "2",
-        "--reboot",
+        &["--aa", "--rounds", "2"],
         "true",
-        "--",
-        "testbench",
-        "--runs",
-        "3",
-    ]);
+        &["testbench", "--runs", "3"],
+    );
     let s = status(&env, "aa");
     let labels: Vec<&str> = s["boots"]
         .as_array()
@@ -1355,9 +1320,9 @@ fn a_plan_in_a_store_others_can_write_runs_nothing() {
     use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
     let marker = env.dir.path().join("ran");
-    campaign_of(
-        &env,
+    env.campaign(
         "p",
+        &[],
         &format!("touch {}", marker.display()),
         &["testbench"],
     );

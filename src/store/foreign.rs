@@ -1,0 +1,58 @@
+//! A store that came from elsewhere — a guest's, a LAVA device's — read
+//! as runs to keep here.
+//!
+//! Its bytes are untrusted: they are written to a private scratch file,
+//! opened read-only, checked to hold real tables of a bounded size
+//! (`check_foreign`), and every run must carry the label it was sent
+//! for, so a guest can neither flood the host nor store under another
+//! label.  The runs come back with no local id, ready to be saved.
+
+use super::{Access, RunFilter, RunRecord, SqliteStore, Store};
+use anyhow::{anyhow, Result};
+use std::path::Path;
+
+/// What a foreign store must hold.
+pub struct Expect<'a> {
+    /// The label its runs carry.
+    pub label: &'a str,
+    /// Whether runs may sit below the label (`LABEL/...`), as a matrix's
+    /// combinations do.
+    pub below: bool,
+    /// The most rows any one table may hold.
+    pub max_rows: i64,
+}
+
+/// The runs in `bytes`, read through the scratch `file` (removed after).
+pub fn runs(bytes: &[u8], file: &Path, want: &Expect) -> Result<Vec<RunRecord>> {
+    let _ = std::fs::remove_file(file);
+    crate::sys::private::replace(file, bytes, 0o600)?;
+    let read = (|| {
+        let store = SqliteStore::open(file, Access::ReadOnly)?;
+        store.check_foreign(want.max_rows)?;
+        store.load_runs(&RunFilter::default(), true)
+    })();
+    let _ = std::fs::remove_file(file);
+    let mut runs = read.map_err(|e| anyhow!("its store: {e:#}"))?;
+    let below = format!("{}/", want.label);
+    for r in &mut runs {
+        if r.label != want.label && !(want.below && r.label.starts_with(&below)) {
+            return Err(anyhow!(
+                "it stored a run under label '{}', not '{}'",
+                crate::text::clean(&r.label),
+                crate::text::clean(want.label)
+            ));
+        }
+        r.id = 0;
+    }
+    Ok(runs)
+}
+
+/// Mark a run's figures as not the kernel's: in its health (which
+/// `compare` reads) and in a note.
+pub fn mark_emulated(r: &mut RunRecord, why: &str) {
+    if !r.settings["health"].is_object() {
+        r.settings["health"] = serde_json::json!({});
+    }
+    r.settings["health"]["emulated"] = why.into();
+    r.notes.push(format!("emulated: {why}"));
+}

@@ -16,6 +16,7 @@ mod html;
 pub mod order;
 mod report;
 pub mod series;
+pub mod units;
 
 use crate::error::input;
 use crate::store::{RunFilter, RunRecord, Store};

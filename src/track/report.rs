@@ -61,8 +61,10 @@ pub fn sentence(s: &Series, c: &ChangePoint, systems: &[String]) -> String {
         format!("systems: {}", systems.join("; "))
     };
     format!(
-        "between {a} and {b}: {}{ci} (mean; median {} → {}, {}; 90th percentile {} → {}, {}), a change in {}, p adj {}, {}; {sys}",
+        "between {a} and {b}: {}{ci} (mean of {} and {} boots; median {} → {}, {}; 90th percentile {} → {}, {}), a change in {}, p adj {}, {}; {sys}",
         signed(c.change_pct),
+        c.units.0,
+        c.units.1,
         num(c.median.0, &s.unit),
         num(c.median.1, &s.unit),
         signed(c.median_change_pct),
@@ -103,11 +105,23 @@ pub fn head(t: &Tracked) -> String {
     )
 }
 
+/// The median, over the series, of how much one-boot labels differ from
+/// one to the next, in %.
+fn label_spread(d: &Detection) -> Option<f64> {
+    let v: Vec<f64> = d.label_spread_pct.iter().flatten().copied().collect();
+    (!v.is_empty()).then(|| crate::stats::describe::median(&v))
+}
+
 /// How it was decided: the footer of every format.
 pub fn footer(t: &Tracked) -> String {
     let d = &t.detection;
+    let spread = label_spread(d).map_or(String::new(), |x| {
+        format!(
+            "; here one-boot labels differ from one to the next by {x:.1} % (the median over the series)"
+        )
+    });
     format!(
-        "change points: rank CUSUM tests over each series' runs (Wilcoxon scores for level, Mood's for spread or a tail; Kolmogorov's distribution, a closed form), the split between two labels; the false discovery rate is held at {} across all {} series of this report (Benjamini-Hochberg: {} found changed; with no change anywhere, the chance of any change point is at most {}), each side then tested again at the level BH reached; a change point must move the median or the 90th percentile by at least {} % (--threshold)",
+        "change points: rank CUSUM tests over each series' units, its boots (a label of one boot is one unit, its runs' mean; a label of several gives its boot means), for level (Wilcoxon scores), spread or a tail (Mood's), and the spread of runs within one-boot labels (Kolmogorov's distribution, a closed form), a shift placed where the values' absolute deviations are least, the split between two labels; the false discovery rate is held at {} across all {} series of this report (Benjamini-Hochberg: {} found changed; with no change anywhere, the chance of any change point is at most {}), each side then tested again at the level BH reached; a change point must move the median or the 90th percentile by at least {} % (--threshold). The bound assumes that, with no change, boots vary alike at every label: it covers boot-to-boot variation, not a trend or a label measured under other conditions{spread}",
         d.q, d.tests, d.found, d.q, d.threshold_pct
     )
 }
@@ -124,8 +138,11 @@ pub fn text(t: &Tracked) -> String {
         if cps.is_empty() {
             continue;
         }
+        let spread = t.detection.label_spread_pct[i].map_or(String::new(), |x| {
+            format!("; labels differ by {x:.1} % from one to the next")
+        });
         out.push_str(&crate::text::clean(&format!(
-            "{} · {} ({}, {} is better)",
+            "{} · {} ({}, {} is better{spread})",
             s.title(),
             s.metric,
             s.unit,
@@ -211,6 +228,7 @@ pub fn json(t: &Tracked) -> Result<String> {
                 "labels": s.points.iter().map(|p| p.label.clone()).collect::<Vec<_>>(),
                 "values": s.points.iter().map(|p| p.values.clone()).collect::<Vec<_>>(),
                 "boots": s.points.iter().map(|p| p.boots).collect::<Vec<_>>(),
+                "label_spread_pct": t.detection.label_spread_pct[i],
                 "change_points": t.detection.per_series[i].iter().enumerate().map(|(j, c)| {
                     let mut v = serde_json::to_value(c).unwrap_or_default();
                     v["between"] = serde_json::json!([s.points[c.at - 1].label, s.points[c.at].label]);
@@ -230,6 +248,7 @@ pub fn json(t: &Tracked) -> Result<String> {
         "found": t.detection.found,
         "q": t.detection.q,
         "threshold_pct": t.detection.threshold_pct,
+        "label_spread_pct": label_spread(&t.detection),
         "method": footer(t),
     });
     Ok(serde_json::to_string_pretty(&doc)? + "\n")

@@ -2,20 +2,63 @@
 //! its own (`git worktree add --detach`), so the user's checkout is never
 //! touched and a candidate's build stays while it is measured beside the
 //! others.  Worktrees live in the bisection's private scratch folder and
-//! go with it (`git worktree prune` forgets them on the next bisection).
+//! go with it; the next bisection forgets those of a bisection that was
+//! killed ([`prune`]), and only those: a worktree of the user's that is
+//! away keeps its registration.
+//!
+//! Git and the build run with no hooks (`core.hooksPath` is
+//! `/dev/null`), and under sudo as the user who ran kbench whenever the
+//! folder is theirs ([`crate::sys::user::invoker`]): objects, worktree
+//! records and build output in their repository stay theirs, so a killed
+//! bisection leaves nothing of root's that breaks their next `git
+//! worktree add`.
 
+use crate::sys::user::Invoker;
 use anyhow::{anyhow, Context, Result};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// Under sudo, the user `dir` belongs to, when it is the one who ran kbench.
+fn owner(dir: &Path) -> Option<Invoker> {
+    let who = crate::sys::user::invoker()?;
+    let m = std::fs::metadata(dir).ok()?;
+    (m.uid() == who.uid).then_some(who)
+}
+
+/// Run `cmd` as the invoking user when `dir` is theirs.
+fn as_owner(cmd: &mut Command, dir: &Path) {
+    if let Some(who) = owner(dir) {
+        cmd.uid(who.uid).gid(who.gid);
+        if let Some(h) = &who.home {
+            cmd.env("HOME", h);
+        }
+    }
+}
+
+/// Make the bisection's scratch folder the invoking user's, when the
+/// repository is theirs, so that git, run as them, can add worktrees in
+/// it (root, which removes it at the end, still can).
+pub fn lend(scratch: &Path, repo: &Path) -> Result<()> {
+    if let Some(who) = owner(repo) {
+        std::os::unix::fs::chown(scratch, Some(who.uid), Some(who.gid))
+            .with_context(|| format!("lending {} to uid {}", scratch.display(), who.uid))?;
+    }
+    Ok(())
+}
+
 /// Run git in `repo` with `args`; its stdout, or its stderr as the error.
 fn git(repo: &Path, args: &[&str]) -> Result<String> {
-    let out = Command::new("git")
-        .arg("-C")
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
         .arg(repo)
+        .args(["-c", "core.hooksPath=/dev/null"])
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    as_owner(&mut cmd, repo);
+    let out = cmd
         .output()
         .map_err(|e| anyhow!("running git: {e} (is git installed?)"))?;
     if !out.status.success() {
@@ -99,9 +142,34 @@ pub fn range(repo: &Path, good: &str, bad: &str) -> Result<Vec<Commit>> {
     Ok(out)
 }
 
-/// Forget worktrees whose folders are gone (an earlier bisection's).
+/// Forget the worktrees a killed bisection left registered: those in a
+/// bisection's scratch folder (`kbench-bisect-*/tree-*`) whose folder is
+/// gone.  No other worktree is touched (`git worktree prune` would
+/// forget a user's worktree on a drive that is away, and its index).
 pub fn prune(repo: &Path) {
-    let _ = git(repo, &["worktree", "prune"]);
+    let Ok(list) = git(repo, &["worktree", "list", "--porcelain"]) else {
+        return;
+    };
+    for entry in list.split("\n\n") {
+        let Some(path) = entry.lines().find_map(|l| l.strip_prefix("worktree ")) else {
+            continue;
+        };
+        let p = Path::new(path);
+        if entry.lines().any(|l| l.starts_with("prunable")) && ours(p) && !p.exists() {
+            let _ = git(repo, &["worktree", "remove", "--force", path]);
+        }
+    }
+}
+
+/// Is `p` a worktree a bisection made (`…/kbench-bisect-*/tree-*`)?
+fn ours(p: &Path) -> bool {
+    let name = |q: Option<&Path>| {
+        q.and_then(Path::file_name)
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    name(Some(p)).starts_with("tree-") && name(p.parent()).starts_with("kbench-bisect-")
 }
 
 /// A detached work tree of `id` at `dir`.
@@ -144,6 +212,7 @@ pub fn build(dir: &Path, build: &str, log: &Path) -> std::result::Result<String,
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err);
+    as_owner(&mut cmd, dir);
     crate::sys::proc::on_exec(
         &mut cmd,
         crate::sys::proc::OnExec {

@@ -58,6 +58,7 @@ impl<'a> Real<'a> {
             Source::Git {
                 repo, good, bad, ..
             } => {
+                git::lend(scratch.path(), repo)?;
                 git::prune(repo);
                 git::range(repo, good, bad)?
             }

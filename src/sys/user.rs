@@ -9,7 +9,37 @@ use std::path::PathBuf;
 /// The home folder of the effective user from the password database
 /// (`getpwuid_r`), when it has an absolute one.
 pub fn home() -> Option<PathBuf> {
-    let uid = super::proc::uid();
+    home_of(super::proc::uid())
+}
+
+/// The user who ran kbench through sudo (`SUDO_UID`, `SUDO_GID`), when
+/// kbench runs as root for them: what kbench does in their files (git,
+/// a build) it does as them, so it leaves nothing of root's there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invoker {
+    pub uid: u32,
+    pub gid: u32,
+    pub home: Option<PathBuf>,
+}
+
+/// [`Invoker`]: `None` unless this process is root and sudo says who
+/// asked (a user other than root).
+pub fn invoker() -> Option<Invoker> {
+    if super::proc::euid() != 0 {
+        return None;
+    }
+    let num = |k: &str| std::env::var(k).ok()?.trim().parse::<u32>().ok();
+    let uid = num("SUDO_UID").filter(|&u| u != 0)?;
+    let gid = num("SUDO_GID")?;
+    Some(Invoker {
+        uid,
+        gid,
+        home: home_of(uid),
+    })
+}
+
+/// A user's home folder from the password database, when absolute.
+fn home_of(uid: u32) -> Option<PathBuf> {
     let mut buf = vec![0u8; 16 * 1024];
     // SAFETY: passwd is plain old data, zeroed is a valid value for it.
     let mut pw: libc::passwd = unsafe { std::mem::zeroed() };

@@ -586,3 +586,117 @@ fn resume_runs_nothing_from_a_store_others_own() {
     assert!(err.contains("runs no command from this store"), "{err}");
     assert!(err.contains("belongs to user 65534"), "{err}");
 }
+
+/// Under sudo, git and the build run as the user who ran kbench (M5): a
+/// bisection killed in its first build leaves nothing of root's in their
+/// repository, and their next `git worktree add` works; no hook of the
+/// repository runs.  A worktree of
+/// theirs that is away keeps its registration (M6: kbench forgets only
+/// its own).
+#[test]
+fn git_runs_as_the_sudo_user_and_forgets_only_its_own_worktrees() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    if !have_tools() || unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root (to stand for sudo's user)");
+        return;
+    }
+    const USER: u32 = 65534;
+    let _l = one();
+    let b = Bisect::new();
+    // The user reaches their repository and kbench's scratch folder.
+    for d in [b.env.dir.path(), b.tmp.path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let r = repo(b.env.dir.path(), 9, None);
+    sh(
+        &r,
+        "git worktree add -q --detach ../away HEAD~1 && mv ../away ../away.moved",
+    );
+    let home = b.env.dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    // A hook in the repository never runs (git's `worktree add` would
+    // run post-checkout).
+    let marker = b.env.dir.path().join("home/hook-ran");
+    let hook = r.join(".git/hooks/post-checkout");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    sh(
+        b.env.dir.path(),
+        &format!("chown -R {USER}:{USER} repo away.moved home"),
+    );
+    let as_user = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(&r)
+            .args(args)
+            .uid(USER)
+            .gid(USER)
+            .env("HOME", &home)
+            .output()
+            .unwrap()
+    };
+
+    let mut args = Bisect::args(&r);
+    let build = args.iter().position(|a| a == "make").unwrap();
+    args[build] = "make && sleep 120".into();
+    let mut kb = b
+        .cmd(&strs(&args))
+        .env("SUDO_UID", USER.to_string())
+        .env("SUDO_GID", USER.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tree = || {
+        std::fs::read_dir(b.tmp.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("kbench-bisect-")
+            })
+            .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
+            .find(|e| e.file_name().to_string_lossy().starts_with("tree-"))
+            .map(|e| e.path())
+    };
+    let built = || tree().is_some_and(|t| t.join("prog").exists());
+    assert!(wait_for(300, built), "no build began");
+    let t = tree().unwrap();
+    assert_eq!(
+        std::fs::metadata(&t).unwrap().uid(),
+        USER,
+        "the tree is the user's"
+    );
+    assert_eq!(
+        std::fs::metadata(t.join("prog")).unwrap().uid(),
+        USER,
+        "the build ran as the user"
+    );
+    kb.kill().unwrap();
+    kb.wait().unwrap();
+    assert!(!marker.exists(), "the repository's hook ran");
+
+    // Nothing of root's in the repository.
+    let out = Command::new("find")
+        .arg(&r)
+        .args(["-uid", "0"])
+        .output()
+        .unwrap();
+    let roots = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        roots.trim().is_empty(),
+        "root-owned in the repository:\n{roots}"
+    );
+    let add = as_user(&["worktree", "add", "-q", "--detach", "../home/mine", "HEAD"]);
+    assert!(add.status.success(), "{add:?}");
+    assert!(marker.exists(), "the hook works: git runs it for the user");
+    // Their worktree that is away is still registered.
+    let list = as_user(&["worktree", "list", "--porcelain"]);
+    assert!(
+        String::from_utf8_lossy(&list.stdout).contains("/away\n"),
+        "{list:?}"
+    );
+}

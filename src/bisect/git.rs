@@ -109,8 +109,10 @@ pub fn commit(repo: &Path, rev: &str) -> Result<Commit> {
 /// The candidates from `good` to `bad`: good first, then every commit on
 /// the first-parent path after it, bad last.
 pub fn range(repo: &Path, good: &str, bad: &str) -> Result<Vec<Commit>> {
-    git(repo, &["rev-parse", "--is-inside-work-tree"]).map_err(|_| {
-        crate::error::input(format!("--repo {}: not a git work tree", repo.display()))
+    git(repo, &["rev-parse", "--is-inside-work-tree"]).map_err(|e| {
+        // git says why: not a repository, or one of another user's that
+        // git refuses to read ("dubious ownership").
+        crate::error::input(format!("--repo {}: {e:#}", repo.display()))
     })?;
     let g = commit(repo, good)?;
     let b = commit(repo, bad)?;

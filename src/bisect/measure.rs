@@ -102,6 +102,31 @@ impl<'a> Real<'a> {
         })
     }
 
+    /// On a resume, the git range must still be the one bisected: a
+    /// range rewritten since (a rebase, a force-push) names other
+    /// commits, and what was measured no longer says anything of them.
+    pub fn same_range(&self, planned: &[super::search::Candidate]) -> Result<()> {
+        let Source::Git { good, bad, .. } = &self.plan.source else {
+            return Ok(());
+        };
+        // Short ids may grow as the repository does: each planned one
+        // must begin the commit now in its place.
+        let same = self.commits.len() == planned.len()
+            && self
+                .commits
+                .iter()
+                .zip(planned)
+                .all(|(c, p)| c.id.starts_with(&p.name));
+        if !same {
+            return Err(input(format!(
+                "the range {good}..{bad} is not the one this bisection began on ({} candidates then, {} now): it was rewritten; start a new bisection",
+                planned.len(),
+                self.commits.len()
+            )));
+        }
+        Ok(())
+    }
+
     fn store(&mut self) -> &mut dyn Store {
         &mut **self
             .store

@@ -78,6 +78,7 @@ pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<()> {
         false,
     )?;
     let mut real = Real::new(&plan, env)?;
+    real.same_range(&state.candidates[..=state.bad_end])?;
     if let Some(m) = &real.machine {
         if let (Some(why), false) = (&m.accel.emulated, plan.allow_emulated) {
             state.outcome = Some(search::Outcome::Nothing {

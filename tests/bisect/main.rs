@@ -284,6 +284,12 @@ fn ctrl_c_and_resume_end_at_the_same_culprit() {
     let (code, log, _) = b.run(&["bisect", "--log"]);
     assert_eq!(code, 0);
     assert!(log.contains("unfinished: `kbench bisect --resume"), "{log}");
+    // A range rewritten meanwhile is refused, not closed with exit 0.
+    sh(&r, "git commit -q --amend -m 'change 16, amended'");
+    let (code, _, err) = b.run(&["bisect", "--resume"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("it was rewritten"), "{err}");
+    sh(&r, "git reset -q --hard 'HEAD@{1}'");
     let (code, out, err) = b.run(&["bisect", "--resume"]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -431,7 +437,7 @@ fn the_plan_and_the_refusals() {
             "--job-cmd",
             "x",
         ],
-        "not a git work tree",
+        "not a git repository",
     );
     refused(
         &[
@@ -693,6 +699,11 @@ fn git_runs_as_the_sudo_user_and_forgets_only_its_own_worktrees() {
     let add = as_user(&["worktree", "add", "-q", "--detach", "../home/mine", "HEAD"]);
     assert!(add.status.success(), "{add:?}");
     assert!(marker.exists(), "the hook works: git runs it for the user");
+    // Without sudo, root is told why git will not read another user's
+    // repository (it said "not a git work tree").
+    let (code, _, err) = b.run(&strs(&Bisect::args(&r)));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("dubious ownership"), "{err}");
     // Their worktree that is away is still registered.
     let list = as_user(&["worktree", "list", "--porcelain"]);
     assert!(

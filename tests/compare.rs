@@ -381,6 +381,20 @@ fn stderr(o: &std::process::Output) -> String {
 #[test]
 fn imports_that_would_mislead_are_refused() {
     let env = Env::new();
+    // A row's label is held to --label's rules, and an import of many
+    // labels names a few (one 300,000-character label printed in full,
+    // and a text-direction character printed as it was).
+    let long = format!("{},b,m,s,1\n", "x".repeat(300_000));
+    let o = import_csv(&env, "long.csv", &long, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).len() < 500 && stderr(&o).contains("1-200 characters"));
+    let o = import_csv(&env, "rtl.csv", "evil\u{202e}lbl,b,m,s,1\n", &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("\\u{202e}"), "{}", stderr(&o));
+    let many: String = (0..40).map(|i| format!("lab{i},b,m,s,1,{i}\n")).collect();
+    let o = import_csv(&Env::new(), "many.csv", &many, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("and 35 more"), "{}", stderr(&o));
     let o = import_csv(&env, "u.csv", "a,b,time,s,1,1\na,b,time,ms,1000,2\n", &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -44,6 +44,15 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
     for p in parsed {
         // CSV rows carry their own label (--label only filled blanks).
         let label = p.label.or(given.clone()).unwrap_or_default();
+        // A row's label is held to what --label is (a label is printed
+        // in every report).
+        crate::values::label(&label).map_err(|e| {
+            input(format!(
+                "{}: {}",
+                a.file.display(),
+                crate::text::clip(&e, 300)
+            ))
+        })?;
         let benchmark = a.benchmark.as_deref().unwrap_or(&p.benchmark);
         let mut params = p.params;
         assume(&mut params, &assumed, benchmark)?;
@@ -73,20 +82,32 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
             serde_json::json!({ "stored_ids": ids, "runs": ids.len() }),
         );
     }
-    let labels: std::collections::BTreeSet<&str> = runs.iter().map(|r| r.label.as_str()).collect();
+    let names = |f: fn(&RunRecord) -> &str| {
+        let all: std::collections::BTreeSet<&str> = runs.iter().map(f).collect();
+        few(all.into_iter().collect())
+    };
     ctx.info(&format!(
         "imported {} run(s) of {} into {} (label {})",
         ids.len(),
-        runs.iter()
-            .map(|r| r.benchmark.as_str())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect::<Vec<_>>()
-            .join(", "),
+        names(|r| r.benchmark.as_str()),
         store.describe(),
-        labels.into_iter().collect::<Vec<_>>().join(", ")
+        names(|r| r.label.as_str()),
     ));
     Ok(())
+}
+
+/// At most five names, made safe to print, then how many more.
+fn few(names: Vec<&str>) -> String {
+    const SHOWN: usize = 5;
+    let mut out: Vec<String> = names
+        .iter()
+        .take(SHOWN)
+        .map(|n| crate::text::clip(&crate::text::clean(n), 80))
+        .collect();
+    if names.len() > SHOWN {
+        out.push(format!("and {} more", names.len() - SHOWN));
+    }
+    out.join(", ")
 }
 
 /// `--assume KEY=VALUE` pairs; a value that reads as JSON (`false`, `4`)

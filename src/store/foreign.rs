@@ -32,7 +32,15 @@ pub fn runs(bytes: &[u8], file: &Path, want: &Expect) -> Result<Vec<RunRecord>> 
         store.load_runs(&RunFilter::default(), true)
     })();
     let _ = std::fs::remove_file(file);
-    let mut runs = read.map_err(|e| anyhow!("its store: {e:#}"))?;
+    let mut runs = read.map_err(|e| {
+        let e = format!("{e:#}");
+        if e.contains("newer than this kbench understands") {
+            // Upgrading the host is not the answer: the two sides differ.
+            anyhow!("its store was written by a newer kbench than this one: run the same kbench on both sides")
+        } else {
+            anyhow!("its store: {e}")
+        }
+    })?;
     let below = format!("{}/", want.label);
     for r in &mut runs {
         if r.label != want.label && !(want.below && r.label.starts_with(&below)) {
@@ -55,4 +63,43 @@ pub fn mark_emulated(r: &mut RunRecord, why: &str) {
     }
     r.settings["health"]["emulated"] = why.into();
     r.notes.push(format!("emulated: {why}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn want() -> Expect<'static> {
+        Expect {
+            label: "A",
+            below: false,
+            max_rows: 1000,
+        }
+    }
+
+    /// A store of a newer schema from a guest is not met with "upgrade
+    /// kbench" (the host is not the one behind), and a run under another
+    /// label is refused.
+    #[test]
+    fn a_newer_or_mislabelled_store_is_refused_for_what_it_is() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("g.db");
+        {
+            let mut s = SqliteStore::open(&db, Access::ReadWrite).unwrap();
+            s.save_run(&RunRecord::new("B", "b", serde_json::json!({}), None))
+                .unwrap();
+        }
+        let bytes = std::fs::read(&db).unwrap();
+        let file = d.path().join("scratch.db");
+        let e = format!("{:#}", runs(&bytes, &file, &want()).unwrap_err());
+        assert!(e.contains("under label 'B', not 'A'"), "{e}");
+        assert!(!file.exists(), "the scratch file goes");
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 999")
+            .unwrap();
+        let bytes = std::fs::read(&db).unwrap();
+        let e = format!("{:#}", runs(&bytes, &file, &want()).unwrap_err());
+        assert!(e.contains("newer kbench") && !e.contains("upgrade"), "{e}");
+    }
 }

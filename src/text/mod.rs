@@ -61,6 +61,17 @@ pub fn id_list(ids: &[i64]) -> String {
     parts.join(",")
 }
 
+/// At most `max` characters of `s`, with an ellipsis and the length
+/// when cut: for text of unknown size in a one-line message.
+pub fn clip(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(max).collect();
+    format!("{head}… ({n} characters)")
+}
+
 /// clap's message up to its first blank line (the usage and the `--help`
 /// hint follow it), joined into one line.
 pub fn one_line(msg: &str) -> String {
@@ -74,6 +85,12 @@ pub fn one_line(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_text_is_clipped_with_its_length() {
+        assert_eq!(clip("short", 10), "short");
+        assert_eq!(clip("ééééé", 3), "ééé… (5 characters)");
+    }
 
     #[test]
     fn control_characters_are_shown_not_obeyed() {

@@ -86,9 +86,21 @@ pub(super) fn check_identity(conn: &Connection, path: &Path) -> Result<i64> {
     // One read transaction, so another process creating the store at
     // the same moment cannot be seen half-way.
     let (app_id, version, tables) = read_identity(conn).map_err(|e| {
-        input(format!(
-            "result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db"
-        ))
+        let busy = matches!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        );
+        input(if busy {
+            // Its data is fine: another process holds it (a long write,
+            // or a lock taken by hand); moving it aside would lose runs.
+            format!(
+                "result store {shown} is locked by another process ({e}): wait for it to finish, or pass another --db"
+            )
+        } else {
+            format!(
+                "result store {shown} is not a readable SQLite database ({e}): move it aside or pass another --db"
+            )
+        })
     })?;
     if app_id != APPLICATION_ID && !(app_id == 0 && version == 0 && tables == 0) {
         return Err(input(format!(
@@ -231,6 +243,23 @@ fn read_identity(conn: &Connection) -> rusqlite::Result<(i64, i64, i64)> {
 #[cfg(test)]
 mod tests {
     use crate::store::{Access, RunFilter, RunRecord, SqliteStore, Store};
+
+    /// A store another process holds locked is said to be locked, not
+    /// "not a readable SQLite database … move it aside".
+    #[test]
+    fn a_locked_store_is_said_to_be_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        drop(SqliteStore::open(&path, Access::ReadWrite).unwrap());
+        let holder = rusqlite::Connection::open(&path).unwrap();
+        holder
+            .execute_batch("PRAGMA journal_mode = DELETE; BEGIN EXCLUSIVE")
+            .unwrap();
+        let other = rusqlite::Connection::open(&path).unwrap();
+        let e = format!("{:#}", super::check_identity(&other, &path).unwrap_err());
+        assert!(e.contains("is locked by another process"), "{e}");
+        assert!(!e.contains("move it aside"), "{e}");
+    }
 
     /// A label that is not UTF-8 (written by another program) is said
     /// with its run by a reader, and refuses writers by the integrity

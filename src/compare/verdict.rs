@@ -244,7 +244,7 @@ fn change_ci(decider: Decider, base: &[f64], x: &[f64], level: f64) -> Option<(f
     match decider {
         Decider::Welch => welch_change_ci(base, x, level),
         Decider::MannWhitney => shift_change_ci(
-            effect::hodges_lehmann_ci(base, x, level),
+            effect::hodges_lehmann_ci_tied(base, x, level),
             median(base).abs(),
             base,
             x,
@@ -310,7 +310,7 @@ fn diff_tost_p(base: &[f64], x: &[f64], m: f64) -> Option<f64> {
 /// Mann–Whitney: the Hodges–Lehmann shift over the baseline's median.
 fn shift_effect(base: &[f64], x: &[f64], level: f64, margin: f64) -> Effect {
     let shift = effect::hodges_lehmann(base, x);
-    let ci = effect::hodges_lehmann_ci(base, x, level);
+    let ci = effect::hodges_lehmann_ci_tied(base, x, level);
     let bmed = median(base).abs();
     let pct = (bmed != 0.0).then(|| shift / bmed * 100.0);
     let tost = effect::hodges_lehmann_tost_p(base, x, margin * bmed);

@@ -116,6 +116,13 @@ pub fn kill(pid: libc::pid_t, sig: i32) {
     unsafe { libc::kill(pid, sig) };
 }
 
+/// SIGKILL this process's parent (tests of what a killed kbench leaves).
+#[cfg(debug_assertions)]
+pub fn kill_parent() {
+    // SAFETY: plain syscalls.
+    unsafe { libc::kill(libc::getppid(), libc::SIGKILL) };
+}
+
 /// `sync()` then write `3` to `/proc/sys/vm/drop_caches` (page cache,
 /// dentries and inodes).  Errors when not permitted.
 pub fn drop_caches() -> std::io::Result<()> {

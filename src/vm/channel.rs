@@ -40,6 +40,10 @@ pub struct Report {
     pub problems: Vec<String>,
     /// Modules loaded, by name.
     pub modules: Vec<String>,
+    /// The sched_ext state once the command had ended (`disabled`, or
+    /// `enabled: OPS` when a scheduler outlived it); `None` on a kernel
+    /// without sched_ext.
+    pub sched_ext_after: Option<String>,
 }
 
 /// The frame for `report` and the store's bytes.

@@ -189,10 +189,34 @@ fn command(job: &Job, report: &mut Report) -> Result<()> {
         crate::sys::proc::ExitKind::Code(c) => report.exit_code = Some(c),
         crate::sys::proc::ExitKind::Signal(s) => report.signal = Some(s),
     }
+    report.sched_ext_after = sched_ext_after(report);
     // Whatever the command left behind.
     sys::kill_all_but_init();
     while sys::reap_any(true).is_some() {}
     Ok(())
+}
+
+/// Is a sched_ext scheduler still attached once the command has ended?
+/// It should not be, even when the command was killed: kbench's
+/// schedulers die with the kbench that attached them, and the kernel
+/// detaches a scheduler whose process is gone.  The kernel takes a
+/// moment to, so the state is read for up to two seconds.
+fn sched_ext_after(report: &mut Report) -> Option<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let s = crate::sys::sched_ext::read()?;
+        if s.state == "disabled" {
+            return Some(s.state);
+        }
+        if std::time::Instant::now() >= deadline {
+            let ops = s.ops.unwrap_or_default();
+            report.problems.push(format!(
+                "a sched_ext scheduler ({ops}) was still attached 2 s after the command ended"
+            ));
+            return Some(format!("{}: {ops}", s.state));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The store's bytes, whole: opened and closed once, so what its last

@@ -246,6 +246,7 @@ impl Machine {
             "wall_s": out.wall_s,
             "share_root": self.share_root,
             "isolation": self.isolated,
+            "sched_ext_after": out.result.as_ref().ok().and_then(|(r, _)| r.sched_ext_after.clone()),
         })
     }
 }

@@ -182,3 +182,46 @@ fn an_ejection_during_a_run_fails_that_run_and_the_next_variant_runs() {
         }
     }
 }
+
+/// The matrix SIGKILLed while bpfland is attached (its testbench kills
+/// it halfway): the scheduler goes with it, so the guest, looking once
+/// the command has ended, finds sched_ext disabled; no bpfland run is
+/// stored as complete.
+#[test]
+fn a_killed_matrix_leaves_no_scheduler_attached() {
+    let _one = lock();
+    let Some(p) = parts() else { return };
+    let env = Env::new();
+    let bpfland = format!("bpfland={}", p.scheduler.display());
+    let args = [
+        "matrix",
+        "--sched",
+        "eevdf",
+        "--sched",
+        &bpfland,
+        "--rounds",
+        "1",
+        "--",
+        "testbench",
+        "--seconds",
+        "2",
+        "--kill-parent-under-sched-ext",
+    ];
+    let (_, _, err) = in_guest(&env, p, &args);
+    let all = runs(&env);
+    for arm in ["k", "k/aa"] {
+        let mine: Vec<&serde_json::Value> = all
+            .iter()
+            .filter(|r| r["label"].as_str().unwrap().starts_with(arm))
+            .collect();
+        assert!(!mine.is_empty(), "{arm}: {err}");
+        for r in mine {
+            assert_eq!(r["settings"]["vm"]["sched_ext_after"], "disabled", "{r}");
+            assert!(
+                !(r["label"].as_str().unwrap().ends_with("sched=bpfland")
+                    && r["status"] == "complete"),
+                "the bpfland run was never killed: {r}"
+            );
+        }
+    }
+}

@@ -20,6 +20,11 @@ pub struct TestbenchArgs {
     /// (SysRq-S through /proc/sysrq-trigger): a test of the run's audit
     #[arg(long)]
     pub eject_sched_ext: bool,
+    /// Halfway through a repetition run under a sched_ext scheduler,
+    /// SIGKILL the kbench that started this one (a matrix): a test that
+    /// its scheduler goes with it
+    #[arg(long)]
+    pub kill_parent_under_sched_ext: bool,
     /// Repeat N times; every run is stored
     #[arg(long, default_value = "1", value_name = "N|auto[:MAX]", value_parser = values::runs)]
     pub runs: values::Runs,

@@ -61,15 +61,20 @@ impl Benchmark for Testbench {
             anyhow::bail!("failed as asked (--fail-at {})", rep.index + 1);
         }
         let end = Instant::now() + Duration::from_secs_f64(self.0.seconds);
-        let mut eject = self
-            .0
-            .eject_sched_ext
-            .then(|| Instant::now() + Duration::from_secs_f64(self.0.seconds / 2.0));
+        let half = Instant::now() + Duration::from_secs_f64(self.0.seconds / 2.0);
+        let mut eject = self.0.eject_sched_ext.then_some(half);
+        let mut kill = (self.0.kill_parent_under_sched_ext
+            && crate::sys::sched_ext::read().is_some_and(|s| s.state == "enabled"))
+        .then_some(half);
         while Instant::now() < end {
             if eject.is_some_and(|at| Instant::now() >= at) {
                 eject = None;
                 crate::sys::sched_ext::eject()
                     .map_err(|e| anyhow::anyhow!("--eject-sched-ext: /proc/sysrq-trigger: {e}"))?;
+            }
+            if kill.is_some_and(|at| Instant::now() >= at) {
+                kill = None;
+                crate::sys::proc::kill_parent();
             }
             if crate::sys::signals::stop_requested() {
                 return Ok(Waited {

@@ -11,6 +11,7 @@
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 mod bisect;
+mod examples;
 mod experiment;
 mod lava;
 mod track;
@@ -47,7 +48,10 @@ impl Cli {
     /// Parse the process's command line.  `--help` and `--version` print
     /// and exit 0; bad input prints clap's message as one line and exits 2.
     pub fn parse_process_args() -> Cli {
-        match <Cli as Parser>::try_parse() {
+        let parsed = command()
+            .try_get_matches()
+            .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+        match parsed {
             Ok(cli) => cli,
             Err(e) => {
                 use clap::error::ErrorKind::*;
@@ -82,8 +86,17 @@ impl Cli {
     /// Parse a full argv (program name first) without exiting: scenario
     /// files are checked against the same definitions as the command line.
     pub fn try_parse_from_args(args: &[String]) -> Result<Cli, clap::Error> {
-        <Cli as Parser>::try_parse_from(args)
+        command()
+            .try_get_matches_from(args)
+            .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
     }
+}
+
+/// The whole command line as clap builds it, with every subcommand's
+/// examples in its help: what is parsed, and what the man page and the
+/// completions are made from.
+pub fn command() -> clap::Command {
+    examples::with_examples(<Cli as clap::CommandFactory>::command())
 }
 
 /// Check a full argv as the command line would read it (what an experiment

@@ -1,8 +1,7 @@
 //! Shell completions and the man page, generated from the clap definitions.
 
-use crate::cli::{Cli, Shell};
+use crate::cli::Shell;
 use anyhow::Result;
-use clap::CommandFactory;
 
 pub fn completions(shell: Shell) -> Result<()> {
     use clap_complete::Shell as S;
@@ -13,12 +12,17 @@ pub fn completions(shell: Shell) -> Result<()> {
         Shell::Elvish => S::Elvish,
         Shell::Powershell => S::PowerShell,
     };
-    clap_complete::generate(s, &mut Cli::command(), "kbench", &mut std::io::stdout());
+    clap_complete::generate(
+        s,
+        &mut crate::cli::command(),
+        "kbench",
+        &mut std::io::stdout(),
+    );
     Ok(())
 }
 
 pub fn man() -> Result<()> {
-    let cmd = Cli::command();
+    let cmd = crate::cli::command();
     clap_mangen::Man::new(cmd).render(&mut std::io::stdout())?;
     Ok(())
 }

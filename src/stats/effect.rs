@@ -108,68 +108,55 @@ pub fn hodges_lehmann_ci_tied(base: &[f64], x: &[f64], level: f64) -> Option<(f6
     let centre = hodges_lehmann(base, x);
     let (start_lo, start_hi) =
         hodges_lehmann_ci(base, x, level).unwrap_or((d.select(0), d.select(mn - 1)));
-    const STEPS: usize = 10_000;
-    let lower = {
-        let mut v = start_lo.min(centre);
-        match ok(v, next(v)) {
-            Some(mut b) => {
-                // Outward while the test still accepts.
-                for _ in 0..STEPS {
-                    let Some(p) = prev(v) else { break };
-                    match ok(p, Some(v)) {
-                        Some(c) => (v, b) = (p, c),
-                        None => break,
-                    }
-                }
-                b
-            }
-            None => {
-                // Inward until it accepts (it does at the centre).
-                let mut b = centre;
-                for _ in 0..STEPS {
-                    let Some(q) = next(v).filter(|&q| q <= centre) else {
-                        break;
-                    };
-                    v = q;
-                    if let Some(c) = ok(v, next(v)) {
-                        b = c;
-                        break;
-                    }
-                }
-                b
-            }
-        }
-    };
-    let upper = {
-        let mut v = start_hi.max(centre);
-        match ok(v, prev(v)) {
-            Some(mut b) => {
-                for _ in 0..STEPS {
-                    let Some(q) = next(v) else { break };
-                    match ok(q, Some(v)) {
-                        Some(c) => (v, b) = (q, c),
-                        None => break,
-                    }
-                }
-                b
-            }
-            None => {
-                let mut b = centre;
-                for _ in 0..STEPS {
-                    let Some(p) = prev(v).filter(|&p| p >= centre) else {
-                        break;
-                    };
-                    v = p;
-                    if let Some(c) = ok(v, prev(v)) {
-                        b = c;
-                        break;
-                    }
-                }
-                b
-            }
-        }
-    };
+    let lower = walk(start_lo.min(centre), centre, &ok, &prev, &next);
+    let upper = walk(start_hi.max(centre), centre, &ok, &next, &prev);
     Some((lower, upper))
+}
+
+/// One bound of [`hodges_lehmann_ci_tied`]: from `start`, outward (by
+/// `out`, away from the `centre`) while the test still accepts, or, when
+/// it rejects there, inward (by `inward`) until it accepts (it does at
+/// the centre).  `ok(v, toward)` is the bound the test gives at the
+/// difference `v`, or `None`.
+fn walk(
+    start: f64,
+    centre: f64,
+    ok: &dyn Fn(f64, Option<f64>) -> Option<f64>,
+    out: &dyn Fn(f64) -> Option<f64>,
+    inward: &dyn Fn(f64) -> Option<f64>,
+) -> f64 {
+    const STEPS: usize = 10_000;
+    let mut v = start;
+    if let Some(mut b) = ok(v, inward(v)) {
+        for _ in 0..STEPS {
+            let Some(p) = out(v) else { break };
+            match ok(p, Some(v)) {
+                Some(c) => (v, b) = (p, c),
+                None => break,
+            }
+        }
+        return b;
+    }
+    if start == centre {
+        return centre;
+    }
+    let before_centre = |q: f64| {
+        if start < centre {
+            q <= centre
+        } else {
+            q >= centre
+        }
+    };
+    for _ in 0..STEPS {
+        let Some(q) = inward(v).filter(|&q| before_centre(q)) else {
+            break;
+        };
+        v = q;
+        if let Some(c) = ok(v, inward(v)) {
+            return c;
+        }
+    }
+    centre
 }
 
 /// Equivalence of the shift within ±`margin` (in the metric's unit) by

@@ -20,6 +20,15 @@ fn opt(v: &Option<String>) -> String {
     v.clone().unwrap_or_else(|| DASH.to_string())
 }
 
+/// The scheduler knobs any label's system records (rows of the table).
+pub fn knob_names(runs: &[&RunRecord], labels: &[String]) -> BTreeSet<String> {
+    runs.iter()
+        .filter(|r| labels.contains(&r.label))
+        .filter_map(|r| r.fingerprint.as_deref())
+        .flat_map(|f| f.sched_knobs.keys().cloned())
+        .collect()
+}
+
 /// Build the rows; adds a warning for every label whose runs come from
 /// more than one fingerprint.  Always shows fingerprint, host, release,
 /// preempt mode and HZ; other fields only where the labels differ.

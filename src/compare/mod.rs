@@ -7,6 +7,7 @@
 
 mod boots;
 pub mod config_diff;
+mod confound;
 pub mod curve;
 mod emulated;
 mod group;

@@ -2,7 +2,9 @@
 //! suspect, warm-up and emulated runs said, runs grouped by benchmark and
 //! parameters, and each group's figures built.
 
-use super::{boots, config_diff, emulated, group, group_key, missing, Comparison, Options};
+use super::{
+    boots, config_diff, confound, emulated, group, group_key, missing, Comparison, Options,
+};
 use crate::store::RunRecord;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -61,6 +63,8 @@ pub(crate) fn undecided(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         );
     }
     let diff = config_diff::build(&runs, &labels, &mut warnings);
+    let knobs = config_diff::knob_names(&runs, &labels);
+    above.extend(confound::guard(&diff, &knobs, &runs, &labels));
     Ok(Comparison {
         labels,
         baseline,

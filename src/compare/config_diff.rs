@@ -20,6 +20,17 @@ fn opt(v: &Option<String>) -> String {
     v.clone().unwrap_or_else(|| DASH.to_string())
 }
 
+/// The CPU frequency governors in use, each once (`performance`, or
+/// `performance+powersave` when CPUs differ).
+fn governors(f: &Fingerprint) -> String {
+    let g: BTreeSet<&str> = f.cpu.freq_governors.values().map(String::as_str).collect();
+    if g.is_empty() {
+        DASH.into()
+    } else {
+        g.into_iter().collect::<Vec<_>>().join("+")
+    }
+}
+
 /// The scheduler knobs any label's system records (rows of the table).
 pub fn knob_names(runs: &[&RunRecord], labels: &[String]) -> BTreeSet<String> {
     runs.iter()
@@ -90,6 +101,22 @@ pub fn build(runs: &[&RunRecord], labels: &[String], warnings: &mut Vec<String>)
     });
     field("hypervisor", false, &|f| opt(&f.cpu.hypervisor));
     field("cpuidle", false, &|f| opt(&f.cpu.idle_driver));
+    field("governor", false, &|f| governors(f));
+    field("SMT", false, &|f| opt(&f.cpu.smt_control));
+    // Whole GiB: kernels reserve a few MiB more or less of the same RAM.
+    field("memory", false, &|f| {
+        f.mem_total_kib.map_or(DASH.into(), |k| {
+            format!("{} GiB", (k + 512 * 1024) / (1024 * 1024))
+        })
+    });
+    field("mitigations", false, &|f| {
+        let n = f
+            .vulnerabilities
+            .values()
+            .filter(|v| v.starts_with("Vulnerable"))
+            .count();
+        format!("{n} vulnerable of {}", f.vulnerabilities.len())
+    });
     field("clocksource", false, &|f| opt(&f.clocksource));
     field("THP", false, &|f| opt(&f.thp_enabled));
     let knobs: BTreeSet<String> = fps

@@ -12,9 +12,10 @@ use super::config_diff::Row;
 use crate::store::RunRecord;
 use std::collections::BTreeSet;
 
-/// Fields of the system table that are the kernel (what a kernel
-/// comparison varies): its release, preemption, HZ, version string and
-/// command line, and every config option (the other fields are named).
+/// Fields of the system table that are the machine, not the kernel.
+/// Everything else is the kernel (what a kernel comparison varies): its
+/// release, preemption, HZ, version string, command line, mitigations
+/// (which differ by kernel) and every config option.
 const MACHINE: &[&str] = &[
     "host",
     "cpu",
@@ -23,6 +24,9 @@ const MACHINE: &[&str] = &[
     "cpuidle",
     "clocksource",
     "THP",
+    "governor",
+    "SMT",
+    "memory",
 ];
 
 fn differs(r: &Row) -> bool {

@@ -139,6 +139,11 @@ pub struct CampaignInit {
     /// firmware fallback). 0 (the default) pauses at the first; the bound stops a reboot loop
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: u32,
+    /// Pause when a block's system (CPU, governor, SMT, memory, THP, knobs, the
+    /// kernel's fingerprint) differs from its label's first block; without it the
+    /// block is flagged in `status`
+    #[arg(long)]
+    pub strict: bool,
     /// The kbench command each block runs (instead of --scenario)
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -87,6 +87,7 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     seed: a.seed,
                     reboot: a.reboot.clone(),
                     retries: a.retries as usize,
+                    strict: a.strict,
                 },
             )
         }

@@ -20,6 +20,56 @@ fn opt(v: &Option<String>) -> String {
     v.clone().unwrap_or_else(|| DASH.to_string())
 }
 
+/// A row of the table read from one fingerprint.
+type Get = fn(&Fingerprint) -> String;
+
+/// The named rows, in order: (field, shown even when equal, its value).
+const FIELDS: &[(&str, bool, Get)] = &[
+    ("host", true, |f| opt(&f.hostname)),
+    ("kernel", true, |f| opt(&f.release)),
+    ("preempt", true, |f| opt(&f.preempt.mode)),
+    ("HZ", true, |f| f.hz().unwrap_or(DASH).to_string()),
+    ("version", false, |f| opt(&f.version)),
+    ("cmdline", false, |f| opt(&f.cmdline)),
+    ("cpu", false, |f| opt(&f.cpu.model)),
+    ("cpus online", false, |f| {
+        f.cpu.online_count.map_or(DASH.into(), |n| n.to_string())
+    }),
+    ("hypervisor", false, |f| opt(&f.cpu.hypervisor)),
+    ("cpuidle", false, |f| opt(&f.cpu.idle_driver)),
+    ("governor", false, governors),
+    ("SMT", false, |f| opt(&f.cpu.smt_control)),
+    // Whole GiB: kernels reserve a few MiB more or less of the same RAM.
+    ("memory", false, |f| {
+        f.mem_total_kib.map_or(DASH.into(), |k| {
+            format!("{} GiB", (k + 512 * 1024) / (1024 * 1024))
+        })
+    }),
+    ("mitigations", false, |f| {
+        let n = f
+            .vulnerabilities
+            .values()
+            .filter(|v| v.starts_with("Vulnerable"))
+            .count();
+        format!("{n} vulnerable of {}", f.vulnerabilities.len())
+    }),
+    ("clocksource", false, |f| opt(&f.clocksource)),
+    ("THP", false, |f| opt(&f.thp_enabled)),
+];
+
+/// What one system was, field by field, as the table names them (its
+/// kernel's fingerprint id first, then every named row and scheduler
+/// knob): a campaign compares each block's with its label's first.
+pub fn audit(f: &Fingerprint) -> std::collections::BTreeMap<String, String> {
+    let mut m: std::collections::BTreeMap<String, String> = FIELDS
+        .iter()
+        .map(|(name, _, get)| (name.to_string(), get(f)))
+        .collect();
+    m.insert("fingerprint".into(), f.id.clone());
+    m.extend(f.sched_knobs.clone());
+    m
+}
+
 /// The CPU frequency governors in use, each once (`performance`, or
 /// `performance+powersave` when CPUs differ).
 fn governors(f: &Fingerprint) -> String {
@@ -89,36 +139,9 @@ pub fn build(runs: &[&RunRecord], labels: &[String], warnings: &mut Vec<String>)
             });
         }
     };
-    field("host", true, &|f| opt(&f.hostname));
-    field("kernel", true, &|f| opt(&f.release));
-    field("preempt", true, &|f| opt(&f.preempt.mode));
-    field("HZ", true, &|f| f.hz().unwrap_or(DASH).to_string());
-    field("version", false, &|f| opt(&f.version));
-    field("cmdline", false, &|f| opt(&f.cmdline));
-    field("cpu", false, &|f| opt(&f.cpu.model));
-    field("cpus online", false, &|f| {
-        f.cpu.online_count.map_or(DASH.into(), |n| n.to_string())
-    });
-    field("hypervisor", false, &|f| opt(&f.cpu.hypervisor));
-    field("cpuidle", false, &|f| opt(&f.cpu.idle_driver));
-    field("governor", false, &|f| governors(f));
-    field("SMT", false, &|f| opt(&f.cpu.smt_control));
-    // Whole GiB: kernels reserve a few MiB more or less of the same RAM.
-    field("memory", false, &|f| {
-        f.mem_total_kib.map_or(DASH.into(), |k| {
-            format!("{} GiB", (k + 512 * 1024) / (1024 * 1024))
-        })
-    });
-    field("mitigations", false, &|f| {
-        let n = f
-            .vulnerabilities
-            .values()
-            .filter(|v| v.starts_with("Vulnerable"))
-            .count();
-        format!("{n} vulnerable of {}", f.vulnerabilities.len())
-    });
-    field("clocksource", false, &|f| opt(&f.clocksource));
-    field("THP", false, &|f| opt(&f.thp_enabled));
+    for (name, always, get) in FIELDS {
+        field(name, *always, get);
+    }
     let knobs: BTreeSet<String> = fps
         .iter()
         .flatten()

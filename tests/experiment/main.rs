@@ -1359,3 +1359,57 @@ fn a_plan_in_a_store_others_can_write_runs_nothing() {
     );
     assert!(marker.exists());
 }
+
+/// Puts THP back as it was, whatever the test does.
+struct ThpBack(String);
+
+impl Drop for ThpBack {
+    fn drop(&mut self) {
+        let _ = std::fs::write(THP, &self.0);
+    }
+}
+
+/// The same machine each boot: a block of B run after THP changed
+/// differs from B's first block; with `--strict` the campaign pauses on
+/// it, naming the field, and `status` counts the block; the block's runs
+/// are kept and the next step goes on.
+#[test]
+fn a_block_on_a_changed_system_is_flagged_and_strict_pauses() {
+    let Some((_knobs, _)) = knob_test() else {
+        return;
+    };
+    let env = Env::new();
+    let before = thp_mode();
+    let _back = ThpBack(before.clone());
+    env.campaign(
+        "s",
+        &["--strict", "--rounds", "2"],
+        "true",
+        &["testbench", "--runs", "2"],
+    );
+    for (release, boot) in [("test-a", "a1"), ("test-b", "b1")] {
+        let o = step(&env, "s", release, boot);
+        assert!(o.status.success(), "{o:?}");
+    }
+    let other = if before == "never" { "always" } else { "never" };
+    std::fs::write(THP, other).unwrap();
+    let o = step(&env, "s", "test-b", "b2");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("paused (--strict): block 3")
+            && err.contains(&format!("THP: {before} → {other}")),
+        "{err}"
+    );
+    let text = env.ok(&["campaign", "status", "s"]);
+    assert!(text.contains("1 block on a changed system"), "{text}");
+    assert!(
+        text.contains("its system differs from B's first block"),
+        "{text}"
+    );
+    assert_eq!(status(&env, "s")["next"], 3, "the block is kept as done");
+    std::fs::write(THP, &before).unwrap();
+    let o = step(&env, "s", "test-a", "a2");
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(status(&env, "s")["next"], 4);
+}

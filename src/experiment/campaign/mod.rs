@@ -16,6 +16,7 @@
 //! `install-service` writes a systemd unit that runs `step` at every boot
 //! until the plan is done; the last step removes it.
 
+mod audit;
 mod reboot;
 mod service;
 mod step;
@@ -46,7 +47,7 @@ pub struct Boot {
 }
 
 /// A block that was started.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Block {
     pub position: usize,
     pub label: String,
@@ -57,6 +58,12 @@ pub struct Block {
     /// machine came back on another system after the reboot into this
     /// block's (`boot_id` is the boot that came instead).
     pub status: String,
+    /// What the block's system was, field by field ([`audit`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub audit: std::collections::BTreeMap<String, String>,
+    /// How it differed from its label's first block (`field: before → now`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differs: Vec<String>,
 }
 
 /// The boot a reboot was sent for and has not come up yet.
@@ -109,6 +116,9 @@ pub struct Plan {
     /// paused.
     #[serde(default)]
     pub lost_in_row: usize,
+    /// Pause when a block's system differs from its label's first block.
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// What `init` needs.
@@ -124,6 +134,8 @@ pub struct InitOptions {
     pub reboot: String,
     /// Times a lost boot is booted again before the campaign stops.
     pub retries: usize,
+    /// Pause when a block's system differs from its label's first block.
+    pub strict: bool,
     /// How kbench parses a whole command line, to check `command`.
     pub parse: super::ParseCommand,
 }
@@ -366,6 +378,7 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
         retries: o.retries,
         lost: Vec::new(),
         lost_in_row: 0,
+        strict: o.strict,
     };
     save(store.as_mut(), &plan)?;
     let running = crate::experiment::identity();
@@ -505,6 +518,13 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
             0 => String::new(),
             n => format!(", {n} boot{} lost", if n == 1 { "" } else { "s" }),
         };
+        let lost = match p.history.iter().filter(|b| !b.differs.is_empty()).count() {
+            0 => lost,
+            n => format!(
+                "{lost}, {n} block{} on a changed system",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         say(format!(
             "campaign {}: {} of {} blocks done{lost}, {state}; `kbench {}`",
             p.name,
@@ -534,6 +554,13 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
                     h.boot_id,
                     h.status
                 ));
+                if !h.differs.is_empty() {
+                    say(format!(
+                        "    its system differs from {}'s first block: {}",
+                        h.label,
+                        h.differs.join("; ")
+                    ));
+                }
             }
             for l in &p.lost {
                 say(format!(

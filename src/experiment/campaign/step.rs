@@ -145,6 +145,7 @@ fn check_boot(
                 started: a.sent,
                 ended: Some(crate::sys::time::unix_now()),
                 status: "lost".into(),
+                ..Default::default()
             });
             let n = plan.lost_in_row;
             if n <= plan.retries {
@@ -234,6 +235,7 @@ fn start_block(
         started: crate::sys::time::unix_now(),
         ended: None,
         status: "running".into(),
+        ..Default::default()
     });
     save(store, plan)
 }
@@ -264,6 +266,28 @@ fn end_block(
     if interrupted {
         save(store, plan)?;
         return Err(crate::error::Interrupted.into());
+    }
+    if status == Some(0) {
+        let differs = super::audit::block(store, plan, position)?;
+        if !differs.is_empty() && plan.strict {
+            plan.next = position + 1;
+            let then = match plan.order.get(plan.next) {
+                Some(&i) => format!(
+                    "boot '{}' (`{}`) and run `kbench campaign step {}`",
+                    plan.boots[i].label,
+                    reboot_command(&plan.reboot, &plan.boots[i]),
+                    plan.name
+                ),
+                None => format!("run `kbench campaign step {}`", plan.name),
+            };
+            let msg = format!(
+                "campaign {} paused (--strict): block {} ran on a system that differs from its label's first block: {}. Its runs are kept (`kbench runs delete` drops them); put the machine back as it was, then {then}",
+                plan.name,
+                position + 1,
+                crate::text::clip(&differs.join("; "), 1000),
+            );
+            return pause(store, plan, msg);
+        }
     }
     if status != Some(0) {
         let msg = format!(

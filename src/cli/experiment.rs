@@ -12,6 +12,17 @@ fn rounds(s: &str) -> Result<Runs, String> {
     }
 }
 
+/// A campaign's `--rounds`: up to 100 (each round reboots every label),
+/// `auto` meaning at most 10.
+fn campaign_rounds(s: &str) -> Result<Runs, String> {
+    match values::runs(s)? {
+        Runs::Fixed(n) | Runs::Auto { max: n } if n > 100 => Err("at most 100 rounds".into()),
+        Runs::Fixed(0) => Err("at least 1 round".into()),
+        Runs::Auto { max } if s.trim() == "auto" && max > 10 => Ok(Runs::Auto { max: 10 }),
+        r => Ok(r),
+    }
+}
+
 /// `matrix --help`'s closing text: examples, the named knobs (from their
 /// table), what labels and restores are.
 fn matrix_help() -> String {
@@ -117,9 +128,18 @@ pub struct CampaignInit {
     /// A scenario file or preset each block runs (or give a command after --)
     #[arg(long, value_name = "FILE|PRESET", conflicts_with = "command")]
     pub scenario: Option<String>,
-    /// Rounds: each boots every label once
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub rounds: u32,
+    /// Rounds: each boots every label once. `auto[:MAX]` (default MAX 10) stops after a
+    /// round when every label is decided against the first, boots as units (the rule of
+    /// `matrix --rounds auto`)
+    #[arg(long, value_name = "N|auto[:MAX]", default_value = "3", value_parser = campaign_rounds)]
+    pub rounds: Runs,
+    /// The metric --rounds auto decides on (default: the benchmark's headline; required
+    /// with --scenario)
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+    /// Significance level of --rounds auto's decisions, over all labels
+    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
+    pub alpha: f64,
     /// Block order: alternating (A B, B A, ...) or random (seeded blocks)
     #[arg(long, value_name = "KIND", default_value = "alternating", value_parser = ["alternating", "random"])]
     pub order: String,

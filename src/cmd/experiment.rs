@@ -3,6 +3,7 @@
 use crate::cli::{CampaignCommand, MatrixArgs};
 use crate::experiment::{campaign, knob, matrix};
 use crate::session::Ctx;
+use crate::values::Runs;
 use anyhow::Result;
 
 pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
@@ -46,6 +47,20 @@ pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
     })
 }
 
+/// The metric a campaign's `--rounds auto` decides on: `--metric`, else
+/// the benchmark's headline; a scenario must name one.
+fn auto_metric(given: Option<&str>, command: &[String]) -> Result<String> {
+    if let Some(m) = given {
+        return Ok(m.to_string());
+    }
+    match command.first().and_then(|c| crate::registry::find(c)) {
+        Some(e) => Ok(e.headline.to_string()),
+        None => Err(crate::error::input(
+            "--rounds auto with a scenario needs --metric NAME to decide on",
+        )),
+    }
+}
+
 pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
     let db = ctx.global.db.as_deref();
     match c {
@@ -75,6 +90,14 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     },
                 );
             }
+            let auto = match a.rounds {
+                Runs::Fixed(_) => None,
+                Runs::Auto { .. } => Some(campaign::Auto {
+                    metric: auto_metric(a.metric.as_deref(), &command)?,
+                    alpha: a.alpha,
+                    threshold_pct: ctx.global.threshold,
+                }),
+            };
             campaign::init(
                 db,
                 &campaign::InitOptions {
@@ -82,7 +105,10 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     boots,
                     command,
                     parse: crate::cli::check,
-                    rounds: a.rounds as usize,
+                    rounds: match a.rounds {
+                        Runs::Fixed(n) | Runs::Auto { max: n } => n as usize,
+                    },
+                    auto,
                     random: a.order == "random",
                     seed: a.seed,
                     reboot: a.reboot.clone(),

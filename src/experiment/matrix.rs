@@ -30,7 +30,7 @@ use super::restore::{Guard, Record, Saved};
 pub use super::setup::Options;
 use crate::compare;
 use crate::error::input;
-use crate::stats::sequential::{self, Decision, Rule};
+use crate::stats::sequential;
 use crate::store::{Access, Kind, RunFilter, RunRecord, Tag};
 use crate::values::Runs;
 use anyhow::Result;
@@ -438,30 +438,19 @@ fn decided(
             "--rounds auto: the runs have no metric {metric} (choose one with --metric)"
         )));
     };
-    let base = &per_combo[0];
-    let others = combos.len() - 1;
-    let mut verdicts = Vec::new();
-    for (c, vals) in combos.iter().zip(&per_combo).skip(1) {
-        let rule = Rule {
-            alpha: o.alpha / others as f64,
-            precision_pct: 0.0,
-            threshold_pct: o.threshold_pct,
+    let labels: Vec<String> = combos.iter().map(|c| c.label.clone()).collect();
+    Ok(super::look::decided(
+        &super::look::Rounds {
+            labels: &labels,
+            values: &per_combo,
             better,
-            baseline: Some(base.clone()),
+            alpha: o.alpha,
+            threshold_pct: o.threshold_pct,
             cap,
-            // The first combination's values grow with the rounds too, so
-            // the fixed-baseline futility bound does not apply.
-            futility: false,
-        };
-        match sequential::decide(&rule, vals) {
-            Decision::Continue => return Ok(None),
-            d => verdicts.push(format!("{}: {}", c.label, d.describe())),
-        }
-    }
-    Ok(Some(format!(
-        "decided after {round} rounds on {metric}: {}",
-        verdicts.join("; ")
-    )))
+        },
+        round,
+        metric,
+    ))
 }
 
 /// The closing report: the comparison across combinations.

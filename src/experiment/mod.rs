@@ -20,6 +20,7 @@ pub mod command;
 pub mod knob;
 pub mod launch;
 pub mod lock;
+pub(crate) mod look;
 pub mod matrix;
 pub mod order;
 pub mod plan;

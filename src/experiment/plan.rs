@@ -68,6 +68,12 @@ pub fn list<T: DeserializeOwned>(
         .collect())
 }
 
+/// The label of the first arm's A/A twin (`vm --aa`, `campaign init
+/// --aa`, `lava job --aa`): the same kernel again, the noise floor.
+pub fn aa_label(label: &str) -> String {
+    format!("{label}/aa")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -73,10 +73,7 @@ pub struct Arm {
     pub calibration: bool,
 }
 
-/// The label of the first kernel's A/A twin.
-pub fn aa_label(label: &str) -> String {
-    format!("{label}/aa")
-}
+pub use crate::experiment::plan::aa_label;
 
 /// The arms: a label per kernel (given, or `<release>/<preempt mode>`
 /// as the guest will see it), and with `aa` the first kernel's twin

@@ -1413,3 +1413,54 @@ fn a_block_on_a_changed_system_is_flagged_and_strict_pauses() {
     assert!(o.status.success(), "{o:?}");
     assert_eq!(status(&env, "s")["next"], 4);
 }
+
+/// `--rounds auto:6`: B's blocks run a job twice as long as A's, so at a
+/// look (after round 3 or 5) every label is decided and the campaign ends
+/// there, before its 12 blocks, saying why.
+#[test]
+fn campaign_rounds_auto_stops_once_decided() {
+    let env = Env::new();
+    env.campaign(
+        "au",
+        &["--rounds", "auto:6"],
+        "true",
+        &["job", "--job-cmd", "sh -c \"sleep $D\"", "--runs", "3"],
+    );
+    assert_eq!(status(&env, "au")["order"].as_array().unwrap().len(), 12);
+    let mut said = String::new();
+    for n in 0..12 {
+        let s = status(&env, "au");
+        let order = s["order"].as_array().unwrap().clone();
+        let next = s["next"].as_u64().unwrap() as usize;
+        if next >= order.len() {
+            break;
+        }
+        let (release, delay) = if order[next] == 0 {
+            ("test-a", "0.05")
+        } else {
+            ("test-b", "0.10")
+        };
+        let id = format!(r#"{{"release":"{release}","cmdline":"ro quiet","boot_id":"b{n}"}}"#);
+        let o = env
+            .cmd()
+            .args(["campaign", "step", "au"])
+            .env("KBENCH_TEST_IDENTITY", id)
+            .env("D", delay)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        said += &String::from_utf8_lossy(&o.stdout);
+    }
+    // Stopped at a look (after round 3 or 5 here), before the cap.
+    let s = status(&env, "au");
+    let done = s["next"].as_u64().unwrap();
+    assert!(done == 6 || done == 10, "{done}: {said}");
+    assert_eq!(s["order"].as_array().unwrap().len() as u64, done, "{said}");
+    assert!(
+        said.contains(&format!(
+            "decided after {} rounds on time: B: worse",
+            done / 2
+        )) && said.contains(&format!("complete: {done} blocks")),
+        "{said}"
+    );
+}

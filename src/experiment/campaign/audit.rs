@@ -20,7 +20,7 @@ pub fn block(store: &dyn Store, plan: &mut Plan, position: usize) -> Result<Vec<
         return Ok(Vec::new());
     };
     let label = plan.history[at].label.clone();
-    let ids = super::step::block_runs(store, plan, &label, position)?;
+    let ids = super::block_runs(store, plan, &label, position)?;
     let filter = RunFilter {
         labels: vec![label.clone()],
         ..Default::default()

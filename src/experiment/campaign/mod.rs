@@ -18,15 +18,18 @@
 
 mod audit;
 mod reboot;
+mod rounds;
 mod service;
+mod status;
 mod step;
 
 pub use reboot::reboot_command;
 pub use service::install_service;
+pub use status::status;
 pub use step::{step, StepOptions};
 
 use crate::error::input;
-use crate::store::{Access, Kind, Store};
+use crate::store::{Access, Kind, RunFilter, Store, Tag};
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -119,6 +122,17 @@ pub struct Plan {
     /// Pause when a block's system differs from its label's first block.
     #[serde(default)]
     pub strict: bool,
+    /// `--rounds auto`: stop after a round once every label is decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<Auto>,
+}
+
+/// `--rounds auto`'s decision: on which metric, at which error.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Auto {
+    pub metric: String,
+    pub alpha: f64,
+    pub threshold_pct: f64,
 }
 
 /// What `init` needs.
@@ -136,6 +150,8 @@ pub struct InitOptions {
     pub retries: usize,
     /// Pause when a block's system differs from its label's first block.
     pub strict: bool,
+    /// `--rounds auto` (`rounds` is then its cap).
+    pub auto: Option<Auto>,
     /// How kbench parses a whole command line, to check `command`.
     pub parse: super::ParseCommand,
 }
@@ -379,6 +395,7 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
         lost: Vec::new(),
         lost_in_row: 0,
         strict: o.strict,
+        auto: o.auto.clone(),
     };
     save(store.as_mut(), &plan)?;
     let running = crate::experiment::identity();
@@ -407,6 +424,29 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
         plan.boots[plan.order[0]].label, plan.name, plan.name
     );
     Ok(())
+}
+
+/// Ids of the runs one block stored.
+pub(super) fn block_runs(
+    store: &dyn Store,
+    plan: &Plan,
+    label: &str,
+    position: usize,
+) -> Result<Vec<i64>> {
+    let filter = RunFilter {
+        labels: vec![label.to_string()],
+        ..Default::default()
+    };
+    Ok(store
+        .load_runs(&filter, false)?
+        .into_iter()
+        .filter(|r| {
+            Tag::of(r).is_some_and(|t| {
+                t.is(Kind::Campaign, &plan.name) && t.position() == Some(position + 1)
+            })
+        })
+        .map(|r| r.id)
+        .collect())
 }
 
 fn order_line(p: &Plan) -> String {
@@ -465,116 +505,6 @@ pub fn abort(db: Option<&str>, name: &str) -> Result<()> {
         "campaign {name} abandoned after {runs} of {} blocks; its runs are kept (kbench runs list --label …)",
         plan.order.len()
     );
-    Ok(())
-}
-
-/// `campaign status`.
-pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
-    let store = crate::store::open(db, Access::ReadOnly)?;
-    let plans: Vec<Plan> = match name {
-        Some(n) => vec![load(store.as_ref(), n)?],
-        None => super::plan::list::<Plan>(store.as_ref(), Kind::Campaign)?
-            .into_iter()
-            .filter_map(|(_, p)| p.ok())
-            .filter(|p| {
-                let ok = check_plan(p).is_ok();
-                if !ok {
-                    eprintln!(
-                        "kbench: campaign {}: the stored plan is damaged; left out",
-                        crate::text::clean(&p.name)
-                    );
-                }
-                ok
-            })
-            .collect(),
-    };
-    if json {
-        return crate::session::print_json("campaigns", serde_json::json!({ "campaigns": plans }));
-    }
-    if plans.is_empty() {
-        println!("no campaigns in {}", store.describe());
-        return Ok(());
-    }
-    let say = |s: String| println!("{}", crate::text::wrap(&s, crate::text::width()));
-    for p in &plans {
-        let state = if p.abandoned.is_some() {
-            "abandoned".to_string()
-        } else if p.next >= p.order.len() {
-            "complete".to_string()
-        } else if p.paused.is_some() {
-            "paused".to_string()
-        } else {
-            format!(
-                "next: block {} on boot '{}'",
-                p.next + 1,
-                p.boots[p.order[p.next]].label
-            )
-        };
-        let state = match crate::text::colour::of_verdict(&state) {
-            Some(paint) if crate::text::colour::stdout() => paint.wrap(&state),
-            _ => state,
-        };
-        let lost = match p.lost.len() {
-            0 => String::new(),
-            n => format!(", {n} boot{} lost", if n == 1 { "" } else { "s" }),
-        };
-        let lost = match p.history.iter().filter(|b| !b.differs.is_empty()).count() {
-            0 => lost,
-            n => format!(
-                "{lost}, {n} block{} on a changed system",
-                if n == 1 { "" } else { "s" }
-            ),
-        };
-        say(format!(
-            "campaign {}: {} of {} blocks done{lost}, {state}; `kbench {}`",
-            p.name,
-            p.next.min(p.order.len()),
-            p.order.len(),
-            p.command.join(" ")
-        ));
-        say(format!("  order: {}", order_line(p)));
-        if let Some(why) = &p.paused {
-            say(format!("  paused: {why}"));
-        }
-        if name.is_some() {
-            for b in &p.boots {
-                say(format!(
-                    "  boot {}: release {}, cmdline has [{}], entry {}",
-                    b.label,
-                    b.release.as_deref().unwrap_or("any"),
-                    b.cmdline.join(" "),
-                    b.entry.as_deref().unwrap_or("-")
-                ));
-            }
-            for h in &p.history {
-                say(format!(
-                    "  block {} {} boot {} {}",
-                    h.position + 1,
-                    h.label,
-                    h.boot_id,
-                    h.status
-                ));
-                if !h.differs.is_empty() {
-                    say(format!(
-                        "    its system differs from {}'s first block: {}",
-                        h.label,
-                        h.differs.join("; ")
-                    ));
-                }
-            }
-            for l in &p.lost {
-                say(format!(
-                    "  block {} {} lost: the machine came back as boot {}",
-                    l.position + 1,
-                    l.label,
-                    l.boot_id
-                ));
-            }
-            if let Some(s) = &p.service {
-                say(format!("  service: {}", s.display()));
-            }
-        }
-    }
     Ok(())
 }
 

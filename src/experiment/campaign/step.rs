@@ -7,7 +7,7 @@ use super::service::remove_service;
 use super::*;
 use crate::error::resource;
 use crate::experiment::launch::Child;
-use crate::store::{Kind, RunFilter, Tag};
+use crate::store::{RunFilter, Tag};
 
 /// Options of `step`.
 #[derive(Clone, Debug, Default)]
@@ -91,6 +91,15 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
     end_block(store.as_mut(), &mut plan, position, status)?;
     plan.next += 1;
     save(store.as_mut(), &plan)?;
+    match super::rounds::look(store.as_ref(), &mut plan) {
+        Ok(Some(why)) => {
+            println!("campaign {}: {why}", plan.name);
+            save(store.as_mut(), &plan)?;
+        }
+        Ok(None) => {}
+        // The campaign goes on to its cap; the reason is said.
+        Err(e) => eprintln!("kbench: warning: campaign {}: {e:#}", plan.name),
+    }
     if plan.next >= plan.order.len() {
         println!(
             "campaign {} complete: {} blocks. Compare with boots as units: kbench compare {}",
@@ -397,29 +406,6 @@ pub(super) fn run_block(
         .args(&plan.command)
         .tagged(tag)
         .run()
-}
-
-/// Ids of the runs one block stored.
-pub(super) fn block_runs(
-    store: &dyn Store,
-    plan: &Plan,
-    label: &str,
-    position: usize,
-) -> Result<Vec<i64>> {
-    let filter = RunFilter {
-        labels: vec![label.to_string()],
-        ..Default::default()
-    };
-    Ok(store
-        .load_runs(&filter, false)?
-        .into_iter()
-        .filter(|r| {
-            Tag::of(r).is_some_and(|t| {
-                t.is(Kind::Campaign, &plan.name) && t.position() == Some(position + 1)
-            })
-        })
-        .map(|r| r.id)
-        .collect())
 }
 
 /// With `--aa` (the first boot again as `LABEL/aa`): the first label

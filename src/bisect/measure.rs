@@ -43,6 +43,9 @@ pub struct Real<'a> {
     commits: Vec<Commit>,
     revert_tree: Option<PathBuf>,
     trees: Vec<PathBuf>,
+    /// The largest built work tree so far, in bytes: the room the next
+    /// one needs.
+    largest_tree: u64,
     ready: BTreeMap<usize, Ready>,
     pub machine: Option<crate::vm::Machine>,
     labels: Vec<String>,
@@ -94,6 +97,7 @@ impl<'a> Real<'a> {
             commits,
             revert_tree: None,
             trees: Vec::new(),
+            largest_tree: 0,
             ready: BTreeMap::new(),
             machine,
             labels,
@@ -161,6 +165,7 @@ impl<'a> Real<'a> {
         };
         let tree = match (self.commits.get(i), &self.revert_tree) {
             (Some(c), _) => {
+                self.room_for_a_tree()?;
                 let t = self.scratch.path().join(format!("tree-{i}-{}", c.short));
                 git::worktree(repo, &t, &c.id).map_err(|e| format!("{e:#}"))?;
                 self.trees.push(t.clone());
@@ -171,15 +176,43 @@ impl<'a> Real<'a> {
         };
         let log = self.scratch.path().join(format!("build-{i}.log"));
         let last = git::build(&tree, build, &log)?;
+        self.largest_tree = self.largest_tree.max(crate::load::tree_bytes(&tree));
         if self.machine.is_none() {
             return Ok(Ready::Tree(tree));
         }
         let img = git::image(&tree, image.as_deref(), &last)?;
-        self.image_ready(
+        let ready = self.image_ready(
             i,
             &img,
             tree.join(".config").is_file().then(|| tree.join(".config")),
-        )
+        );
+        // The image is copied out: its tree (a built kernel, gigabytes)
+        // is not needed again, but for the revert's.
+        if Some(&tree) != self.revert_tree.as_ref() {
+            git::remove_worktree(repo, &tree);
+            self.trees.retain(|t| *t != tree);
+        }
+        ready
+    }
+
+    /// Is there room for one more work tree where the trees go?  The
+    /// largest built so far, and 1 GiB to spare: a 500-commit Linux range
+    /// would otherwise fill the disk.
+    fn room_for_a_tree(&self) -> std::result::Result<(), String> {
+        const SPARE: u64 = 1 << 30;
+        let Ok((free, _)) = crate::sys::fd::statvfs(self.scratch.path()) else {
+            return Ok(());
+        };
+        let need = self.largest_tree.saturating_add(SPARE);
+        if free < need {
+            return Err(format!(
+                "no room for another work tree in {}: {} MiB free, and a built tree takes about {} MiB (the largest so far) with 1 GiB to spare; set TMPDIR to a roomier filesystem",
+                self.scratch.path().display(),
+                free >> 20,
+                self.largest_tree >> 20
+            ));
+        }
+        Ok(())
     }
 
     /// A built image copied out where its config is found beside it.
@@ -395,6 +428,30 @@ fn values_of(runs: &[RunRecord], metrics: &[String]) -> Option<Vec<f64>> {
 }
 
 impl Measure for Real<'_> {
+    fn release(&mut self, keep: &[usize]) {
+        let Source::Git { repo, .. } = &self.plan.source else {
+            return;
+        };
+        let gone: Vec<usize> = self
+            .ready
+            .keys()
+            .copied()
+            .filter(|i| !keep.contains(i) && *i < self.commits.len())
+            .collect();
+        for i in gone {
+            match self.ready.remove(&i) {
+                Some(Ready::Tree(t)) => {
+                    git::remove_worktree(repo, &t);
+                    self.trees.retain(|x| *x != t);
+                }
+                Some(Ready::Image(..)) => {
+                    let _ = std::fs::remove_dir_all(self.scratch.path().join(format!("image-{i}")));
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn prepare(&mut self, i: usize) -> std::result::Result<(), String> {
         if self.ready.contains_key(&i) {
             return Ok(());

@@ -83,6 +83,9 @@ pub trait Measure {
     }
     /// Say a line of progress.
     fn say(&mut self, _line: &str) {}
+    /// Only the candidates in `keep` can be measured again (the ends and
+    /// the bracket): free what readies the others (a built work tree).
+    fn release(&mut self, _keep: &[usize]) {}
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -253,6 +256,7 @@ impl State {
         }
         loop {
             let (lo, hi) = self.bounds();
+            m.release(&[0, last, lo, hi]);
             let Some(c) = self.next(lo, hi) else {
                 return self.settle(m, lo, hi);
             };

@@ -25,6 +25,7 @@ pub mod walk;
 
 pub use dbench::which;
 pub use runner::{Report, Running};
+pub(crate) use tar::tree_bytes;
 
 use crate::sys::sched::Policy;
 use anyhow::Result;

@@ -24,8 +24,9 @@ pub struct Tar {
 }
 
 /// The bytes of every file under `dir`, symlinks not followed, rounded
-/// up to 4 KiB blocks (what they take on disk once extracted).
-fn tree_bytes(dir: &Path) -> u64 {
+/// up to 4 KiB blocks (what they take on disk once extracted; also what
+/// a bisection's built work tree takes).
+pub(crate) fn tree_bytes(dir: &Path) -> u64 {
     let mut total = 0u64;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

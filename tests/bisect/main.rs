@@ -172,6 +172,22 @@ impl Bisect {
     }
 }
 
+/// Work trees a bisection has in the scratch folders under `tmp` now.
+fn trees_in(tmp: &Path) -> usize {
+    std::fs::read_dir(tmp)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("kbench-bisect-")
+        })
+        .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("tree-"))
+        .count()
+}
+
 fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
@@ -187,8 +203,25 @@ fn a_bisection_names_the_slow_commit_and_confirms_it() {
     let _l = one();
     let b = Bisect::new();
     let r = repo(b.env.dir.path(), 9, None);
-    let (code, out, err) = b.run(&strs(&Bisect::args(&r)));
+    // Work trees are freed as the bracket narrows: at most the two ends,
+    // the bracket's two and the one being built (or the revert's) at once,
+    // where keeping every candidate's would reach seven here.
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (code, out, err, most) = std::thread::scope(|sc| {
+        let watch = sc.spawn(|| {
+            let mut most = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(trees_in(b.tmp.path()));
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            most
+        });
+        let (code, out, err) = b.run(&strs(&Bisect::args(&r)));
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (code, out, err, watch.join().unwrap())
+    });
     assert_eq!(code, 0, "{err}\n{out}");
+    assert!((3..=5).contains(&most), "{most} work trees at once");
     let culprit = short(&r, "HEAD~7");
     assert!(
         out.starts_with(&format!("culprit: {culprit} change 9 (slower)")),
@@ -709,5 +742,56 @@ fn git_runs_as_the_sudo_user_and_forgets_only_its_own_worktrees() {
     assert!(
         String::from_utf8_lossy(&list.stdout).contains("/away\n"),
         "{list:?}"
+    );
+}
+
+/// Unmounts a test's tmpfs, whatever the test does.
+struct Unmount(PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A scratch filesystem without room for a work tree (a 64 MiB tmpfs,
+/// under the 1 GiB kept spare): the bisection says so and builds nothing,
+/// rather than fill the disk.
+#[test]
+fn no_room_for_a_work_tree_is_said_not_filled() {
+    if !have_tools() || unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root (to mount a small tmpfs)");
+        return;
+    }
+    let _l = one();
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, None);
+    let small = b.env.dir.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    let ok = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64m", "tmpfs"])
+        .arg(&small)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mount a tmpfs");
+    let _umount = Unmount(small.clone());
+    let o = b
+        .env
+        .cmd()
+        .env("TMPDIR", &small)
+        .args(strs(&Bisect::args(&r)))
+        .output()
+        .unwrap();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(all.contains("no room for another work tree"), "{all}");
+    assert!(
+        common::walk(&small).is_empty(),
+        "{:?}",
+        common::walk(&small)
     );
 }

@@ -8,6 +8,39 @@
 
 use crate::stats::sequential::{self, Decision, Rule};
 use crate::stats::Better;
+use crate::store::RunRecord;
+
+/// Each arm's values, one a round (rounds 1..=`rounds`): the mean of
+/// `metric` over the runs `of(arm, round)` picks; and the metric's
+/// direction, `None` when no run has it.
+pub fn round_means(
+    runs: &[RunRecord],
+    arms: usize,
+    rounds: usize,
+    metric: &str,
+    of: impl Fn(&RunRecord, usize, usize) -> bool,
+) -> (Vec<Vec<f64>>, Option<Better>) {
+    let mut better = None;
+    let values = (0..arms)
+        .map(|arm| {
+            (1..=rounds)
+                .filter_map(|r| {
+                    let v: Vec<f64> = runs
+                        .iter()
+                        .filter(|x| of(x, arm, r))
+                        .filter_map(|x| x.metrics.iter().find(|m| m.name == metric))
+                        .map(|m| {
+                            better = Some(m.better);
+                            m.value
+                        })
+                        .collect();
+                    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+                })
+                .collect()
+        })
+        .collect();
+    (values, better)
+}
 
 /// The rounds so far, per arm (the first is the baseline).
 pub struct Rounds<'a> {

@@ -408,31 +408,12 @@ fn decided(
     }
     let runs = runs_of(o, combos, id, started)?;
     // One value per combination and round: the mean of that round's runs.
-    let mut better = None;
-    let per_combo: Vec<Vec<f64>> = combos
-        .iter()
-        .enumerate()
-        .map(|(ci, c)| {
-            (1..=round)
-                .filter_map(|r| {
-                    let v: Vec<f64> = runs
-                        .iter()
-                        .filter(|x| {
-                            x.label == c.label
-                                && matches!(Tag::of(x), Some(Tag::Matrix { round, combination, .. })
-                                    if round == r && combination == ci)
-                        })
-                        .filter_map(|x| x.metrics.iter().find(|m| m.name == metric))
-                        .map(|m| {
-                            better = Some(m.better);
-                            m.value
-                        })
-                        .collect();
-                    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-                })
-                .collect()
-        })
-        .collect();
+    let (per_combo, better) =
+        super::look::round_means(&runs, combos.len(), round, metric, |x, ci, r| {
+            x.label == combos[ci].label
+                && matches!(Tag::of(x), Some(Tag::Matrix { round, combination, .. })
+                if round == r && combination == ci)
+        });
     let Some(better) = better else {
         return Err(input(format!(
             "--rounds auto: the runs have no metric {metric} (choose one with --metric)"

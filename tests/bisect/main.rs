@@ -172,8 +172,8 @@ impl Bisect {
     }
 }
 
-/// Work trees a bisection has in the scratch folders under `tmp` now.
-fn trees_in(tmp: &Path) -> usize {
+/// The work trees a bisection has in the scratch folders under `tmp` now.
+fn trees(tmp: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(tmp)
         .into_iter()
         .flatten()
@@ -185,7 +185,8 @@ fn trees_in(tmp: &Path) -> usize {
         })
         .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
         .filter(|e| e.file_name().to_string_lossy().starts_with("tree-"))
-        .count()
+        .map(|e| e.path())
+        .collect()
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -211,7 +212,7 @@ fn a_bisection_names_the_slow_commit_and_confirms_it() {
         let watch = sc.spawn(|| {
             let mut most = 0;
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                most = most.max(trees_in(b.tmp.path()));
+                most = most.max(trees(b.tmp.path()).len());
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             most
@@ -687,20 +688,7 @@ fn git_runs_as_the_sudo_user_and_forgets_only_its_own_worktrees() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let tree = || {
-        std::fs::read_dir(b.tmp.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .starts_with("kbench-bisect-")
-            })
-            .flat_map(|e| std::fs::read_dir(e.path()).into_iter().flatten().flatten())
-            .find(|e| e.file_name().to_string_lossy().starts_with("tree-"))
-            .map(|e| e.path())
-    };
+    let tree = || trees(b.tmp.path()).into_iter().next();
     let built = || tree().is_some_and(|t| t.join("prog").exists());
     assert!(wait_for(300, built), "no build began");
     let t = tree().unwrap();

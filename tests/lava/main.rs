@@ -99,6 +99,60 @@ fn parts() -> Option<(&'static Guest, PathBuf)> {
 }
 
 /// Two of Debian's kernels, two boots each, as four LAVA jobs run by
+/// `kbench lava job` of the guest's two kernels (labels std and rt) on
+/// `disk`, with `extra` flags, its jobs written to `out`, each running
+/// `command`: what it said.
+fn jobs_of(
+    env: &Env,
+    g: &Guest,
+    disk: &Path,
+    extra: &[&str],
+    out: &Path,
+    command: &[&str],
+) -> String {
+    let boot = g.root.join("boot");
+    let kernel = |label: &str, release: &str| {
+        format!(
+            "{}={label}",
+            boot.join(format!("vmlinuz-{release}")).display()
+        )
+    };
+    let (std, rt) = (kernel("std", &g.std), kernel("rt", &g.rt));
+    let (disk, out) = (disk.display().to_string(), out.display().to_string());
+    let mut a = vec![
+        "lava", "job", "--kernel", &std, "--kernel", &rt, "--rootfs", &disk,
+    ];
+    a.extend_from_slice(extra);
+    a.extend(["-o", &out, "--"]);
+    a.extend_from_slice(command);
+    env.ok(&a)
+}
+
+/// `lava-run` of `job` on the device `dev`, its log in `dir`: the log's
+/// path and text, after checking that LAVA ran the job to its end.
+fn lava_run(dir: &Path, dev: &Path, job: &Path, n: usize) -> (PathBuf, String) {
+    let log = dir.join(format!("{n}.log"));
+    let file = std::fs::File::create(&log).unwrap();
+    let st = Command::new("lava-run")
+        .args(["--job-id", &n.to_string(), "--output-dir"])
+        .arg(dir.join(format!("out-{n}")))
+        .arg("--device")
+        .arg(dev)
+        .arg(job)
+        // libguestfs builds LAVA's overlay disk in a VM of its own: TCG,
+        // as this host's /dev/kvm runs no ordinary kernel.
+        .env("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg")
+        // Its log is on stderr.
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .status()
+        .unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let tail: Vec<&str> = text.lines().rev().take(30).collect();
+    assert!(st.success(), "lava-run {}: {tail:?}", job.display());
+    (log, text)
+}
+
 /// lava-run in the plan's order: each boot's runs stored under its label
 /// with the guest's own fingerprint (its kernel, its boot id), marked
 /// emulated; `compare` takes the boot as the unit; importing again adds
@@ -115,29 +169,14 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
     common::guest::disk(g, &disk, "rm /etc/systemd/journald.conf.d/console.conf\n");
     let dev = device(&templates, dir.path());
     let jobs = dir.path().join("jobs");
-    let boot = g.root.join("boot");
-    let out = env.ok(&[
-        "lava",
-        "job",
-        "--kernel",
-        &format!("{}=std", boot.join(format!("vmlinuz-{}", g.std)).display()),
-        "--kernel",
-        &format!("{}=rt", boot.join(format!("vmlinuz-{}", g.rt)).display()),
-        "--rootfs",
-        &disk.display().to_string(),
-        "--boots",
-        "2",
-        "--seed",
-        "7",
-        "-o",
-        &jobs.display().to_string(),
-        "--",
-        "cyclictest",
-        "-t",
-        "1",
-        "-D",
-        "5s",
-    ]);
+    let out = jobs_of(
+        &env,
+        g,
+        &disk,
+        &["--boots", "2", "--seed", "7"],
+        &jobs,
+        &["cyclictest", "-t", "1", "-D", "5s"],
+    );
     assert!(out.contains("4 jobs, one a boot"), "{out}");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&jobs)
         .unwrap()
@@ -149,26 +188,9 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
     assert_eq!(files.len(), 4);
     let mut logs = Vec::new();
     for (n, job) in files.iter().enumerate() {
-        let log = dir.path().join(format!("{}.log", n + 1));
         let started = Instant::now();
-        let file = std::fs::File::create(&log).unwrap();
-        let st = Command::new("lava-run")
-            .args(["--job-id", &(n + 1).to_string(), "--output-dir"])
-            .arg(dir.path().join(format!("out-{}", n + 1)))
-            .arg("--device")
-            .arg(&dev)
-            .arg(job)
-            // libguestfs builds LAVA's overlay disk in a VM of its own:
-            // TCG, as this host's /dev/kvm runs no ordinary kernel.
-            .env("LIBGUESTFS_BACKEND_SETTINGS", "force_tcg")
-            // Its log is on stderr.
-            .stdout(file.try_clone().unwrap())
-            .stderr(file)
-            .status()
-            .unwrap();
-        let text = std::fs::read_to_string(&log).unwrap();
+        let (log, text) = lava_run(dir.path(), &dev, job, n + 1);
         let tail: Vec<&str> = text.lines().rev().take(30).collect();
-        assert!(st.success(), "lava-run {}: {tail:?}", job.display());
         // LAVA itself recorded kbench's test cases, with their numbers.
         assert!(
             text.contains("\"case\": \"kbench.cyclictest.p99_us\""),
@@ -241,6 +263,36 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
     let r = fresh.json(&["runs", "show", "1"]);
     assert_eq!(r["status"], "failed");
     assert!(r["notes"].to_string().contains("cut short"), "{r}");
+    // A job whose kbench command fails on the device (a path that is not
+    // there): LAVA runs it to its end, and the boot comes back as one
+    // failed run that says why.
+    let failing = dir.path().join("failing");
+    jobs_of(
+        &env,
+        g,
+        &disk,
+        &["--boots", "1"],
+        &failing,
+        &["coldwalk", "/no/such/kbench/path"],
+    );
+    let mut jobs: Vec<PathBuf> = std::fs::read_dir(&failing)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    jobs.sort();
+    let (log, text) = lava_run(dir.path(), &dev, &jobs[0], 9);
+    assert!(text.contains("KBENCH-LAVA-FAILED"), "{text}");
+    let fails = Env::new();
+    let said = fails.ok(&["lava", "import", &log.display().to_string()]);
+    assert!(
+        said.contains("0 boot(s) with runs, 1 failed boot(s)"),
+        "{said}"
+    );
+    let r = fails.json(&["runs", "show", "1"]);
+    assert_eq!(r["status"], "failed");
+    assert!(r["notes"].to_string().contains("stored no run"), "{r}");
     // Nothing to import is said, not stored.
     let none = dir.path().join("none.log");
     std::fs::write(&none, "no kbench here\n").unwrap();

@@ -34,32 +34,19 @@ pub fn look(store: &dyn Store, plan: &mut Plan) -> Result<Option<String>> {
         },
         false,
     )?;
-    let mut better = None;
-    let values: Vec<Vec<f64>> = labels
-        .iter()
-        .map(|l| {
-            (1..=round)
-                .filter_map(|r| {
-                    let v: Vec<f64> = runs
-                        .iter()
-                        .filter(|x| {
-                            &x.label == l
-                                && x.status == RunStatus::Complete
-                                && x.settings["warmup"] != true
-                                && matches!(Tag::of(x), Some(Tag::Campaign { ref id, round, .. })
-                                    if *id == plan.name && round == r)
-                        })
-                        .filter_map(|x| x.metrics.iter().find(|m| m.name == auto.metric))
-                        .map(|m| {
-                            better = Some(m.better);
-                            m.value
-                        })
-                        .collect();
-                    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-                })
-                .collect()
-        })
-        .collect();
+    let (values, better) = crate::experiment::look::round_means(
+        &runs,
+        labels.len(),
+        round,
+        &auto.metric,
+        |x, arm, r| {
+            x.label == labels[arm]
+                && x.status == RunStatus::Complete
+                && x.settings["warmup"] != true
+                && matches!(Tag::of(x), Some(Tag::Campaign { ref id, round, .. })
+                    if *id == plan.name && round == r)
+        },
+    );
     let Some(better) = better else {
         return Err(crate::error::input(format!(
             "--rounds auto: the campaign's runs have no metric {}",

@@ -88,9 +88,9 @@ fn matrix_interleaves_labels_and_restores() {
         return;
     };
     let env = Env::new();
-    // The order is reproducible from its seed, and only from it.
-    let plan = |seed: &str| {
-        env.ok(&[
+    // Two knobs of two values each, then the rounds, seed and command.
+    let matrix = |rest: &[&str]| {
+        let mut a = vec![
             "--label",
             "m",
             "matrix",
@@ -98,6 +98,13 @@ fn matrix_interleaves_labels_and_restores() {
             "autogroup=0,1",
             "--knob",
             "thp=always,never",
+        ];
+        a.extend_from_slice(rest);
+        a.iter().map(|s| s.to_string()).collect::<Vec<String>>()
+    };
+    // The order is reproducible from its seed, and only from it.
+    let plan = |seed: &str| {
+        let a = matrix(&[
             "--rounds",
             "4",
             "--seed",
@@ -105,7 +112,8 @@ fn matrix_interleaves_labels_and_restores() {
             "--dry-run",
             "--",
             "hackbench",
-        ])
+        ]);
+        env.ok(&a.iter().map(String::as_str).collect::<Vec<_>>())
     };
     assert_eq!(plan("7"), plan("7"));
     assert_ne!(plan("7"), plan("8"));
@@ -117,15 +125,8 @@ fn matrix_interleaves_labels_and_restores() {
     let out = env
         .cmd()
         .env("XDG_DATA_HOME", &data)
-        .args([
-            "--json",
-            "--label",
-            "m",
-            "matrix",
-            "--knob",
-            "autogroup=0,1",
-            "--knob",
-            "thp=always,never",
+        .arg("--json")
+        .args(matrix(&[
             "--rounds",
             "2",
             "--seed",
@@ -139,7 +140,7 @@ fn matrix_interleaves_labels_and_restores() {
             "2",
             "-l",
             "20",
-        ])
+        ]))
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");

@@ -783,3 +783,24 @@ fn no_room_for_a_work_tree_is_said_not_filled() {
         common::walk(&small)
     );
 }
+
+/// A bisection in a real terminal of 80 columns, as a person runs it: its
+/// progress and its report fit, no colour escape is spelled out as text,
+/// and it names the culprit.
+#[test]
+fn a_bisection_on_a_terminal_fits_and_spells_out_no_escape() {
+    if !have_tools() {
+        return;
+    }
+    let _l = one();
+    let b = Bisect::new();
+    let r = repo(b.env.dir.path(), 9, None);
+    let mut c = b.cmd(&strs(&Bisect::args(&r)));
+    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    let s = common::pty::run(c, 80);
+    assert_eq!(s.code, 0, "{}", s.plain());
+    assert!(!s.escapes_as_text(), "{}", s.bytes);
+    let widest = s.lines().iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest <= 80, "a line of {widest} columns:\n{}", s.plain());
+    assert!(s.plain().contains("culprit: "), "{}", s.plain());
+}

@@ -800,7 +800,12 @@ fn a_bisection_on_a_terminal_fits_and_spells_out_no_escape() {
     let s = common::pty::run(c, 80);
     assert_eq!(s.code, 0, "{}", s.plain());
     assert!(!s.escapes_as_text(), "{}", s.bytes);
-    let widest = s.lines().iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let widest = s
+        .lines()
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
     assert!(widest <= 80, "a line of {widest} columns:\n{}", s.plain());
     assert!(s.plain().contains("culprit: "), "{}", s.plain());
 }

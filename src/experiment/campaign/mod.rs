@@ -175,11 +175,13 @@ pub fn parse_boot(spec: &str) -> Result<Boot> {
         ))
     })?;
     let label = label.trim();
-    if label.is_empty() || label.len() > 100 || label.chars().any(char::is_control) {
-        return Err(input(format!(
-            "--boot '{spec}': a label must be 1-100 printable characters"
-        )));
-    }
+    // Held to --label's rules: a label is printed in every report.
+    crate::values::label(label).map_err(|e| {
+        input(format!(
+            "--boot '{}': {e}",
+            crate::text::clip(&crate::text::clean(spec), 120)
+        ))
+    })?;
     let mut parts: Vec<String> = Vec::new();
     for piece in rest.split(';') {
         for (i, bit) in piece.split(',').enumerate() {
@@ -531,9 +533,12 @@ mod tests {
             "x=colour=red",
             "x=release=1,entry=--help",
             "x=release=",
+            "a\u{202e}b=release=1",
         ] {
             assert!(parse_boot(bad).is_err(), "{bad}");
         }
+        let long = format!("{}=release=1", "l".repeat(201));
+        assert!(format!("{:#}", parse_boot(&long).unwrap_err()).contains("1-200 characters"));
     }
 
     #[test]

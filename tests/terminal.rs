@@ -240,5 +240,14 @@ fn help_fits_the_command() {
     }
     let h = help(&["vm"]);
     assert!(h.contains("--isolate") && !h.contains("--precision"), "{h}");
+    // The options every command takes are one block of their own, after
+    // the command's.
+    for args in [&["labels"][..], &["compare"], &["hackbench"]] {
+        let h = help(args);
+        let (own, global) = (h.find("Options:").unwrap(), h.find("Global options:"));
+        assert!(global.is_some_and(|g| g > own), "{args:?}:\n{h}");
+        let own_block = &h[own..global.unwrap()];
+        assert!(!own_block.contains("--db "), "{args:?}:\n{h}");
+    }
     env.ok(&["testbench", "--precision", "5", "--no-store"]);
 }

@@ -6,6 +6,7 @@ use clap::{ArgAction, Args, ValueEnum};
 use std::time::Duration;
 
 #[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Result store: a SQLite file, or postgres://user@host/db for a shared one
     /// [default: $XDG_DATA_HOME/kbench/results.db]

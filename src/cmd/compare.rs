@@ -69,6 +69,21 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         allow_emulated: a.allow_emulated,
     };
     let mut c = compare::build(&runs, &opts)?;
+    // Runs failed by a sched_ext ejection are not compared, but said.
+    let failed = store.load_runs(
+        &RunFilter {
+            only_complete: false,
+            ..filter.clone()
+        },
+        false,
+    )?;
+    let mut asked: Vec<String> = c.labels.clone();
+    for r in &failed {
+        if !asked.contains(&r.label) {
+            asked.push(r.label.clone());
+        }
+    }
+    c.above.extend(compare::ejected::notice(&failed, &asked));
     c.wide = a.wide;
     let curves = match &a.curve {
         Some(flag) => Some(curves_over(&c, flag, &a.metric)?),

@@ -9,6 +9,7 @@ mod boots;
 pub mod config_diff;
 mod confound;
 pub mod curve;
+pub mod ejected;
 mod emulated;
 mod group;
 mod missing;

@@ -181,6 +181,20 @@ fn an_ejection_during_a_run_fails_that_run_and_the_next_variant_runs() {
             assert_eq!(r["status"], "complete", "{r}");
         }
     }
+    // compare leaves the failed runs out, and says why, per label.
+    let out = env.run(&["compare"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+    .split_whitespace()
+    .collect::<Vec<_>>()
+    .join(" ");
+    assert!(
+        text.contains("k/sched=bpfland: 2 of 2 runs failed because the sched_ext scheduler changed during them (ejected: bpfland"),
+        "{text}"
+    );
 }
 
 /// The matrix SIGKILLed while bpfland is attached (its testbench kills

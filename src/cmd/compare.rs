@@ -69,21 +69,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         allow_emulated: a.allow_emulated,
     };
     let mut c = compare::build(&runs, &opts)?;
-    // Runs failed by a sched_ext ejection are not compared, but said.
-    let failed = store.load_runs(
-        &RunFilter {
-            only_complete: false,
-            ..filter.clone()
-        },
-        false,
-    )?;
-    let mut asked: Vec<String> = c.labels.clone();
-    for r in &failed {
-        if !asked.contains(&r.label) {
-            asked.push(r.label.clone());
-        }
-    }
-    c.above.extend(compare::ejected::notice(&failed, &asked));
+    ejections(&*store, &filter, &mut c)?;
     c.wide = a.wide;
     let curves = match &a.curve {
         Some(flag) => Some(curves_over(&c, flag, &a.metric)?),
@@ -190,6 +176,30 @@ fn contest_layout(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         ));
     }
     crate::benchmarks::contest::show(ctx, &ctx.global.label, a.baseline.as_deref())
+}
+
+/// Runs failed by a sched_ext ejection are not compared, but said above
+/// the scoreboard, for the labels compared and those left with none.
+fn ejections(
+    store: &dyn crate::store::Store,
+    filter: &RunFilter,
+    c: &mut compare::Comparison,
+) -> Result<()> {
+    let all = store.load_runs(
+        &RunFilter {
+            only_complete: false,
+            ..filter.clone()
+        },
+        false,
+    )?;
+    let mut asked: Vec<String> = c.labels.clone();
+    for r in &all {
+        if !asked.contains(&r.label) {
+            asked.push(r.label.clone());
+        }
+    }
+    c.above.extend(compare::ejected::notice(&all, &asked));
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::error::input;
 use crate::report;
 use crate::session::Ctx;
 use crate::stats::multiple::Correction;
-use crate::store::RunFilter;
+use crate::store::{RunFilter, RunRecord};
 use anyhow::Result;
 
 pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
@@ -24,14 +24,18 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         labels: ctx.global.label.clone(),
         benchmarks: a.benchmark.clone(),
         since,
-        only_complete: true,
+        // The others are only counted (runs an ejection failed).
+        only_complete: false,
         limit: None,
         scenario: None,
     };
     if a.layout == Layout::Contest {
         return contest_layout(ctx, a);
     }
-    let runs = store.load_runs(&filter, format == ReportFormat::Html)?;
+    let (runs, others): (Vec<_>, Vec<_>) = store
+        .load_runs(&filter, format == ReportFormat::Html)?
+        .into_iter()
+        .partition(|r| r.status == crate::store::RunStatus::Complete);
     if runs.is_empty() {
         return Err(input(format!(
             "no complete runs in {} match{}{}",
@@ -69,7 +73,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         allow_emulated: a.allow_emulated,
     };
     let mut c = compare::build(&runs, &opts)?;
-    ejections(&*store, &filter, &mut c)?;
+    ejections(&runs, &others, &mut c);
     c.wide = a.wide;
     let curves = match &a.curve {
         Some(flag) => Some(curves_over(&c, flag, &a.metric)?),
@@ -180,26 +184,15 @@ fn contest_layout(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
 
 /// Runs failed by a sched_ext ejection are not compared, but said above
 /// the scoreboard, for the labels compared and those left with none.
-fn ejections(
-    store: &dyn crate::store::Store,
-    filter: &RunFilter,
-    c: &mut compare::Comparison,
-) -> Result<()> {
-    let all = store.load_runs(
-        &RunFilter {
-            only_complete: false,
-            ..filter.clone()
-        },
-        false,
-    )?;
+fn ejections(runs: &[RunRecord], others: &[RunRecord], c: &mut compare::Comparison) {
     let mut asked: Vec<String> = c.labels.clone();
-    for r in &all {
+    for r in others {
         if !asked.contains(&r.label) {
             asked.push(r.label.clone());
         }
     }
-    c.above.extend(compare::ejected::notice(&all, &asked));
-    Ok(())
+    c.above
+        .extend(compare::ejected::notice(runs, others, &asked));
 }
 
 #[cfg(test)]

@@ -8,12 +8,14 @@
 use crate::store::{RunRecord, RunStatus};
 use std::collections::BTreeSet;
 
-/// One line per label some of whose runs failed that way.
-pub fn notice(all: &[RunRecord], labels: &[String]) -> Vec<String> {
+/// One line per label some of whose runs failed that way: `complete`
+/// are the runs compared, `others` the rest.
+pub fn notice(complete: &[RunRecord], others: &[RunRecord], labels: &[String]) -> Vec<String> {
     labels
         .iter()
         .filter_map(|l| {
-            let mine: Vec<&RunRecord> = all.iter().filter(|r| &r.label == l).collect();
+            let mine: Vec<&RunRecord> = others.iter().filter(|r| &r.label == l).collect();
+            let of = mine.len() + complete.iter().filter(|r| &r.label == l).count();
             let why: Vec<&str> = mine
                 .iter()
                 .filter(|r| r.status == RunStatus::Failed)
@@ -29,7 +31,7 @@ pub fn notice(all: &[RunRecord], labels: &[String]) -> Vec<String> {
             Some(format!(
                 "{l}: {} of {} runs failed because the sched_ext scheduler changed during them ({}); they are left out",
                 why.len(),
-                mine.len(),
+                of,
                 reasons.into_iter().collect::<Vec<_>>().join("; ")
             ))
         })
@@ -57,8 +59,11 @@ mod tests {
             run("eevdf", None),
         ];
         let labels = vec!["eevdf".to_string(), "bpfland".to_string()];
+        let (complete, others): (Vec<_>, Vec<_>) = all
+            .into_iter()
+            .partition(|r| r.status == RunStatus::Complete);
         assert_eq!(
-            notice(&all, &labels),
+            notice(&complete, &others, &labels),
             vec!["bpfland: 2 of 3 runs failed because the sched_ext scheduler changed during them (ejected: bpfland: runnable task stall); they are left out"]
         );
     }

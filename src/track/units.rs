@@ -95,9 +95,8 @@ impl Units {
         let one: Vec<f64> = self
             .level
             .iter()
-            .zip(&self.spread)
-            .filter(|(l, _)| l.len() == 1)
-            .map(|(l, _)| l[0])
+            .filter(|l| l.len() == 1)
+            .map(|l| l[0])
             .collect();
         if one.len() < 3 {
             return None;

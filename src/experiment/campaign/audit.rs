@@ -9,7 +9,7 @@
 //! the campaign pauses on it.
 
 use super::{Block, Plan};
-use crate::store::{RunFilter, Store};
+use crate::store::Store;
 use anyhow::Result;
 
 /// Audit block `position` (done, its runs stored under `label`): keep its
@@ -20,15 +20,8 @@ pub fn block(store: &dyn Store, plan: &mut Plan, position: usize) -> Result<Vec<
         return Ok(Vec::new());
     };
     let label = plan.history[at].label.clone();
-    let ids = super::block_runs(store, plan, &label, position)?;
-    let filter = RunFilter {
-        labels: vec![label.clone()],
-        ..Default::default()
-    };
-    let Some(fp) = store
-        .load_runs(&filter, false)?
+    let Some(fp) = super::block_records(store, plan, &label, position)?
         .into_iter()
-        .filter(|r| ids.contains(&r.id))
         .find_map(|r| r.fingerprint)
     else {
         return Ok(Vec::new());

@@ -435,6 +435,19 @@ pub(super) fn block_runs(
     label: &str,
     position: usize,
 ) -> Result<Vec<i64>> {
+    Ok(block_records(store, plan, label, position)?
+        .into_iter()
+        .map(|r| r.id)
+        .collect())
+}
+
+/// The runs one block stored.
+pub(super) fn block_records(
+    store: &dyn Store,
+    plan: &Plan,
+    label: &str,
+    position: usize,
+) -> Result<Vec<crate::store::RunRecord>> {
     let filter = RunFilter {
         labels: vec![label.to_string()],
         ..Default::default()
@@ -447,7 +460,6 @@ pub(super) fn block_runs(
                 t.is(Kind::Campaign, &plan.name) && t.position() == Some(position + 1)
             })
         })
-        .map(|r| r.id)
         .collect())
 }
 

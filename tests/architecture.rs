@@ -665,7 +665,21 @@ fn test_files(files: &[(String, String)]) -> BTreeSet<String> {
         for (i, l) in lines.iter().enumerate() {
             if let Some((name, false)) = mod_decl(l) {
                 if cfg_test_above(&lines, i) {
-                    todo.extend(child(rel, &name));
+                    // `#[path = "f.rs"]` above names the file, beside its parent.
+                    let path =
+                        lines[..i].iter().rev().take(3).find_map(|a| {
+                            a.trim().strip_prefix("#[path = \"")?.strip_suffix("\"]")
+                        });
+                    match path {
+                        Some(f) => todo.extend(
+                            Some(match rel.rsplit_once('/') {
+                                Some((d, _)) => format!("{d}/{f}"),
+                                None => f.to_string(),
+                            })
+                            .filter(|p| known.contains(p.as_str())),
+                        ),
+                        None => todo.extend(child(rel, &name)),
+                    }
                 }
             }
         }
@@ -1128,5 +1142,101 @@ fn the_map_names_every_module_and_command() {
             "module planted.rs is not on ARCHITECTURE.md's map",
             "command planted-cmd is not on ARCHITECTURE.md's map",
         ]
+    );
+}
+
+/// The experiment fronts, and the commands' own layer: what they show goes
+/// through `session::Front` (a terminal, JSON lines, a capture), and the
+/// store is opened only by `store/` and `session/`.
+const FRONTS: &[&str] = &["vm/", "bisect/", "experiment/", "track/", "lava/"];
+
+/// Files that may open a store themselves, and why.
+const STORE_OPENERS: &[(&str, &str)] = &[
+    (
+        "cmd/push.rs",
+        "push and pull's remote store, named by --to or --from",
+    ),
+    ("vm/guest.rs", "the guest's own store, inside the guest"),
+    ("lava/guest.rs", "the boot's own store, on the device"),
+];
+
+/// Print sites in the fronts, and store opens outside `store/`,
+/// `session/` and the `allowed` files; test code left out.
+fn speakers_and_openers(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<String> {
+    let tests = test_files(files);
+    let mut out = Vec::new();
+    for (rel, src) in files {
+        if tests.contains(rel) || rel.starts_with("store/") || rel.starts_with("session/") {
+            continue;
+        }
+        let front = FRONTS.iter().any(|f| rel.starts_with(f));
+        let may_open = allowed.iter().any(|(f, _)| f == rel);
+        for (n, l) in non_test_lines(src) {
+            let prints = ["println!(", "eprintln!(", "print!(", "eprint!("]
+                .iter()
+                .any(|m| l.contains(m));
+            if front && prints {
+                out.push(format!(
+                    "src/{rel}:{n} prints (say it through session::Front): {}",
+                    l.trim()
+                ));
+            }
+            if !may_open && (l.contains("store::open(") || l.contains("SqliteStore::open(")) {
+                out.push(format!(
+                    "src/{rel}:{n} opens a store (open it through session): {}",
+                    l.trim()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn fronts_speak_through_the_session_and_open_no_store() {
+    let files = sources(&root().join("src"));
+    let wrong = speakers_and_openers(&files, STORE_OPENERS);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    for (f, why) in STORE_OPENERS {
+        assert!(
+            files.iter().any(|(r, _)| r == f),
+            "{f} may open a store ({why}) but does not exist"
+        );
+    }
+}
+
+/// The check above finds a planted print and a planted open, and leaves
+/// test code, `store/`, `session/` and prints outside the fronts alone.
+#[test]
+fn the_front_checker_finds_a_planted_print_and_open() {
+    let f = |r: &str, s: &str| (r.to_string(), s.to_string());
+    let files = vec![
+        f("main.rs", "#[cfg(test)]\nmod checks;\nmod vm;\n"),
+        f(
+            "vm/report.rs",
+            "fn a() {\n    println!(\"hi\");\n}\n#[cfg(test)]\nmod tests {\n    fn t() { eprintln!(\"t\"); }\n}\n",
+        ),
+        f(
+            "track/mod.rs",
+            "fn b() {\n    let s = crate::store::open(None, Access::ReadOnly);\n}\n",
+        ),
+        f("checks.rs", "fn t() { println!(\"x\"); crate::store::open(None, A); }\n"),
+        f("cmd/list.rs", "fn l() { println!(\"fine: the edge prints\"); }\n"),
+        f("store/mod.rs", "fn o() { SqliteStore::open(p, a); }\n"),
+        f("session/mod.rs", "fn s() { store::open(None, a); }\n"),
+    ];
+    let found = speakers_and_openers(&files, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].starts_with("src/vm/report.rs:2 prints"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].starts_with("src/track/mod.rs:2 opens a store"),
+        "{found:?}"
+    );
+    assert_eq!(
+        speakers_and_openers(&files, &[("track/mod.rs", "planted")]).len(),
+        1
     );
 }

@@ -120,14 +120,9 @@ pub fn run(o: &Options) -> Result<i32> {
     // Its verdict is its exit code: a stderr that cannot take a line
     // (a closed pipe, a full disk) must not change it.
     let say = |m: &str| {
-        if !o.env.quiet {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr().lock(),
-                "kbench decide: {}",
-                crate::text::clean(m)
-            );
-        }
+        o.env
+            .front
+            .progress(&format!("kbench decide: {}", crate::text::clean(m)));
     };
     say(&age_line(o, &good, &bad, &metrics, &ends, &mids, alpha));
     // The candidate is tested against the midpoint: no threshold beyond it.
@@ -388,7 +383,7 @@ fn verdict(
 
 /// The complete runs of `label`, oldest first (`needed`: none is an error).
 fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord>> {
-    let store = crate::store::open(o.env.db.as_deref(), crate::store::Access::ReadOnly)?;
+    let store = o.env.front.read_store()?;
     let f = RunFilter {
         labels: vec![label.to_string()],
         only_complete: true,
@@ -406,14 +401,14 @@ fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord
 /// One run of the candidate's command (a child kbench), as stored.
 fn measure_one(o: &Options, label: &str) -> Result<Option<RunRecord>> {
     let started = crate::sys::time::unix_now();
-    let status = crate::experiment::launch::Child::new(o.env.db.as_deref(), Some(label), true)?
+    let status = crate::experiment::launch::Child::new(o.env.front.db(), Some(label), true)?
         .args(&o.command)
         .quiet_stdout(true)
         .run()?;
     if crate::experiment::launch::interrupted(status) {
         return Err(crate::error::Interrupted.into());
     }
-    let store = crate::store::open(o.env.db.as_deref(), crate::store::Access::ReadOnly)?;
+    let store = o.env.front.read_store()?;
     let f = RunFilter {
         labels: vec![label.to_string()],
         since: Some(started - 1.0),

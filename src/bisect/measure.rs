@@ -55,7 +55,7 @@ pub struct Real<'a> {
 
 impl<'a> Real<'a> {
     pub fn new(plan: &'a Plan, env: &'a Env) -> Result<Real<'a>> {
-        let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadWrite)?;
+        let store = env.front.write_store()?;
         let scratch = crate::sys::janitor::Scratch::in_tmp("bisect")?;
         let commits = match &plan.source {
             Source::Git {
@@ -278,7 +278,7 @@ impl<'a> Real<'a> {
         let label = self.label(i);
         let started = crate::sys::time::unix_now();
         let command = in_tree(&self.plan.command, &self.plan.source, tree);
-        let status = Child::new(self.env.db.as_deref(), Some(&label), true)?
+        let status = Child::new(self.env.front.db(), Some(&label), true)?
             .args(&command)
             .in_dir(tree)
             .tagged(&tag)
@@ -335,7 +335,7 @@ impl<'a> Real<'a> {
             experiment: tag,
         };
         let bar = crate::vm::report::Bar::new(
-            self.env.quiet || self.env.json,
+            &self.env.front,
             m.console,
             &format!("boot {}", self.boots),
             &label,
@@ -564,11 +564,9 @@ impl Measure for Real<'_> {
     }
 
     fn say(&mut self, line: &str) {
-        if !self.env.quiet && !self.env.json {
-            eprintln!(
-                "{}",
-                crate::text::wrap(&crate::text::clean(line), crate::text::width())
-            );
+        if !self.env.front.json {
+            let text = crate::text::wrap(&crate::text::clean(line), crate::text::width());
+            self.env.front.progress(&text);
         }
     }
 }

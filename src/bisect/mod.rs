@@ -134,9 +134,8 @@ pub struct Options {
 /// What every bisect command shares.
 #[derive(Clone, Debug)]
 pub struct Env {
-    pub db: Option<String>,
-    pub quiet: bool,
-    pub json: bool,
+    /// The store, verbosity and voice.
+    pub front: crate::session::Front,
     /// Machine options for a resumed `--vm` bisection.
     pub machine: Option<crate::vm::MachineOptions>,
 }
@@ -168,7 +167,7 @@ pub fn run(o: &Options) -> Result<()> {
 pub fn resume(env: &Env, id: Option<&str>) -> Result<()> {
     // A stored plan's build and command run as whoever resumes it: only
     // from a store no one else could have planted them in.
-    if let Err(why) = crate::store::trusted_for_commands(env.db.as_deref()) {
+    if let Err(why) = crate::store::trusted_for_commands(env.front.db()) {
         return Err(input(format!(
             "bisect --resume: kbench runs no command from this store: {why}; keep the store where only you (and root) can write, or start the bisection again"
         )));
@@ -180,7 +179,7 @@ pub fn resume(env: &Env, id: Option<&str>) -> Result<()> {
 /// Every step of a bisection, with its decision and units.
 pub fn log(env: &Env, id: Option<&str>) -> Result<()> {
     let (plan, state) = report::load(env, id, false)?;
-    report::log(&plan, &state, env.json)
+    report::log(&plan, &state, &env.front)
 }
 
 /// The metrics' directions: given, else declared by the benchmark.

@@ -7,14 +7,15 @@
 use super::search::{Outcome, State, Status};
 use super::{Env, Plan, Runner, Source};
 use crate::error::input;
+use crate::session::Front;
 use crate::store::{Kind, RunRecord, Store, Tag};
 use anyhow::Result;
 
 fn out(env: &Env, dry_run: bool, text: &str) {
     if dry_run {
-        println!("{text}");
-    } else if !env.quiet && !env.json {
-        eprintln!("{text}");
+        env.front.line(text);
+    } else if !env.front.json {
+        env.front.progress(text);
     }
 }
 
@@ -28,7 +29,7 @@ fn wrap(s: &str) -> String {
 
 /// The plan: to stdout with `--dry-run`, else to stderr.
 pub fn plan(p: &Plan, s: &State, env: &Env, dry_run: bool) {
-    if env.json && !dry_run {
+    if env.front.json && !dry_run {
         return;
     }
     let n = s.candidates.len();
@@ -98,8 +99,10 @@ pub fn plan(p: &Plan, s: &State, env: &Env, dry_run: bool) {
 
 /// The result, to stdout (JSON with `--json`).
 pub fn result(p: &Plan, s: &State, store: &dyn Store, env: &Env) -> Result<()> {
-    if env.json {
-        return crate::session::print_json("bisect", serde_json::json!({ "plan": p, "state": s }));
+    if env.front.json {
+        let doc = serde_json::json!({ "plan": p, "state": s });
+        env.front.line(&crate::session::json_doc("bisect", doc)?);
+        return Ok(());
     }
     let took = crate::sys::time::unix_now() - p.started;
     let mut lines = outcome_lines(s);
@@ -111,12 +114,10 @@ pub fn result(p: &Plan, s: &State, store: &dyn Store, env: &Env) -> Result<()> {
         s.budget.describe()
     ));
     lines.push(format!("`kbench bisect --log {}` shows every step", p.id));
-    println!(
-        "{}",
-        lines.iter().map(|l| wrap(l)).collect::<Vec<_>>().join("\n")
-    );
+    env.front
+        .line(&lines.iter().map(|l| wrap(l)).collect::<Vec<_>>().join("\n"));
     if let Some(Outcome::Culprit { index, .. }) = s.outcome.as_ref() {
-        side_by_side(p, s, store, *index)?;
+        side_by_side(p, s, store, *index, &env.front)?;
     }
     Ok(())
 }
@@ -179,7 +180,13 @@ fn outcome_lines(s: &State) -> Vec<String> {
 
 /// The culprit's confirmation as a comparison: its parent's runs and its
 /// own, with what their worst wake-ups waited behind when traced.
-fn side_by_side(p: &Plan, s: &State, store: &dyn Store, culprit: usize) -> Result<()> {
+fn side_by_side(
+    p: &Plan,
+    s: &State,
+    store: &dyn Store,
+    culprit: usize,
+    front: &Front,
+) -> Result<()> {
     if p.runner == Runner::Stored {
         return Ok(());
     }
@@ -217,21 +224,22 @@ fn side_by_side(p: &Plan, s: &State, store: &dyn Store, culprit: usize) -> Resul
             ..Default::default()
         },
     )?;
-    println!(
+    front.line(&format!(
         "\nThe culprit ({}) against its parent, the confirmation's runs:",
         s.candidates[culprit].name
-    );
-    print!(
-        "{}",
-        crate::report::terminal::render(&c, crate::text::colour::stdout(), false)
-    );
+    ));
+    front.out(&crate::report::terminal::render(
+        &c,
+        crate::text::colour::stdout(),
+        false,
+    ));
     Ok(())
 }
 
 /// A bisection's plan and state from the store: `id`, or the newest
 /// (unfinished, when `unfinished`).
 pub fn load(env: &Env, id: Option<&str>, unfinished: bool) -> Result<(Plan, State)> {
-    let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadOnly)?;
+    let store = env.front.read_store()?;
     let docs = crate::experiment::plan::list::<serde_json::Value>(store.as_ref(), Kind::Bisect)?;
     let parse =
         |v: &std::result::Result<serde_json::Value, serde_json::Error>| -> Result<(Plan, State)> {
@@ -268,17 +276,19 @@ pub fn load(env: &Env, id: Option<&str>, unfinished: bool) -> Result<(Plan, Stat
 }
 
 /// Every decision of a bisection, and where each candidate stands.
-pub fn log(p: &Plan, s: &State, json: bool) -> Result<()> {
-    if json {
-        return crate::session::print_json("bisect", serde_json::json!({ "plan": p, "state": s }));
+pub fn log(p: &Plan, s: &State, front: &Front) -> Result<()> {
+    if front.json {
+        let doc = serde_json::json!({ "plan": p, "state": s });
+        front.line(&crate::session::json_doc("bisect", doc)?);
+        return Ok(());
     }
-    println!(
+    front.line(&format!(
         "bisection {} (seed {}), {} candidates; {}",
         p.id,
         p.seed,
         s.candidates.len(),
         s.budget.describe()
-    );
+    ));
     let mut t = crate::text::table::new(&[
         "#",
         "decision",
@@ -307,7 +317,7 @@ pub fn log(p: &Plan, s: &State, json: bool) -> Result<()> {
     }
     t.paint_verdicts(5);
     t.set_colour(crate::text::colour::stdout());
-    println!("{t}");
+    front.line(&t.to_string());
     let mut c = crate::text::table::new(&["candidate", "what", "status"]);
     for (i, x) in s.candidates.iter().enumerate() {
         let end = match i {
@@ -329,14 +339,17 @@ pub fn log(p: &Plan, s: &State, json: bool) -> Result<()> {
     }
     c.paint_verdicts(2);
     c.set_colour(crate::text::colour::stdout());
-    println!("{c}");
+    front.line(&c.to_string());
     match &s.outcome {
         Some(_) => {
             for l in outcome_lines(s) {
-                println!("{}", wrap(&l));
+                front.line(&wrap(&l));
             }
         }
-        None => println!("unfinished: `kbench bisect --resume {}` goes on", p.id),
+        None => front.line(&format!(
+            "unfinished: `kbench bisect --resume {}` goes on",
+            p.id
+        )),
     }
     Ok(())
 }

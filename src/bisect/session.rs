@@ -52,7 +52,7 @@ fn candidates(plan: &Plan, env: &Env) -> Result<Vec<Candidate>> {
             .collect(),
         Source::List { items } => {
             if plan.runner == Runner::Stored {
-                let store = crate::store::open(env.db.as_deref(), crate::store::Access::ReadOnly)?;
+                let store = env.front.read_store()?;
                 let labels: Vec<String> = store.labels()?.into_iter().map(|l| l.label).collect();
                 for i in items {
                     if !labels.contains(i) {
@@ -71,7 +71,7 @@ fn candidates(plan: &Plan, env: &Env) -> Result<Vec<Candidate>> {
 pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<()> {
     // One driver: a `--resume` of a bisection still running is refused.
     let _driving = crate::experiment::lock::hold(
-        &crate::experiment::lock::store_key(env.db.as_deref()),
+        &env.front,
         "bisect",
         &plan.id,
         &format!("bisection {}", plan.id),

@@ -27,6 +27,9 @@ bounds the whole bisection's chance of naming a wrong culprit. The command's arg
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = BISECT_HELP)]
+#[command(mut_arg("alpha", |a| a.help("The chance the whole bisection names a wrong culprit, at most")))]
+#[command(mut_arg("seed", |a| a.help("Seed of the rounds' order (default: a fresh one, printed and stored)")))]
+#[command(mut_arg("dry_run", |a| a.help("Print the plan (candidates, worst case in decisions and units, the error kept) and stop")))]
 pub struct BisectArgs {
     /// The git work tree whose commits are the candidates
     #[arg(long, value_name = "DIR", requires_all = ["good", "bad", "build"], conflicts_with = "candidates")]
@@ -60,21 +63,18 @@ pub struct BisectArgs {
     /// say) [default: the benchmark's headline]
     #[arg(long, value_name = "NAME", value_parser = metric)]
     pub metric: Vec<crate::bisect::MetricArg>,
-    /// The chance the whole bisection names a wrong culprit, at most
-    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
-    pub alpha: f64,
+    #[command(flatten)]
+    pub alpha: super::shared::Alpha,
     /// Most units a side one decision takes before it says it cannot tell
     #[arg(long, value_name = "N", default_value = "80", value_parser = cap)]
     pub max_runs: usize,
-    /// Seed of the rounds' order (default: a fresh one, printed and stored)
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub seed: super::shared::Seed,
     /// Decide on emulated guests' figures too (under TCG: a test of the bisection, not of the kernels)
     #[arg(long)]
     pub allow_emulated: bool,
-    /// Print the plan (candidates, worst case in decisions and units, the error kept) and stop
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub dry_run: super::shared::DryRun,
     /// Go on with a stopped bisection (the newest unfinished one, or ID)
     #[arg(long, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["repo", "candidates"])]
     pub resume: Option<String>,
@@ -97,6 +97,7 @@ The ends are stored runs, measured earlier: the candidate is tested against the 
 between them, so a drift of the machine since then of up to half their gap (said before the \
 first run) keeps a wrong exit within --alpha for one call; --steps N splits --alpha over the N \
 calls of a whole bisection (about log2 of the commits), so that it bounds a wrong culprit.")]
+#[command(mut_arg("alpha", |a| a.help("The chance of a wrong \"good\" or \"bad\", at most")))]
 pub struct DecideArgs {
     /// The stored label the good end's runs are under
     #[arg(long, value_name = "LABEL")]
@@ -110,9 +111,8 @@ pub struct DecideArgs {
     /// The metric to decide on (repeatable) [default: the good runs' benchmark's headline]
     #[arg(long, value_name = "NAME", value_parser = metric)]
     pub metric: Vec<crate::bisect::MetricArg>,
-    /// The chance of a wrong "good" or "bad", at most
-    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
-    pub alpha: f64,
+    #[command(flatten)]
+    pub alpha: super::shared::Alpha,
     /// Most runs of the candidate (and no more than the ends have)
     #[arg(long, value_name = "N", default_value = "30", value_parser = cap)]
     pub max_runs: usize,

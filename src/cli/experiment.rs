@@ -41,6 +41,7 @@ error or Ctrl-C, by a janitor after kill -9, and by `kbench restore` after a cra
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = matrix_help())]
+#[command(mut_arg("dry_run", |a| a.help("Check the knobs and print the order, change nothing")))]
 pub struct MatrixArgs {
     /// A knob and its values: NAME=V1,V2 (repeat for more knobs; every combination runs)
     #[arg(long, value_name = "NAME=VALUES", required_unless_present_any = ["vary", "sched"])]
@@ -61,19 +62,16 @@ pub struct MatrixArgs {
     /// `auto[:MAX]` stops when every combination is decided against the first
     #[arg(long, value_name = "N|auto[:MAX]", default_value = "3", value_parser = rounds)]
     pub rounds: Runs,
-    /// Seed of the random order (default: a fresh one, printed and stored)
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub seed: super::shared::Seed,
     /// The metric --rounds auto decides on (default: the benchmark's headline;
     /// required with `run SCENARIO`), and the only one reported when given
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
-    /// Significance level of the verdicts
-    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
-    pub alpha: f64,
-    /// Check the knobs and print the order, change nothing
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub alpha: super::shared::Alpha,
+    #[command(flatten)]
+    pub dry_run: super::shared::DryRun,
     /// The closing report with whole labels and no wrapping
     #[arg(long)]
     pub wide: bool,
@@ -120,6 +118,8 @@ booted by the --reboot command with {entry}, {release} and {label} filled in."
 }
 
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("alpha", |a| a.help("Significance level of --rounds auto's decisions, over all labels")))]
+#[command(mut_arg("seed", |a| a.help("Seed of the random order")))]
 pub struct CampaignInit {
     pub name: String,
     /// `LABEL=release=R[,cmdline=WORD][,entry=E]` (at least two)
@@ -137,15 +137,13 @@ pub struct CampaignInit {
     /// with --scenario)
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
-    /// Significance level of --rounds auto's decisions, over all labels
-    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
-    pub alpha: f64,
+    #[command(flatten)]
+    pub alpha: super::shared::Alpha,
     /// Block order: alternating (A B, B A, ...) or random (seeded blocks)
     #[arg(long, value_name = "KIND", default_value = "alternating", value_parser = ["alternating", "random"])]
     pub order: String,
-    /// Seed of the random order
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub seed: super::shared::Seed,
     /// How to boot the next label: grub (grub-reboot {entry} && systemctl reboot),
     /// kexec (kexec -l {entry} ... && systemctl kexec) or a command template
     #[arg(long, value_name = "grub|kexec|CMD", default_value = "grub")]

@@ -56,6 +56,7 @@ kbench compare --label std --label rt")]
 }
 
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("seed", |a| a.help("Seed of the boot order (default: a fresh one, printed and kept in plan.json)")))]
 pub struct JobArgs {
     /// LAVA's device type (qemu)
     #[arg(long, value_name = "TYPE", default_value = "qemu")]
@@ -73,9 +74,8 @@ pub struct JobArgs {
     /// Add an A/A calibration: the first kernel booted again under LABEL/aa
     #[arg(long)]
     pub aa: bool,
-    /// Seed of the boot order (default: a fresh one, printed and kept in plan.json)
-    #[arg(long)]
-    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub seed: super::shared::Seed,
     /// More kernel command line for every boot
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pub append: Option<String>,

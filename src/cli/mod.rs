@@ -14,6 +14,7 @@ mod bisect;
 mod examples;
 mod experiment;
 mod lava;
+mod shared;
 mod track;
 mod vm;
 use crate::session::GlobalArgs;
@@ -369,6 +370,7 @@ pub enum ExportCommand {
 }
 
 #[derive(Args, Debug, Clone)]
+#[command(mut_arg("alpha", |a| a.help("Significance level: the chance of any false verdict in the whole report, at most")))]
 pub struct CompareArgs {
     /// The label the others are compared with [default: the first --label, or the oldest]
     #[arg(long, value_name = "LABEL")]
@@ -382,9 +384,8 @@ pub struct CompareArgs {
     /// Only runs started on or after this date (YYYY-MM-DD or RFC 3339)
     #[arg(long, value_name = "DATE", value_parser = crate::values::date)]
     pub since: Option<f64>,
-    /// Significance level: the chance of any false verdict in the whole report, at most
-    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
-    pub alpha: f64,
+    #[command(flatten)]
+    pub alpha: shared::Alpha,
     /// The test that decides "significant" (and gives the change's direction and interval)
     #[arg(long = "test", value_enum, default_value_t = TestKind::Welch)]
     pub test: TestKind,
@@ -474,6 +475,7 @@ pub enum BetterArg {
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = crate::session::global::MEASURING_HELP)]
+#[command(mut_arg("dry_run", |a| a.help("Print the plan (phases, tasks, placement, estimated time) and start nothing")))]
 pub struct RunArgs {
     /// A scenario file (TOML) or a preset name (see `kbench presets`)
     pub scenario: String,
@@ -486,9 +488,8 @@ pub struct RunArgs {
     /// Set a scenario variable: NAME=VALUE (repeatable)
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
-    /// Print the plan (phases, tasks, placement, estimated time) and start nothing
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub dry_run: shared::DryRun,
     /// Stop at the first failing task instead of going on with the next repetition
     #[arg(long)]
     pub fail_fast: bool,

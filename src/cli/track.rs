@@ -42,6 +42,7 @@ kbench track --since 2026-11-01 --metric wakeup_p99_us --format html -o series.h
 kbench track --label-glob 'nightly-*' --order time --fail-on change   # for a nightly job\n\n\
 Labels come from the global --label (repeated, in order), --label-glob, or --since; every \
 benchmark and metric group forms a series, and the false discovery rate is held across all of them.")]
+#[command(mut_arg("alpha", |a| a.help("The false discovery rate held across every series of the report")))]
 pub struct TrackArgs {
     /// Labels matching this pattern (* any characters, ? one) [default: every label]
     #[arg(long, value_name = "PATTERN", value_parser = glob)]
@@ -55,9 +56,8 @@ pub struct TrackArgs {
     /// Only this metric (repeatable)
     #[arg(long, value_name = "NAME")]
     pub metric: Vec<String>,
-    /// The false discovery rate held across every series of the report
-    #[arg(long, default_value_t = 0.05, value_parser = crate::values::alpha)]
-    pub alpha: f64,
+    #[command(flatten)]
+    pub alpha: super::shared::Alpha,
     #[arg(long, value_enum, default_value_t = TrackFormat::Table)]
     pub format: TrackFormat,
     /// Write to this file instead of stdout

@@ -65,6 +65,8 @@ needs root)";
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = VM_HELP)]
+#[command(mut_arg("seed", |a| a.help("Seed of the boot order (default: a fresh one, printed and stored)")))]
+#[command(mut_arg("dry_run", |a| a.help("Print the plan (kernels, labels, accelerator, placement, order) and boot nothing")))]
 pub struct VmArgs {
     /// A kernel image (bzImage, vmlinuz), its label [default: its release and preemption mode] and
     /// command line of its own after a ; (one image twice: 'vmlinuz=full;preempt=full'); config
@@ -83,12 +85,10 @@ pub struct VmArgs {
     /// compared with itself before the kernels are compared
     #[arg(long)]
     pub aa: bool,
-    /// Seed of the boot order (default: a fresh one, printed and stored)
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Print the plan (kernels, labels, accelerator, placement, order) and boot nothing
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub seed: super::shared::Seed,
+    #[command(flatten)]
+    pub dry_run: super::shared::DryRun,
     /// Give verdicts on emulated runs in the closing comparison
     #[arg(long)]
     pub allow_emulated: bool,

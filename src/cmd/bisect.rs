@@ -8,9 +8,7 @@ use anyhow::Result;
 
 fn env(ctx: &Ctx, machine: Option<crate::vm::MachineOptions>) -> bisect::Env {
     bisect::Env {
-        db: ctx.global.db.clone(),
-        quiet: ctx.global.quiet,
-        json: ctx.global.json,
+        front: ctx.front(),
         machine,
     }
 }
@@ -71,13 +69,13 @@ pub fn bisect(ctx: &Ctx, a: &BisectArgs) -> Result<()> {
         runner,
         command: a.command.clone(),
         metrics: a.metric.clone(),
-        alpha: a.alpha,
+        alpha: a.alpha.alpha,
         cap: a.max_runs,
         threshold_pct: ctx.global.threshold,
-        seed: a.seed,
+        seed: a.seed.seed,
         label: ctx.global.label.first().cloned(),
         allow_emulated: a.allow_emulated,
-        dry_run: a.dry_run,
+        dry_run: a.dry_run.dry_run,
         parse: crate::cli::check,
         env: e,
     })
@@ -92,7 +90,7 @@ pub fn decide(ctx: &Ctx, a: &DecideArgs) -> Result<()> {
         candidate: a.candidate.clone(),
         command: a.command.clone(),
         metrics: a.metric.clone(),
-        alpha: a.alpha,
+        alpha: a.alpha.alpha,
         cap: a.max_runs,
         threshold_pct: ctx.global.threshold,
         steps: usize::from(a.steps),

@@ -56,7 +56,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         labels: ctx.global.label.clone(),
         baseline: a.baseline.clone(),
         metrics: a.metric.clone(),
-        alpha: a.alpha,
+        alpha: a.alpha.alpha,
         decider: match a.test {
             TestKind::Welch => Decider::Welch,
             TestKind::MannWhitney => Decider::MannWhitney,
@@ -84,7 +84,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             "--curve is shown as a table, Markdown, JSON or HTML (not CSV or another --layout)",
         ));
     }
-    let format: &dyn report::Format = match (format, a.layout) {
+    let format: &dyn report::Format<report::Input> = match (format, a.layout) {
         (ReportFormat::Json, _) => &report::Json,
         (ReportFormat::Csv, _) => &report::csv::Csv,
         (ReportFormat::Markdown, _) => &report::markdown::Markdown,

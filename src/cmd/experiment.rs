@@ -32,18 +32,16 @@ pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
         vary,
         scheds,
         rounds: a.rounds,
-        seed: a.seed,
+        seed: a.seed.seed,
         command: a.command.clone(),
         parse: crate::cli::check,
         metric: a.metric.clone(),
-        alpha: a.alpha,
+        alpha: a.alpha.alpha,
         threshold_pct: ctx.global.threshold,
-        dry_run: a.dry_run,
+        dry_run: a.dry_run.dry_run,
         wide: a.wide,
         base_label: ctx.label(),
-        db: ctx.global.db.clone(),
-        quiet: ctx.global.quiet,
-        json: ctx.global.json,
+        front: ctx.front(),
     })
 }
 
@@ -62,7 +60,7 @@ fn auto_metric(given: Option<&str>, command: &[String]) -> Result<String> {
 }
 
 pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
-    let db = ctx.global.db.as_deref();
+    let f = &ctx.front();
     match c {
         CampaignCommand::Init(a) => {
             let command = match (&a.scenario, a.command.is_empty()) {
@@ -94,12 +92,12 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                 Runs::Fixed(_) => None,
                 Runs::Auto { .. } => Some(campaign::Auto {
                     metric: auto_metric(a.metric.as_deref(), &command)?,
-                    alpha: a.alpha,
+                    alpha: a.alpha.alpha,
                     threshold_pct: ctx.global.threshold,
                 }),
             };
             campaign::init(
-                db,
+                f,
                 &campaign::InitOptions {
                     name: a.name.clone(),
                     boots,
@@ -110,7 +108,7 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     },
                     auto,
                     random: a.order == "random",
-                    seed: a.seed,
+                    seed: a.seed.seed,
                     reboot: a.reboot.clone(),
                     retries: a.retries as usize,
                     strict: a.strict,
@@ -122,18 +120,17 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
             no_reboot,
             wait,
         } => campaign::step(
-            db,
+            f,
             &campaign::StepOptions {
                 name: name.clone(),
                 no_reboot: *no_reboot,
-                quiet: ctx.global.quiet,
                 wait: *wait,
             },
         ),
-        CampaignCommand::Abort { name } => campaign::abort(db, name),
-        CampaignCommand::Status { name } => campaign::status(db, name.as_deref(), ctx.global.json),
+        CampaignCommand::Abort { name } => campaign::abort(f, name),
+        CampaignCommand::Status { name } => campaign::status(f, name.as_deref()),
         CampaignCommand::InstallService { name, unit_dir } => {
-            campaign::install_service(db, name, unit_dir.as_deref())
+            campaign::install_service(f, name, unit_dir.as_deref())
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::cli::{ImportArgs, ImportFormat};
 use crate::error::input;
 use crate::import;
 use crate::session::{print_json, Ctx};
-use crate::store::{Access, RunRecord, StoredHistogram};
+use crate::store::{RunRecord, StoredHistogram};
 use anyhow::Result;
 use std::io::Read;
 
@@ -74,7 +74,7 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
     if ctx.global.no_store {
         return Err(input("--no-store makes import do nothing"));
     }
-    let mut store = crate::store::open(ctx.global.db.as_deref(), Access::ReadWrite)?;
+    let mut store = ctx.store_for_update()?;
     let ids = store.save_runs(&runs)?;
     if ctx.global.json {
         return print_json(

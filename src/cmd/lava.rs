@@ -13,7 +13,7 @@ pub fn lava(ctx: &Ctx, c: &LavaCommand) -> Result<()> {
             rootfs: a.rootfs.clone(),
             boots: a.boots,
             aa: a.aa,
-            seed: a.seed,
+            seed: a.seed.seed,
             append: a.append.clone(),
             kbench: a.kbench.clone(),
             prompt: a.prompt.clone(),
@@ -21,6 +21,7 @@ pub fn lava(ctx: &Ctx, c: &LavaCommand) -> Result<()> {
             out: a.output.clone(),
             command: a.command.clone(),
             parse: crate::cli::check,
+            front: ctx.front(),
         }),
         LavaCommand::Test(a) => {
             let [label] = ctx.global.label.as_slice() else {
@@ -32,6 +33,7 @@ pub fn lava(ctx: &Ctx, c: &LavaCommand) -> Result<()> {
                 boot: a.boot,
                 label: label.clone(),
                 command: a.command.clone(),
+                front: ctx.front(),
             })?;
             if code != 0 {
                 return Err(crate::error::Exit {
@@ -45,8 +47,7 @@ pub fn lava(ctx: &Ctx, c: &LavaCommand) -> Result<()> {
         LavaCommand::Import(a) => crate::lava::import::run(&crate::lava::import::Options {
             logs: a.logs.clone(),
             device: a.device.clone(),
-            db: ctx.global.db.clone(),
-            quiet: ctx.global.quiet,
+            front: ctx.front(),
         }),
     }
 }

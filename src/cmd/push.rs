@@ -74,6 +74,6 @@ pub fn push(ctx: &Ctx, a: &crate::cli::PushArgs) -> Result<()> {
 pub fn pull(ctx: &Ctx, a: &crate::cli::PullArgs) -> Result<()> {
     need_pg(&a.from, "--from")?;
     let remote = store::open(Some(&a.from), Access::ReadOnly)?;
-    let mut local = store::open(ctx.global.db.as_deref(), Access::ReadWrite)?;
+    let mut local = ctx.store_for_update()?;
     copy(ctx, &*remote, &mut *local, &filter(ctx, a.since)?, "pull")
 }

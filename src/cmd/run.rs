@@ -5,7 +5,7 @@ use crate::error::{input, Interrupted};
 use crate::scenario::runner::{self, Progress, Target};
 use crate::scenario::{presets, report, schema, Phase, Role, Scenario};
 use crate::session::{print_json, Ctx};
-use crate::store::{Access, RunFilter};
+use crate::store::RunFilter;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
@@ -255,7 +255,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         sc.runs = r;
         sc.auto_precision = None;
     }
-    if a.dry_run {
+    if a.dry_run.dry_run {
         if ctx.global.json {
             return print_json("plan", serde_json::to_value(&sc)?);
         }
@@ -264,16 +264,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
     }
     // The runs go to the store (a temporary one with --no-store, for the report).
     let scratch = crate::sys::janitor::Scratch::in_tmp("run")?;
-    let db = if ctx.global.no_store {
-        scratch.path().join("results.db")
-    } else {
-        ctx.global
-            .db
-            .as_deref()
-            .map(PathBuf::from)
-            .unwrap_or_else(crate::store::default_path)
-    };
-    let store = crate::store::open(Some(db.to_str().unwrap_or_default()), Access::ReadWrite)?;
+    let (db, store) = ctx.tasks_store(scratch.path())?;
     let id = format!("{}/{}", sc.name, &crate::sys::proc::random_hex128()[..12]);
     let target = Target {
         db: db.clone(),
@@ -294,7 +285,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {
         bar,
         quiet: ctx.global.quiet,
     };
-    let result = runner::run(&sc, &target, a.fail_fast, &mut progress);
+    let result = runner::run(&sc, &target, a.fail_fast, &mut progress, store.as_ref());
     progress.bar.finish_and_clear();
     if let Ok(o) = &result {
         // The report's columns are the repetitions that ran.
@@ -362,11 +353,9 @@ fn sweep(ctx: &Ctx, a: &RunArgs, sc: &crate::scenario::Scenario) -> Result<()> {
         metric: None,
         alpha: 0.05,
         threshold_pct: ctx.global.threshold,
-        dry_run: a.dry_run,
+        dry_run: a.dry_run.dry_run,
         wide: false,
         base_label: ctx.label(),
-        db: ctx.global.db.clone(),
-        quiet: ctx.global.quiet,
-        json: ctx.global.json,
+        front: ctx.front(),
     })
 }

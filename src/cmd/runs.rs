@@ -3,7 +3,7 @@
 use crate::cli::RunsCommand;
 use crate::error::input;
 use crate::session::{print_json, Ctx};
-use crate::store::{Access, RunFilter, RunRecord};
+use crate::store::{RunFilter, RunRecord};
 use crate::sys::time::rfc3339;
 use crate::text::table;
 use anyhow::Result;
@@ -203,7 +203,7 @@ pub fn run_json(run: &RunRecord) -> Result<serde_json::Value> {
 }
 
 fn delete(ctx: &Ctx, ids: &[i64], yes: bool) -> Result<()> {
-    let mut store = crate::store::open(ctx.global.db.as_deref(), Access::ReadWrite)?;
+    let mut store = ctx.store_for_update()?;
     let mut missing = Vec::new();
     for &id in ids {
         if store.load_run(id)?.is_none() {

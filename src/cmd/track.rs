@@ -31,18 +31,20 @@ pub fn track(ctx: &Ctx, a: &TrackArgs) -> Result<()> {
         (_, TrackFormat::Markdown) => Format::Markdown,
         (_, TrackFormat::Html) => Format::Html,
     };
-    let out = crate::track::run(&Options {
-        labels: ctx.global.label.clone(),
-        glob: a.label_glob.clone(),
-        since,
-        order,
-        metrics: a.metric.clone(),
-        q: a.alpha,
-        threshold_pct: ctx.global.threshold,
-        format,
-        fail_on_change: a.fail_on.is_some(),
-        db: ctx.global.db.clone(),
-    })?;
+    let out = crate::track::run(
+        &Options {
+            labels: ctx.global.label.clone(),
+            glob: a.label_glob.clone(),
+            since,
+            order,
+            metrics: a.metric.clone(),
+            q: a.alpha.alpha,
+            threshold_pct: ctx.global.threshold,
+            format,
+            fail_on_change: a.fail_on.is_some(),
+        },
+        ctx.store_for_reading()?.as_ref(),
+    )?;
     super::output::emit(a.output.as_deref(), &out.text)?;
     match out.gate {
         Some(why) => Err(crate::error::GateFailed(why).into()),

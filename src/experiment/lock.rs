@@ -79,7 +79,26 @@ fn path(store: &str, kind: &str, id: &str) -> PathBuf {
 /// Take the lock of plan `id` (`what` names it in messages, e.g.
 /// "campaign x"); with `wait`, wait for the process that holds it,
 /// else refuse at once.
-pub fn hold(store: &str, kind: &str, id: &str, what: &str, wait: bool) -> Result<PlanLock> {
+pub fn hold(
+    front: &crate::session::Front,
+    kind: &str,
+    id: &str,
+    what: &str,
+    wait: bool,
+) -> Result<PlanLock> {
+    let key = store_key(front.db());
+    hold_at(&key, kind, id, what, wait, &|l| front.note(l))
+}
+
+/// [`hold`] under a store's key, `say` told when it waits.
+fn hold_at(
+    store: &str,
+    kind: &str,
+    id: &str,
+    what: &str,
+    wait: bool,
+    say: &dyn Fn(&str),
+) -> Result<PlanLock> {
     let p = path(store, kind, id);
     let dir = p
         .parent()
@@ -122,9 +141,9 @@ pub fn hold(store: &str, kind: &str, id: &str, what: &str, wait: bool) -> Result
                     )));
                 }
                 if !said {
-                    eprintln!(
+                    say(&format!(
                         "kbench: {what} is being driven by another kbench{by}: waiting for it"
-                    );
+                    ));
                     said = true;
                 }
                 f.lock()
@@ -152,24 +171,32 @@ mod tests {
     #[test]
     fn one_holder_at_a_time() {
         let id = crate::sys::proc::random_hex128();
-        let a = hold("test-store", "test", &id, "plan t", false).unwrap();
-        let err = hold("test-store", "test", &id, "plan t", false).unwrap_err();
+        let a = hold_at("test-store", "test", &id, "plan t", false, &|_| {}).unwrap();
+        let err = hold_at("test-store", "test", &id, "plan t", false, &|_| {}).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("being driven by another kbench"), "{msg}");
         assert!(msg.contains(&std::process::id().to_string()), "{msg}");
         // Another plan, or the same id in another store, is free.
-        let _b = hold("test-store", "test", &format!("{id}x"), "plan u", false).unwrap();
-        let _c = hold("other-store", "test", &id, "plan t", false).unwrap();
+        let _b = hold_at(
+            "test-store",
+            "test",
+            &format!("{id}x"),
+            "plan u",
+            false,
+            &|_| {},
+        )
+        .unwrap();
+        let _c = hold_at("other-store", "test", &id, "plan t", false, &|_| {}).unwrap();
         drop(a);
         assert!(
             !path("test-store", "test", &id).exists(),
             "the file goes with the lock"
         );
-        let again = hold("test-store", "test", &id, "plan t", false).unwrap();
+        let again = hold_at("test-store", "test", &id, "plan t", false, &|_| {}).unwrap();
         // A waiter gets it when the holder lets go.
         let waiter = std::thread::spawn({
             let id = id.clone();
-            move || hold("test-store", "test", &id, "plan t", true).map(|_| ())
+            move || hold_at("test-store", "test", &id, "plan t", true, &|_| {}).map(|_| ())
         });
         std::thread::sleep(std::time::Duration::from_millis(100));
         drop(again);

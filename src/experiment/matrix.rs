@@ -31,7 +31,7 @@ pub use super::setup::Options;
 use crate::compare;
 use crate::error::input;
 use crate::stats::sequential;
-use crate::store::{Access, Kind, RunFilter, RunRecord, Tag};
+use crate::store::{Kind, RunFilter, RunRecord, Tag};
 use crate::values::Runs;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -65,9 +65,8 @@ pub fn run(o: &Options) -> Result<()> {
     let order = super::order::blocks(combos.len(), max_rounds, seed);
     let id = super::plan::new_id(Kind::Matrix);
     let say = |m: &str| {
-        if !o.quiet {
-            eprintln!("{}", crate::text::wrap(m, crate::text::width()));
-        }
+        o.front
+            .progress(&crate::text::wrap(m, crate::text::width()))
     };
     say(&headline(o, &combos, &id, seed, rounds_planned));
     for s in &saved {
@@ -79,7 +78,8 @@ pub fn run(o: &Options) -> Result<()> {
     if o.dry_run {
         for (r, block) in order.iter().enumerate() {
             let names: Vec<String> = block.iter().map(|&i| combos[i].shown()).collect();
-            println!("round {}: {}", r + 1, names.join(", "));
+            o.front
+                .line(&format!("round {}: {}", r + 1, names.join(", ")));
         }
         return Ok(());
     }
@@ -103,7 +103,7 @@ pub fn run(o: &Options) -> Result<()> {
         "order": order.iter().map(|b| b.iter().map(|&i| combos[i].shown()).collect::<Vec<_>>()).collect::<Vec<_>>(),
     });
     {
-        let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
+        let mut store = o.front.write_store()?;
         super::plan::save(store.as_mut(), Kind::Matrix, &id, &plan)?;
     }
     let outcome = rounds(
@@ -273,16 +273,15 @@ fn rounds(
                 }
                 knobs.insert(k.name.clone(), back);
             }
-            if !o.quiet {
-                let line = format!(
-                    "[round {}/{} · {} of {total}] {}",
-                    r + 1,
-                    order.len(),
-                    r * combos.len() + p + 1,
-                    c.shown()
-                );
-                eprintln!("{}", crate::text::wrap(&line, crate::text::width()));
-            }
+            let line = format!(
+                "[round {}/{} · {} of {total}] {}",
+                r + 1,
+                order.len(),
+                r * combos.len() + p + 1,
+                c.shown()
+            );
+            o.front
+                .progress(&crate::text::wrap(&line, crate::text::width()));
             let tag = Tag::Matrix {
                 id: id.to_string(),
                 seed,
@@ -343,11 +342,11 @@ fn run_one(
         Some((v, _)) if v.command.is_some() => Some(super::sched::attach(v)?),
         _ => None,
     };
-    let mut child = Child::new(o.db.as_deref(), Some(&c.label), o.quiet)?
+    let mut child = Child::new(o.front.db(), Some(&c.label), o.front.quiet)?
         .args(&o.command)
         .args(&c.args)
         .tagged(tag)
-        .quiet_stdout(o.json);
+        .quiet_stdout(o.front.json);
     if let Some((_, doc)) = variant {
         let mut doc = doc.clone();
         doc["attach_s"] = attached.as_ref().map(|a| a.attach_s).into();
@@ -358,25 +357,24 @@ fn run_one(
     if let Some(a) = attached {
         let attach_s = a.attach_s;
         let detach_s = a.detach()?;
-        if !o.quiet {
-            let line = format!(
-                "  sched {}: attached in {attach_s:.2} s, detached in {detach_s:.2} s{}",
-                c.label,
-                if ejected {
-                    " (it was ejected during the run: that run is failed)"
-                } else {
-                    ""
-                }
-            );
-            eprintln!("{}", crate::text::wrap(&line, crate::text::width()));
-        }
+        let line = format!(
+            "  sched {}: attached in {attach_s:.2} s, detached in {detach_s:.2} s{}",
+            c.label,
+            if ejected {
+                " (it was ejected during the run: that run is failed)"
+            } else {
+                ""
+            }
+        );
+        o.front
+            .progress(&crate::text::wrap(&line, crate::text::width()));
     }
     Ok((status?, ejected))
 }
 
 /// This experiment's complete runs.
 fn runs_of(o: &Options, combos: &[Combination], id: &str, started: f64) -> Result<Vec<RunRecord>> {
-    let store = crate::store::open(o.db.as_deref(), Access::ReadOnly)?;
+    let store = o.front.read_store()?;
     let filter = RunFilter {
         labels: combos.iter().map(|c| c.label.clone()).collect(),
         since: Some(started - 1.0),
@@ -474,12 +472,13 @@ fn report(
         .vary
         .first()
         .map(|v| compare::curve::curves(&c, &v.flag, &opts.metrics));
-    if o.json {
+    if o.front.json {
         let doc = serde_json::json!({
             "experiment": plan, "rounds_done": done, "stopped": stop, "comparison": c,
             "curves": curves,
         });
-        return crate::session::print_json("matrix", doc);
+        o.front.line(&crate::session::json_doc("matrix", doc)?);
+        return Ok(());
     }
     let head = format!(
         "matrix {id} (seed {seed}): {done} round{} of {} combinations, {stop}; runs {} (`kbench runs list --label …`)",
@@ -487,16 +486,14 @@ fn report(
         combos.len(),
         crate::text::id_list(&runs.iter().map(|r| r.id).collect::<Vec<_>>())
     );
-    println!("{}", crate::text::wrap(&head, crate::text::width()));
-    print!(
-        "{}",
-        crate::report::terminal::render_with(
-            &c,
-            crate::text::colour::stdout(),
-            false,
-            curves.as_deref().filter(|cs| !cs.is_empty())
-        )
-    );
+    o.front
+        .line(&crate::text::wrap(&head, crate::text::width()));
+    o.front.out(&crate::report::terminal::render_with(
+        &c,
+        crate::text::colour::stdout(),
+        false,
+        curves.as_deref().filter(|cs| !cs.is_empty()),
+    ));
     Ok(())
 }
 

@@ -27,7 +27,6 @@ pub struct Options {
     /// The closing report `--wide`.
     pub wide: bool,
     pub base_label: String,
-    pub db: Option<String>,
-    pub quiet: bool,
-    pub json: bool,
+    /// The store, verbosity and voice.
+    pub front: crate::session::Front,
 }

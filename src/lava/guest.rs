@@ -15,6 +15,8 @@ pub struct Options {
     pub boot: u32,
     pub label: String,
     pub command: Vec<String>,
+    /// Where the LAVA lines go (standard output, read by the dispatcher).
+    pub front: crate::session::Front,
 }
 
 /// A LAVA test case name: letters, digits, `.`, `_` and `-` only.
@@ -52,13 +54,13 @@ pub fn run(o: &Options) -> Result<i32> {
     let code = status.unwrap_or(128);
     let bytes = std::fs::read(&db).unwrap_or_default();
     if bytes.is_empty() {
-        println!(
+        o.front.line(&format!(
             "{} {} {} {} the command exited {code} and stored no run",
             bundle::FAILED,
             b.plan,
             b.boot,
             b.label
-        );
+        ));
         return Ok(if code == 0 { 1 } else { code });
     }
     {
@@ -70,17 +72,17 @@ pub fn run(o: &Options) -> Result<i32> {
                 "fail"
             };
             for m in &r.metrics {
-                println!(
+                o.front.line(&format!(
                     "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID={} RESULT={result} MEASUREMENT={} UNITS={}>",
                     case_name(&format!("kbench.{}.{}", r.benchmark, m.name)),
                     m.value,
                     case_name(if m.unit.is_empty() { "none" } else { &m.unit })
-                );
+                ));
             }
         }
     }
     for line in bundle::encode(&b, &bytes) {
-        println!("{line}");
+        o.front.line(&line);
     }
     Ok(code)
 }

@@ -11,7 +11,7 @@
 //! the reason), so importing a log twice adds nothing.
 
 use super::bundle::{self, Boot, Found};
-use crate::store::{Access, RunFilter, RunRecord, RunStatus, Tag};
+use crate::store::{RunFilter, RunRecord, RunStatus, Tag};
 use anyhow::{anyhow, Result};
 use sha2::{Digest, Sha256};
 use std::io::BufRead;
@@ -22,8 +22,8 @@ pub struct Options {
     pub logs: Vec<PathBuf>,
     /// The device's name, kept with each run.
     pub device: Option<String>,
-    pub db: Option<String>,
-    pub quiet: bool,
+    /// The store, verbosity and voice.
+    pub front: crate::session::Front,
 }
 
 /// The most rows a boot's store may hold (a boot measures a little).
@@ -87,7 +87,7 @@ pub fn run(o: &Options) -> Result<()> {
                 .join(", ")
         )));
     }
-    let mut store = crate::store::open(o.db.as_deref(), Access::ReadWrite)?;
+    let mut store = o.front.write_store()?;
     // Runs keep their ids, so a run is new when its id is: one listing.
     let mut known: std::collections::HashSet<String> = store
         .list_runs(&RunFilter::default())?
@@ -126,11 +126,11 @@ pub fn run(o: &Options) -> Result<()> {
         added += runs.iter().filter(|r| known.insert(r.uuid.clone())).count();
         store.save_runs(&runs)?;
     }
-    if !o.quiet {
-        println!(
+    if !o.front.quiet {
+        o.front.line(&format!(
             "lava import: {boots} boot(s) with runs, {failed} failed boot(s); {added} run(s) new in {} (a boot imported before adds nothing)",
             store.describe()
-        );
+        ));
     }
     Ok(())
 }

@@ -35,6 +35,8 @@ pub struct Options {
     pub command: Vec<String>,
     /// How kbench parses a whole command line, to check `command`.
     pub parse: crate::experiment::ParseCommand,
+    /// Where its words go.
+    pub front: crate::session::Front,
 }
 
 /// A file or URL as LAVA fetches it.
@@ -125,7 +127,7 @@ pub fn write(o: &Options) -> Result<()> {
         serde_json::to_string_pretty(&plan)?.as_bytes(),
         0o644,
     )?;
-    println!(
+    o.front.line(&format!(
         "lava plan {id} (seed {seed}): {} jobs, one a boot, in this order: {}",
         files.len(),
         order
@@ -133,11 +135,13 @@ pub fn write(o: &Options) -> Result<()> {
             .map(|&a| labels[a].0.as_str())
             .collect::<Vec<_>>()
             .join(" ")
-    );
+    ));
     for f in &files {
-        println!("  {}", f.display());
+        o.front.line(&format!("  {}", f.display()));
     }
-    println!("submit them in this order (lavacli jobs submit FILE), then: kbench lava import LOG…");
+    o.front.line(
+        "submit them in this order (lavacli jobs submit FILE), then: kbench lava import LOG…",
+    );
     Ok(())
 }
 

@@ -96,8 +96,8 @@ pub fn render(c: &Comparison) -> String {
 /// The comparison as CSV, a row a metric and label.
 pub struct Csv;
 
-impl super::Format for Csv {
-    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+impl<'a> super::Format<super::Input<'a>> for Csv {
+    fn render(&self, i: &super::Input<'a>) -> anyhow::Result<String> {
         Ok(render(i.comparison))
     }
 }

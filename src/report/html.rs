@@ -15,8 +15,8 @@ use std::fmt::Write;
 /// from its runs' histograms.
 pub struct Html;
 
-impl super::Format for Html {
-    fn render(&self, i: &super::Input) -> Result<String> {
+impl<'a> super::Format<super::Input<'a>> for Html {
+    fn render(&self, i: &super::Input<'a>) -> Result<String> {
         let latency = latency_series(i.comparison, i.runs)?;
         let timelines = timelines(i.comparison, i.runs);
         let mut out = render(i.comparison, &latency, &timelines);

@@ -51,8 +51,8 @@ fn release(i: &Input, label: &str) -> Option<String> {
         .find_map(|r| r.fingerprint.as_ref().and_then(|f| f.release.clone()))
 }
 
-impl Format for Kcidb {
-    fn render(&self, i: &Input) -> anyhow::Result<String> {
+impl<'a> Format<Input<'a>> for Kcidb {
+    fn render(&self, i: &Input<'a>) -> anyhow::Result<String> {
         let c = i.comparison;
         let mut checkouts = Vec::new();
         let mut builds = Vec::new();

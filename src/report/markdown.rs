@@ -129,8 +129,8 @@ pub fn render(
 /// The comparison as Markdown, for a mailing list or an issue.
 pub struct Markdown;
 
-impl super::Format for Markdown {
-    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+impl<'a> super::Format<super::Input<'a>> for Markdown {
+    fn render(&self, i: &super::Input<'a>) -> anyhow::Result<String> {
         Ok(render(i.comparison, i.details, i.curves))
     }
 }

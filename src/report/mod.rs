@@ -35,17 +35,18 @@ pub struct Input<'a> {
     pub curves: Option<&'a [crate::compare::curve::Curve]>,
 }
 
-/// One way to read a comparison: every report format is one of these,
-/// and `compare` only chooses which.
-pub trait Format {
-    fn render(&self, input: &Input) -> anyhow::Result<String>;
+/// One way to read a report: every format of a comparison
+/// (`Format<Input>`) and of a series (`track`'s, `Format<Tracked>`) is one
+/// of these, and the command only chooses which.
+pub trait Format<In: ?Sized> {
+    fn render(&self, input: &In) -> anyhow::Result<String>;
 }
 
 /// The comparison as JSON, with its schema version.
 pub struct Json;
 
-impl Format for Json {
-    fn render(&self, i: &Input) -> anyhow::Result<String> {
+impl<'a> Format<Input<'a>> for Json {
+    fn render(&self, i: &Input<'a>) -> anyhow::Result<String> {
         let mut body = serde_json::to_value(i.comparison)?;
         if let (Some(o), Some(c)) = (body.as_object_mut(), i.curves) {
             o.insert("curves".into(), serde_json::to_value(c)?);

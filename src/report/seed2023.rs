@@ -237,8 +237,8 @@ pub fn render(c: &Comparison) -> String {
 /// tables when the runs are the recipe's, else its summary.
 pub struct Article;
 
-impl super::Format for Article {
-    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+impl<'a> super::Format<super::Input<'a>> for Article {
+    fn render(&self, i: &super::Input<'a>) -> anyhow::Result<String> {
         Ok(render_article(i.comparison, i.runs).unwrap_or_else(|| render(i.comparison)))
     }
 }

@@ -282,8 +282,8 @@ fn prose(out: &mut String, s: &Section, st: Style) {
 /// The comparison as aligned text for a terminal.
 pub struct Terminal;
 
-impl super::Format for Terminal {
-    fn render(&self, i: &super::Input) -> anyhow::Result<String> {
+impl<'a> super::Format<super::Input<'a>> for Terminal {
+    fn render(&self, i: &super::Input<'a>) -> anyhow::Result<String> {
         Ok(render_with(i.comparison, i.colour, i.details, i.curves))
     }
 }

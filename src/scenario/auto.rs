@@ -13,7 +13,7 @@
 
 use super::{Role, Scenario};
 use crate::stats::sequential::{decide, is_look, Decision, Rule};
-use crate::store::{Access, RunFilter, RunRecord, RunStatus};
+use crate::store::{RunFilter, RunRecord, RunStatus, Store};
 use anyhow::Result;
 
 /// The scenario's α (a 95 % confidence sequence).
@@ -66,7 +66,7 @@ fn series(sc: &Scenario, runs: &[RunRecord], reps: u32) -> Vec<Series> {
 pub fn decided(
     sc: &Scenario,
     precision_pct: f64,
-    db: &std::path::Path,
+    store: &dyn Store,
     id: &str,
     reps: u32,
 ) -> Result<Option<String>> {
@@ -74,7 +74,6 @@ pub fn decided(
     if !is_look(reps as usize, cap) || reps as usize >= cap {
         return Ok(None);
     }
-    let store = crate::store::open(Some(&db.to_string_lossy()), Access::ReadOnly)?;
     let runs = store.load_runs(
         &RunFilter {
             scenario: Some(id.to_string()),

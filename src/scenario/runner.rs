@@ -274,6 +274,7 @@ pub fn run(
     t: &Target,
     fail_fast: bool,
     progress: &mut dyn Progress,
+    store: &dyn crate::store::Store,
 ) -> Result<Outcome> {
     let scratch = crate::sys::janitor::Scratch::in_tmp("scenario")?;
     // Isolation covers every phase; the tasks record it (ENV_ISOLATION).
@@ -326,7 +327,7 @@ pub fn run(
             }
         }
         if let (Some(p), false) = (sc.auto_precision, failed) {
-            if let Some(why) = super::auto::decided(sc, p, &t.db, &t.id, rep + 1)? {
+            if let Some(why) = super::auto::decided(sc, p, store, &t.id, rep + 1)? {
                 out.stopped = Some(why);
                 break;
             }

@@ -4,9 +4,11 @@
 //! JSON documents.  The lifecycle, the benchmarks and the commands above
 //! it all take a [`Ctx`].
 
+pub mod front;
 pub mod global;
 pub mod inherited;
 
+pub use front::Front;
 pub use global::GlobalArgs;
 pub use inherited::Inherited;
 
@@ -78,6 +80,33 @@ impl Ctx {
         r
     }
 
+    /// The store, verbosity and voice an experiment front works with.
+    pub fn front(&self) -> Front {
+        Front::new(self.global.db.clone(), self.global.quiet, self.global.json)
+    }
+
+    /// The store, to change (delete, import), whatever `--no-store` says.
+    pub fn store_for_update(&self) -> Result<Box<dyn Store>> {
+        store::open(self.global.db.as_deref(), Access::ReadWrite)
+    }
+
+    /// Where a scenario's tasks (children) store their runs: `--db`, or
+    /// with `--no-store` a store of its own in `scratch`, read for the
+    /// report and dropped with it.  Its path or URL, and the store.
+    pub fn tasks_store(&self, scratch: &Path) -> Result<(std::path::PathBuf, Box<dyn Store>)> {
+        let db = if self.global.no_store {
+            scratch.join("results.db")
+        } else {
+            self.global
+                .db
+                .as_deref()
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(store::default_path)
+        };
+        let s = store::open(Some(db.to_str().unwrap_or_default()), Access::ReadWrite)?;
+        Ok((db, s))
+    }
+
     /// Print progress/notes to stderr unless quiet.
     pub fn info(&self, msg: &str) {
         if !self.global.quiet {
@@ -123,12 +152,17 @@ pub fn say_stored(ctx: &Ctx, store: &Option<Box<dyn Store>>, ids: &[i64]) {
     }
 }
 
-/// Print a JSON document with its schema version.
-pub fn print_json(kind: &str, body: serde_json::Value) -> Result<()> {
+/// A JSON document with its schema version and kind, pretty-printed.
+pub fn json_doc(kind: &str, body: serde_json::Value) -> Result<String> {
     let mut doc = serde_json::json!({ "schema_version": JSON_SCHEMA_VERSION, "kind": kind });
     if let (Some(d), serde_json::Value::Object(b)) = (doc.as_object_mut(), body) {
         d.extend(b);
     }
-    println!("{}", serde_json::to_string_pretty(&doc)?);
+    Ok(serde_json::to_string_pretty(&doc)?)
+}
+
+/// Print a JSON document with its schema version.
+pub fn print_json(kind: &str, body: serde_json::Value) -> Result<()> {
+    println!("{}", json_doc(kind, body)?);
     Ok(())
 }

@@ -185,6 +185,15 @@ fn chart(t: &Tracked, i: usize, s: &Series) -> String {
     o
 }
 
+/// The HTML page, as a format.
+pub struct Html;
+
+impl crate::report::Format<Tracked> for Html {
+    fn render(&self, t: &Tracked) -> anyhow::Result<String> {
+        Ok(render(t))
+    }
+}
+
 pub fn render(t: &Tracked) -> String {
     let mut out = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>kbench track</title><style>{STYLE}</style></head><body><h1>kbench track</h1><p>{}</p>",

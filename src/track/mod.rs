@@ -39,7 +39,6 @@ pub struct Options {
     pub threshold_pct: f64,
     pub format: Format,
     pub fail_on_change: bool,
-    pub db: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +47,20 @@ pub enum Format {
     Markdown,
     Json,
     Html,
+}
+
+impl Format {
+    /// The report format that renders it: track's formats are
+    /// [`crate::report::Format`]s of a series report, as compare's are of
+    /// a comparison.
+    pub fn renderer(self) -> &'static dyn crate::report::Format<Tracked> {
+        match self {
+            Format::Table => &report::Table,
+            Format::Markdown => &report::Markdown,
+            Format::Json => &report::Json,
+            Format::Html => &html::Html,
+        }
+    }
 }
 
 /// Everything a report shows.
@@ -204,15 +217,9 @@ pub struct Output {
 }
 
 /// Track: build the report once, render it, and check the gate.
-pub fn run(o: &Options) -> Result<Output> {
-    let store = crate::store::open(o.db.as_deref(), crate::store::Access::ReadOnly)?;
-    let (t, _) = build(o, &*store)?;
-    let text = match o.format {
-        Format::Table => report::text(&t),
-        Format::Markdown => report::markdown(&t),
-        Format::Json => report::json(&t)?,
-        Format::Html => html::render(&t),
-    };
+pub fn run(o: &Options, store: &dyn crate::store::Store) -> Result<Output> {
+    let (t, _) = build(o, store)?;
+    let text = o.format.renderer().render(&t)?;
     let gate = if o.fail_on_change { gate(&t, o) } else { None };
     Ok(Output { text, gate })
 }

@@ -126,6 +126,31 @@ pub fn footer(t: &Tracked) -> String {
     )
 }
 
+/// The terminal report, as a format.
+pub struct Table;
+/// Markdown, as a format.
+pub struct Markdown;
+/// JSON, as a format.
+pub struct Json;
+
+impl crate::report::Format<Tracked> for Table {
+    fn render(&self, t: &Tracked) -> Result<String> {
+        Ok(text(t))
+    }
+}
+
+impl crate::report::Format<Tracked> for Markdown {
+    fn render(&self, t: &Tracked) -> Result<String> {
+        Ok(markdown(t))
+    }
+}
+
+impl crate::report::Format<Tracked> for Json {
+    fn render(&self, t: &Tracked) -> Result<String> {
+        json(t)
+    }
+}
+
 /// The terminal report.
 pub fn text(t: &Tracked) -> String {
     let w = crate::text::width();

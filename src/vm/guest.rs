@@ -51,7 +51,8 @@ pub fn run() -> Result<()> {
 }
 
 fn say(msg: &str) {
-    eprintln!("kbench-guest: {msg}");
+    use crate::session::front::Say;
+    crate::session::front::Terminal.note(&format!("kbench-guest: {msg}"));
 }
 
 /// Mounts, modules, the config and the root the command runs in.

@@ -63,9 +63,8 @@ pub struct Options {
     pub command: Vec<String>,
     pub parse: crate::experiment::ParseCommand,
     pub threshold_pct: f64,
-    pub db: Option<String>,
-    pub quiet: bool,
-    pub json: bool,
+    /// The store, verbosity and voice.
+    pub front: crate::session::Front,
     pub wide: bool,
 }
 
@@ -267,7 +266,7 @@ impl Session {
         files: &[initramfs::Entry],
         scratch: &Path,
     ) -> Result<(Box<dyn crate::store::Store>, report::Log)> {
-        let mut store = crate::store::open(o.db.as_deref(), crate::store::Access::ReadWrite)?;
+        let mut store = o.front.write_store()?;
         let mut log = report::Log::new(self);
         let flat: Vec<usize> = self.order.iter().flatten().copied().collect();
         for (n, &arm) in flat.iter().enumerate() {

@@ -11,8 +11,8 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 pub fn say(o: &Options, msg: &str) {
-    if !o.quiet && !o.json {
-        eprintln!("{msg}");
+    if !o.front.json {
+        o.front.progress(msg);
     }
 }
 
@@ -29,7 +29,7 @@ fn letter(i: usize) -> String {
 /// The plan, to stdout with `--dry-run` (it is then the output), else
 /// to stderr.
 pub fn plan(o: &Options, s: &Session) {
-    if o.json && !o.dry_run {
+    if o.front.json && !o.dry_run {
         return;
     }
     let total: usize = s.order.iter().map(Vec::len).sum();
@@ -71,7 +71,7 @@ pub fn plan(o: &Options, s: &Session) {
         .collect::<Vec<_>>()
         .join("\n");
     if o.dry_run {
-        println!("{text}");
+        o.front.line(&text);
     } else {
         say(o, &text);
     }
@@ -125,7 +125,7 @@ pub struct Bar {
 impl Bar {
     pub fn start(o: &Options, n: usize, total: usize, label: &str) -> Bar {
         Bar::new(
-            o.quiet || o.json,
+            &o.front,
             o.machine.console,
             &format!("boot {n}/{total}"),
             label,
@@ -134,9 +134,9 @@ impl Bar {
 
     /// `at` says which boot (`boot 3/8`); silent when `quiet`; a line,
     /// not a bar, off a terminal or when the console is shown.
-    pub fn new(quiet: bool, console: bool, at: &str, label: &str) -> Bar {
+    pub fn new(front: &crate::session::Front, console: bool, at: &str, label: &str) -> Bar {
         let at = at.to_string();
-        if quiet {
+        if front.quiet || front.json {
             return Bar {
                 bar: None,
                 label: label.into(),
@@ -144,7 +144,7 @@ impl Bar {
             };
         }
         if !std::io::stderr().is_terminal() || console {
-            eprintln!("{at}: {} …", crate::text::clean(label));
+            front.note(&format!("{at}: {} …", crate::text::clean(label)));
             return Bar {
                 bar: None,
                 label: label.into(),
@@ -303,35 +303,37 @@ pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result
     let ab = (ab_labels.len() >= 2)
         .then(|| compare::build(&runs, &options(o, ab_labels)))
         .transpose()?;
-    if o.json {
-        return crate::session::print_json(
-            "vm",
-            serde_json::json!({ "session": log.document(), "calibration": aa, "comparison": ab }),
-        );
+    let f = &o.front;
+    if f.json {
+        let doc =
+            serde_json::json!({ "session": log.document(), "calibration": aa, "comparison": ab });
+        f.line(&crate::session::json_doc("vm", doc)?);
+        return Ok(());
     }
     let colour = crate::text::colour::stdout();
     if o.aa && aa.is_none() {
-        println!("A/A calibration: not enough boots of the first kernel gave runs under both of its labels");
+        f.line("A/A calibration: not enough boots of the first kernel gave runs under both of its labels");
     }
     if let Some(mut c) = aa {
         c.wide = o.wide;
-        println!("A/A calibration: the first kernel against itself, the VM's own noise floor");
-        print!("{}", crate::report::terminal::render(&c, colour, false));
+        f.line("A/A calibration: the first kernel against itself, the VM's own noise floor");
+        f.out(&crate::report::terminal::render(&c, colour, false));
         for l in compare::noise::noise_floor(&c) {
-            println!("{}", crate::text::wrap(&l, crate::text::width()));
+            f.line(&crate::text::wrap(&l, crate::text::width()));
         }
-        println!();
+        f.line("");
     }
     match ab {
         Some(mut c) => {
             c.wide = o.wide;
-            println!("The kernels, boots interleaved ({}):", plan_line(s));
-            print!("{}", crate::report::terminal::render(&c, colour, false));
+            f.line(&format!(
+                "The kernels, boots interleaved ({}):",
+                plan_line(s)
+            ));
+            f.out(&crate::report::terminal::render(&c, colour, false));
         }
         None if s.arms.iter().filter(|a| !a.calibration).count() >= 2 => {
-            println!(
-                "no comparison: fewer than two kernels gave complete runs (see the boots above)"
-            )
+            f.line("no comparison: fewer than two kernels gave complete runs (see the boots above)")
         }
         None => {}
     }

@@ -29,7 +29,8 @@ pub use status::status;
 pub use step::{step, StepOptions};
 
 use crate::error::input;
-use crate::store::{Access, Kind, RunFilter, Store, Tag};
+use crate::session::Front;
+use crate::store::{Kind, RunFilter, Store, Tag};
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -341,7 +342,7 @@ fn check_reboot(o: &InitOptions, reboot: &str) -> Result<()> {
 }
 
 /// `campaign init`.
-pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
+pub fn init(f: &Front, o: &InitOptions) -> Result<()> {
     check_name(&o.name)?;
     if o.boots.len() < 2 {
         return Err(input(
@@ -369,7 +370,7 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
     } else {
         (super::order::alternating(o.boots.len(), o.rounds), None)
     };
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut store = f.write_store()?;
     if super::plan::exists(store.as_ref(), Kind::Campaign, &o.name)? {
         return Err(input(format!(
             "campaign '{}' already exists in {} (choose another name)",
@@ -406,11 +407,9 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
         .split_whitespace()
         .any(|w| w.starts_with("panic="))
     {
-        eprintln!(
-            "kbench: warning: this kernel's command line has no panic=N: a test kernel that panics or cannot find its root waits for good instead of rebooting, and the campaign cannot go on by itself (add panic=10 to GRUB_CMDLINE_LINUX, or to each boot's entry)"
-        );
+        f.note("kbench: warning: this kernel's command line has no panic=N: a test kernel that panics or cannot find its root waits for good instead of rebooting, and the campaign cannot go on by itself (add panic=10 to GRUB_CMDLINE_LINUX, or to each boot's entry)");
     }
-    println!(
+    f.line(&format!(
         "campaign {}: {} blocks ({} boots x {} rounds, {} order) of `kbench {}`, stored in {}",
         plan.name,
         plan.order.len(),
@@ -419,12 +418,12 @@ pub fn init(db: Option<&str>, o: &InitOptions) -> Result<()> {
         plan.order_kind,
         plan.command.join(" "),
         store.describe()
-    );
-    println!("order: {}", order_line(&plan));
-    println!(
+    ));
+    f.line(&format!("order: {}", order_line(&plan)));
+    f.line(&format!(
         "next: boot {} and run `kbench campaign step {}` (or `kbench campaign install-service {}` to run each step at boot)",
         plan.boots[plan.order[0]].label, plan.name, plan.name
-    );
+    ));
     Ok(())
 }
 
@@ -500,25 +499,20 @@ fn matches(b: &Boot, id: &crate::experiment::Identity) -> std::result::Result<()
 
 /// `campaign abort`: the unit removed, the plan marked abandoned (a
 /// later `step` does nothing), every run kept.
-pub fn abort(db: Option<&str>, name: &str) -> Result<()> {
-    let _driving = crate::experiment::lock::hold(
-        &crate::experiment::lock::store_key(db),
-        "campaign",
-        name,
-        &format!("campaign {name}"),
-        false,
-    )?;
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
+pub fn abort(f: &Front, name: &str) -> Result<()> {
+    let _driving =
+        crate::experiment::lock::hold(f, "campaign", name, &format!("campaign {name}"), false)?;
+    let mut store = f.write_store()?;
     let mut plan = load(store.as_ref(), name)?;
     plan.abandoned = Some(crate::sys::time::unix_now());
     plan.paused = None;
     save(store.as_mut(), &plan)?;
-    service::remove_service(&mut plan, store.as_mut())?;
+    service::remove_service(f, &mut plan, store.as_mut())?;
     let runs: usize = plan.history.iter().filter(|b| b.status == "done").count();
-    println!(
+    f.line(&format!(
         "campaign {name} abandoned after {runs} of {} blocks; its runs are kept (kbench runs list --label …)",
         plan.order.len()
-    );
+    ));
     Ok(())
 }
 

@@ -6,8 +6,9 @@ use super::*;
 use std::path::Path;
 
 /// `campaign install-service`: a oneshot unit that runs `step` at boot.
-pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) -> Result<()> {
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
+pub fn install_service(f: &Front, name: &str, unit_dir: Option<&Path>) -> Result<()> {
+    let db = f.db();
+    let mut store = f.write_store()?;
     let mut plan = load(store.as_ref(), name)?;
     let exe = std::env::current_exe()
         .and_then(|p| p.canonicalize())
@@ -61,17 +62,17 @@ pub fn install_service(db: Option<&str>, name: &str, unit_dir: Option<&Path>) ->
     })?;
     plan.service = Some(unit.clone());
     save(store.as_mut(), &plan)?;
-    println!("wrote {}", unit.display());
+    f.line(&format!("wrote {}", unit.display()));
     if system {
-        systemctl(&["daemon-reload"]);
-        if systemctl(&["enable", &format!("kbench-campaign-{name}.service")]) {
-            println!("enabled: the next block runs at the next boot");
+        systemctl(f, &["daemon-reload"]);
+        if systemctl(f, &["enable", &format!("kbench-campaign-{name}.service")]) {
+            f.line("enabled: the next block runs at the next boot");
         }
     } else {
-        println!(
+        f.line(&format!(
             "not in {UNIT_DIR}: enable it yourself with systemctl enable {}",
             unit.display()
-        );
+        ));
     }
     Ok(())
 }
@@ -130,47 +131,50 @@ pub(super) fn systemd_quote(s: &str) -> Option<String> {
     ))
 }
 
-pub(super) fn systemctl(args: &[&str]) -> bool {
+pub(super) fn systemctl(f: &Front, args: &[&str]) -> bool {
     match std::process::Command::new("systemctl").args(args).status() {
         Ok(s) if s.success() => true,
         Ok(s) => {
-            eprintln!("kbench: systemctl {} failed ({s})", args.join(" "));
+            f.note(&format!(
+                "kbench: systemctl {} failed ({s})",
+                args.join(" ")
+            ));
             false
         }
         Err(e) => {
-            eprintln!("kbench: systemctl {}: {e}", args.join(" "));
+            f.note(&format!("kbench: systemctl {}: {e}", args.join(" ")));
             false
         }
     }
 }
 
 /// The end of a campaign removes its unit.
-pub(super) fn remove_service(plan: &mut Plan, store: &mut dyn Store) -> Result<()> {
+pub(super) fn remove_service(f: &Front, plan: &mut Plan, store: &mut dyn Store) -> Result<()> {
     let Some(unit) = plan.service.take() else {
         return Ok(());
     };
     // The plan is a store document others may write: only a unit kbench
     // wrote for this campaign is ever disabled or removed.
     if !ours(&unit, &plan.name) {
-        eprintln!(
+        f.note(&format!(
             "kbench: campaign {}: the plan names {} as its unit, which is not one kbench wrote for it: left alone",
             plan.name,
             crate::text::clean(&unit.display().to_string())
-        );
+        ));
         return save(store, plan);
     }
     if unit.starts_with(UNIT_DIR) {
         if let Some(n) = unit.file_name() {
-            systemctl(&["disable", &n.to_string_lossy()]);
+            systemctl(f, &["disable", &n.to_string_lossy()]);
         }
     }
     match std::fs::remove_file(&unit) {
-        Ok(()) => println!("removed {}", unit.display()),
+        Ok(()) => f.line(&format!("removed {}", unit.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => eprintln!("kbench: removing {}: {e}", unit.display()),
+        Err(e) => f.note(&format!("kbench: removing {}: {e}", unit.display())),
     }
     if unit.starts_with(UNIT_DIR) {
-        systemctl(&["daemon-reload"]);
+        systemctl(f, &["daemon-reload"]);
     }
     save(store, plan)
 }

@@ -6,8 +6,8 @@
 use super::*;
 
 /// `campaign status`.
-pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
-    let store = crate::store::open(db, Access::ReadOnly)?;
+pub fn status(f: &Front, name: Option<&str>) -> Result<()> {
+    let store = f.read_store()?;
     let plans: Vec<Plan> = match name {
         Some(n) => vec![load(store.as_ref(), n)?],
         None => crate::experiment::plan::list::<Plan>(store.as_ref(), Kind::Campaign)?
@@ -16,23 +16,25 @@ pub fn status(db: Option<&str>, name: Option<&str>, json: bool) -> Result<()> {
             .filter(|p| {
                 let ok = check_plan(p).is_ok();
                 if !ok {
-                    eprintln!(
+                    f.note(&format!(
                         "kbench: campaign {}: the stored plan is damaged; left out",
                         crate::text::clean(&p.name)
-                    );
+                    ));
                 }
                 ok
             })
             .collect(),
     };
-    if json {
-        return crate::session::print_json("campaigns", serde_json::json!({ "campaigns": plans }));
-    }
-    if plans.is_empty() {
-        println!("no campaigns in {}", store.describe());
+    if f.json {
+        let doc = serde_json::json!({ "campaigns": plans });
+        f.line(&crate::session::json_doc("campaigns", doc)?);
         return Ok(());
     }
-    let say = |s: String| println!("{}", crate::text::wrap(&s, crate::text::width()));
+    if plans.is_empty() {
+        f.line(&format!("no campaigns in {}", store.describe()));
+        return Ok(());
+    }
+    let say = |s: String| f.line(&crate::text::wrap(&s, crate::text::width()));
     for p in &plans {
         let state = if p.abandoned.is_some() {
             "abandoned".to_string()
@@ -122,5 +124,57 @@ fn details(p: &Plan, say: &dyn Fn(String)) {
     }
     if let Some(s) = &p.service {
         say(format!("  service: {}", s.display()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::front::Captured;
+    use std::sync::Arc;
+
+    /// `init` and `status` say what a person reads through the front they
+    /// are given: here a capture, so the words are checked without a process.
+    #[test]
+    fn init_and_status_speak_through_their_front() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("r.db").to_string_lossy().into_owned();
+        let said = Arc::new(Captured::default());
+        let f = Front::new(Some(db), false, false).with_say(said.clone());
+        let boots = ["a=release=6.1.0-1-amd64", "b=release=6.1.0-1-rt-amd64"]
+            .iter()
+            .map(|b| parse_boot(b).unwrap())
+            .collect();
+        let parse: crate::experiment::ParseCommand = |_| Ok(());
+        let o = InitOptions {
+            name: "t".into(),
+            boots,
+            command: vec!["hackbench".into()],
+            rounds: 2,
+            random: false,
+            seed: None,
+            reboot: "true {release}".into(),
+            retries: 1,
+            strict: false,
+            auto: None,
+            parse,
+        };
+        init(&f, &o).unwrap();
+        status(&f, None).unwrap();
+        let out = said.out.lock().unwrap().clone();
+        assert!(
+            out.contains("campaign t: 4 blocks (2 boots x 2 rounds, alternating order)"),
+            "{out}"
+        );
+        assert!(out.contains("order: "), "{out}");
+        assert!(out.contains("campaign t: 0 of 4 blocks done"), "{out}");
+        assert!(out.contains("next: block 1 on boot 'a'"), "{out}");
+        // The same front in JSON: the document, and nothing but it, on stdout.
+        let js = Arc::new(Captured::default());
+        let db = f.db().map(str::to_string);
+        status(&Front::new(db, false, true).with_say(js.clone()), Some("t")).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&js.out.lock().unwrap()).unwrap();
+        assert_eq!(doc["kind"], "campaigns");
+        assert_eq!(doc["campaigns"][0]["name"], "t");
     }
 }

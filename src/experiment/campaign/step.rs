@@ -15,17 +15,17 @@ pub struct StepOptions {
     pub name: String,
     /// Run the block but do not reboot afterwards.
     pub no_reboot: bool,
-    pub quiet: bool,
     /// Wait for a step of this campaign that is running (else refuse).
     pub wait: bool,
 }
 
 /// `campaign step`: the boot checked, the block started (a block cut
 /// short before is run again), run, its end recorded, and the next boot.
-pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
+pub fn step(f: &Front, o: &StepOptions) -> Result<()> {
+    let db = f.db();
     // One step at a time: held through the block and the reboot.
     let _driving = crate::experiment::lock::hold(
-        &crate::experiment::lock::store_key(db),
+        f,
         "campaign",
         &o.name,
         &format!("campaign {}", o.name),
@@ -39,36 +39,36 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
             o.name
         )));
     }
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let mut store = f.write_store()?;
     let mut plan = load(store.as_ref(), &o.name)?;
     if plan.abandoned.is_some() {
-        println!(
+        f.line(&format!(
             "campaign {} was abandoned (`kbench campaign abort`): nothing to run",
             plan.name
-        );
-        remove_service(&mut plan, store.as_mut())?;
+        ));
+        remove_service(f, &mut plan, store.as_mut())?;
         return Ok(());
     }
     if plan.next >= plan.order.len() {
-        println!(
+        f.line(&format!(
             "campaign {} is complete ({} blocks)",
             plan.name,
             plan.order.len()
-        );
-        remove_service(&mut plan, store.as_mut())?;
+        ));
+        remove_service(f, &mut plan, store.as_mut())?;
         return Ok(());
     }
     let id = crate::experiment::identity();
     let boot = plan.boots[plan.order[plan.next]].clone();
     let position = plan.next;
-    if !check_boot(store.as_mut(), &mut plan, &boot, &id)? {
+    if !check_boot(f, store.as_mut(), &mut plan, &boot, &id)? {
         return Ok(());
     }
-    start_block(store.as_mut(), &mut plan, &boot, &id)?;
+    start_block(f, store.as_mut(), &mut plan, &boot, &id)?;
     drop(store);
     let round = position / plan.boots.len() + 1;
-    if !o.quiet {
-        eprintln!(
+    if !f.quiet {
+        f.note(&format!(
             "campaign {}: block {} of {} (round {round}), boot '{}' ({}), running `kbench {}`",
             plan.name,
             position + 1,
@@ -76,7 +76,7 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
             boot.label,
             id.boot_id,
             plan.command.join(" ")
-        );
+        ));
     }
     let tag = Tag::Campaign {
         id: plan.name.clone(),
@@ -85,23 +85,23 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
         boot: boot.label.clone(),
         boot_id: id.boot_id.clone(),
     };
-    let status = run_block(db, &plan, &boot.label, &tag, o.quiet)?;
-    let mut store = crate::store::open(db, Access::ReadWrite)?;
+    let status = run_block(f, &plan, &boot.label, &tag)?;
+    let mut store = f.write_store()?;
     let mut plan = load(store.as_ref(), &o.name)?;
     end_block(store.as_mut(), &mut plan, position, status)?;
     plan.next += 1;
     save(store.as_mut(), &plan)?;
     match super::rounds::look(store.as_ref(), &mut plan) {
         Ok(Some(why)) => {
-            println!("campaign {}: {why}", plan.name);
+            f.line(&format!("campaign {}: {why}", plan.name));
             save(store.as_mut(), &plan)?;
         }
         Ok(None) => {}
         // The campaign goes on to its cap; the reason is said.
-        Err(e) => eprintln!("kbench: warning: campaign {}: {e:#}", plan.name),
+        Err(e) => f.note(&format!("kbench: warning: campaign {}: {e:#}", plan.name)),
     }
     if plan.next >= plan.order.len() {
-        println!(
+        f.line(&format!(
             "campaign {} complete: {} blocks. Compare with boots as units: kbench compare {}",
             plan.name,
             plan.order.len(),
@@ -110,14 +110,14 @@ pub fn step(db: Option<&str>, o: &StepOptions) -> Result<()> {
                 .map(|b| format!("--label {}", shell_quote(&b.label)))
                 .collect::<Vec<_>>()
                 .join(" ")
-        );
-        remove_service(&mut plan, store.as_mut())?;
+        ));
+        remove_service(f, &mut plan, store.as_mut())?;
         for line in aa_floor(store.as_ref(), &plan)? {
-            println!("{}", crate::text::wrap(&line, crate::text::width()));
+            f.line(&crate::text::wrap(&line, crate::text::width()));
         }
         return Ok(());
     }
-    boot_next(store.as_mut(), &mut plan, position, o.no_reboot)
+    boot_next(f, store.as_mut(), &mut plan, position, o.no_reboot)
 }
 
 /// Pause the campaign with `msg` (kept in the plan, shown by `status`)
@@ -134,6 +134,7 @@ fn pause(store: &mut dyn Store, plan: &mut Plan, msg: String) -> Result<()> {
 /// stored); when it came up after a reboot into the expected one, that
 /// boot is counted lost, and booted again while the plan's retries last.
 fn check_boot(
+    f: &Front,
     store: &mut dyn Store,
     plan: &mut Plan,
     boot: &Boot,
@@ -158,11 +159,11 @@ fn check_boot(
             });
             let n = plan.lost_in_row;
             if n <= plan.retries {
-                eprintln!(
+                f.note(&format!(
                     "campaign {}: boot '{}' was lost: the machine came back with {why}; booting it again (retry {n} of {})",
                     plan.name, boot.label, plan.retries
-                );
-                return reboot_into(store, plan, boot, id).map(|_| false);
+                ));
+                return reboot_into(f, store, plan, boot, id).map(|_| false);
             }
         }
         let in_row = std::mem::take(&mut plan.lost_in_row);
@@ -208,6 +209,7 @@ fn check_boot(
 /// Mark the next block running (a block cut short before runs again, its
 /// partial runs removed first).
 fn start_block(
+    f: &Front,
     store: &mut dyn Store,
     plan: &mut Plan,
     boot: &Boot,
@@ -225,13 +227,13 @@ fn start_block(
         if !ids.is_empty() {
             store.delete_runs(&ids)?;
         }
-        eprintln!(
+        f.note(&format!(
             "campaign {}: block {} was cut short before (boot {}); it runs again ({} partial run(s) removed)",
             plan.name,
             position + 1,
             cut.last().map(|b| b.boot_id.as_str()).unwrap_or("?"),
             ids.len()
-        );
+        ));
         plan.history.retain(|b| b.position != position);
     }
     plan.paused = None;
@@ -315,6 +317,7 @@ fn end_block(
 /// Boot the next block's system with the plan's reboot command (or say
 /// how, with `--no-reboot`); a failing command pauses the campaign.
 fn boot_next(
+    f: &Front,
     store: &mut dyn Store,
     plan: &mut Plan,
     position: usize,
@@ -323,21 +326,21 @@ fn boot_next(
     let next = plan.boots[plan.order[plan.next]].clone();
     let cmd = reboot_command(&plan.reboot, &next);
     if no_reboot {
-        println!(
+        f.line(&format!(
             "block {} done; next: boot '{}' ({cmd}) and run `kbench campaign step {}`",
             position + 1,
             next.label,
             plan.name
-        );
+        ));
         return Ok(());
     }
-    println!(
+    f.line(&format!(
         "block {} done; booting '{}': {cmd}",
         position + 1,
         next.label
-    );
+    ));
     let id = crate::experiment::identity();
-    reboot_into(store, plan, &next, &id)
+    reboot_into(f, store, plan, &next, &id)
 }
 
 /// Run the reboot command into `next`, the boot the next block expects,
@@ -345,6 +348,7 @@ fn boot_next(
 /// comes up can tell whether it is the one sent for.  A failing command
 /// pauses the campaign.
 fn reboot_into(
+    f: &Front,
     store: &mut dyn Store,
     plan: &mut Plan,
     next: &Boot,
@@ -365,7 +369,9 @@ fn reboot_into(
     if !st.success() && system_stopping(&st) {
         // The reboot under way stopped the command (systemd ends a
         // stopping unit's processes): that is the reboot, not a failure.
-        println!("the system is going down for the next boot ({st})");
+        f.line(&format!(
+            "the system is going down for the next boot ({st})"
+        ));
         return Ok(());
     }
     if !st.success() {
@@ -395,14 +401,8 @@ fn system_stopping(st: &std::process::ExitStatus) -> bool {
 }
 
 /// Run the block's command as a child kbench; its exit code.
-pub(super) fn run_block(
-    db: Option<&str>,
-    plan: &Plan,
-    label: &str,
-    tag: &Tag,
-    quiet: bool,
-) -> Result<Option<i32>> {
-    Child::new(db, Some(label), quiet)?
+pub(super) fn run_block(f: &Front, plan: &Plan, label: &str, tag: &Tag) -> Result<Option<i32>> {
+    Child::new(f.db(), Some(label), f.quiet)?
         .args(&plan.command)
         .tagged(tag)
         .run()

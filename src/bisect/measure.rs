@@ -564,9 +564,7 @@ impl Measure for Real<'_> {
     }
 
     fn say(&mut self, line: &str) {
-        if !self.env.front.json {
-            let text = crate::text::wrap(&crate::text::clean(line), crate::text::width());
-            self.env.front.progress(&text);
-        }
+        let text = crate::text::wrap(&crate::text::clean(line), crate::text::width());
+        self.env.front.progress(&text);
     }
 }

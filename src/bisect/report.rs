@@ -14,7 +14,7 @@ use anyhow::Result;
 fn out(env: &Env, dry_run: bool, text: &str) {
     if dry_run {
         env.front.line(text);
-    } else if !env.front.json {
+    } else {
         env.front.progress(text);
     }
 }
@@ -29,9 +29,6 @@ fn wrap(s: &str) -> String {
 
 /// The plan: to stdout with `--dry-run`, else to stderr.
 pub fn plan(p: &Plan, s: &State, env: &Env, dry_run: bool) {
-    if env.front.json && !dry_run {
-        return;
-    }
     let n = s.candidates.len();
     let sides = |kind: usize| kind * p.cap;
     // Worst case: every planned decision to its cap (ends and confirm 2

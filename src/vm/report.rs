@@ -11,9 +11,7 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 pub fn say(o: &Options, msg: &str) {
-    if !o.front.json {
-        o.front.progress(msg);
-    }
+    o.front.progress(msg);
 }
 
 /// A letter per arm for the order line (A, B, …, then a2, b2 …).
@@ -29,9 +27,6 @@ fn letter(i: usize) -> String {
 /// The plan, to stdout with `--dry-run` (it is then the output), else
 /// to stderr.
 pub fn plan(o: &Options, s: &Session) {
-    if o.front.json && !o.dry_run {
-        return;
-    }
     let total: usize = s.order.iter().map(Vec::len).sum();
     let m = &s.machine;
     let mut out = vec![format!(
@@ -133,17 +128,18 @@ impl Bar {
     }
 
     /// `at` says which boot (`boot 3/8`); silent when `quiet`; a line,
-    /// not a bar, off a terminal or when the console is shown.
+    /// not a bar, off a terminal, with `--json` or when the console is
+    /// shown.
     pub fn new(front: &crate::session::Front, console: bool, at: &str, label: &str) -> Bar {
         let at = at.to_string();
-        if front.quiet || front.json {
+        if front.quiet {
             return Bar {
                 bar: None,
                 label: label.into(),
                 at,
             };
         }
-        if !std::io::stderr().is_terminal() || console {
+        if front.json || !std::io::stderr().is_terminal() || console {
             front.note(&format!("{at}: {} …", crate::text::clean(label)));
             return Bar {
                 bar: None,

@@ -125,37 +125,14 @@ impl State {
         m: &mut dyn Measure,
         parent: usize,
         culprit: usize,
-    ) -> Result<(bool, Vec<Change>)> {
+    ) -> Result<(bool, Vec<Change>, Vec<String>)> {
         let k = self.open_step("confirm", culprit);
         let idx = self.bisected_idx();
         let (got, vals) = self.measure(
             m,
             k,
             &[(parent, Role::Parent), (culprit, Role::Culprit)],
-            |s, v| {
-                let n = v.rounds();
-                let rule = s.rule(k);
-                if !crate::stats::sequential::is_look(n, rule.cap)
-                    || n < crate::stats::sequential::MIN_RUNS
-                {
-                    return None;
-                }
-                let a = crate::stats::sequential::alpha_at(
-                    rule.alpha / idx.len().max(1) as f64,
-                    n,
-                    rule.cap,
-                );
-                let worse = idx.iter().any(|&j| {
-                    call::worse(
-                        &v.v[1][j],
-                        &v.v[0][j],
-                        s.metrics[j].1,
-                        a,
-                        rule.threshold_pct,
-                    )
-                });
-                (worse || n >= rule.cap).then_some(worse)
-            },
+            |s, v| at_look(s, v, k, &idx, Quantifier::Any, call::worse),
         )?;
         let confirmed = got == Some(true);
         let changes = idx
@@ -181,7 +158,17 @@ impl State {
                 "not confirmed against its parent"
             },
         );
-        Ok((confirmed, changes))
+        let culprit: Vec<(usize, super::parts::Lr)> = idx
+            .iter()
+            .filter_map(|&j| Some((j, super::parts::of(&vals.v[0][j], &vals.v[1][j])?)))
+            .collect();
+        let parts = super::parts::lines(
+            &self.metrics,
+            &super::parts::ends(&self.ends_pool),
+            &culprit,
+            self.steps[k].alpha,
+        );
+        Ok((confirmed, changes, parts))
     }
 
     /// Reverting the culprit on the bad end, where it applies: better
@@ -202,29 +189,9 @@ impl State {
         let last = self.bad_end;
         let k = self.open_step("revert", r);
         let idx = self.bisected_idx();
-        let (got, _) = self.measure(m, k, &[(last, Role::Bad), (r, Role::Revert)], |s, v| {
-            let n = v.rounds();
-            let rule = s.rule(k);
-            if !crate::stats::sequential::is_look(n, rule.cap)
-                || n < crate::stats::sequential::MIN_RUNS
-            {
-                return None;
-            }
-            let a = crate::stats::sequential::alpha_at(
-                rule.alpha / idx.len().max(1) as f64,
-                n,
-                rule.cap,
-            );
-            let better = idx.iter().all(|&j| {
-                call::better_than(
-                    &v.v[1][j],
-                    &v.v[0][j],
-                    s.metrics[j].1,
-                    a,
-                    rule.threshold_pct,
-                )
-            });
-            (better || n >= rule.cap).then_some(better)
+        let sides = [(last, Role::Bad), (r, Role::Revert)];
+        let (got, _) = self.measure(m, k, &sides, |s, v| {
+            at_look(s, v, k, &idx, Quantifier::All, call::better_than)
         })?;
         let said = match got {
             Some(true) => "reverting it on the bad end makes it better again",
@@ -234,4 +201,44 @@ impl State {
         self.close_step(k, said);
         Ok(Some(said.to_string()))
     }
+}
+
+/// Whether a one-sided test must hold for any bisected metric or for all.
+#[derive(Clone, Copy)]
+enum Quantifier {
+    Any,
+    All,
+}
+
+/// One look of a two-sided decision (side 1 against side 0): at a planned
+/// look, whether `holds` at the look's share of α for `q` of the bisected
+/// metrics `idx`; `Some` once it does, or at the cap (then `Some(false)`).
+fn at_look(
+    s: &State,
+    v: &super::search::Values,
+    k: usize,
+    idx: &[usize],
+    q: Quantifier,
+    holds: fn(&[f64], &[f64], Better, f64, f64) -> bool,
+) -> Option<bool> {
+    let n = v.rounds();
+    let rule = s.rule(k);
+    if !crate::stats::sequential::is_look(n, rule.cap) || n < crate::stats::sequential::MIN_RUNS {
+        return None;
+    }
+    let a = crate::stats::sequential::alpha_at(rule.alpha / idx.len().max(1) as f64, n, rule.cap);
+    let one = |&j: &usize| {
+        holds(
+            &v.v[1][j],
+            &v.v[0][j],
+            s.metrics[j].1,
+            a,
+            rule.threshold_pct,
+        )
+    };
+    let yes = match q {
+        Quantifier::Any => idx.iter().any(one),
+        Quantifier::All => idx.iter().all(one),
+    };
+    (yes || n >= rule.cap).then_some(yes)
 }

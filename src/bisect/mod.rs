@@ -20,6 +20,7 @@ pub mod decide;
 mod decisions;
 mod git;
 mod measure;
+mod parts;
 mod report;
 mod search;
 mod session;

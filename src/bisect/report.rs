@@ -129,6 +129,7 @@ fn outcome_lines(s: &State) -> Vec<String> {
             confirmed,
             changes,
             revert,
+            parts,
         }) => {
             lines.push(format!(
                 "{}: {}",
@@ -154,6 +155,7 @@ fn outcome_lines(s: &State) -> Vec<String> {
             if let Some(r) = revert {
                 lines.push(format!("  {r}"));
             }
+            lines.extend(parts.iter().map(|p| format!("  {p}")));
         }
         Some(Outcome::Among { candidates }) => {
             let skipped: Vec<String> = candidates

@@ -138,6 +138,10 @@ pub enum Outcome {
         changes: Vec<Change>,
         /// What reverting it on the bad end did, when tried.
         revert: Option<String>,
+        /// Metrics whose ends changed more than the culprit did: the
+        /// change comes in parts or gradually ([`super::parts`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<String>,
     },
     /// Skips left several: the first bad one is among these.
     Among { candidates: Vec<usize> },
@@ -157,6 +161,10 @@ pub struct State {
     pub metrics: Vec<(String, Better)>,
     /// The metrics the ends showed worse: the ones bisected.
     pub bisected: Vec<String>,
+    /// Every unit of the good and the bad end, over all decisions, per
+    /// metric, as running moments (see [`super::parts`]).
+    #[serde(default)]
+    pub ends_pool: Vec<[super::parts::Moments; 2]>,
     pub steps: Vec<Step>,
     pub budget: Budget,
     /// Most units a side one decision may take.
@@ -216,6 +224,7 @@ impl State {
             candidates,
             metrics,
             bisected: Vec::new(),
+            ends_pool: Vec::new(),
             steps: Vec::new(),
             budget,
             cap,
@@ -321,7 +330,7 @@ impl State {
             let candidates: Vec<usize> = (lo + 1..=hi).collect();
             return self.finish(m, Outcome::Among { candidates });
         }
-        let (confirmed, changes) = self.confirm(m, lo, hi)?;
+        let (confirmed, changes, parts) = self.confirm(m, lo, hi)?;
         let revert = if confirmed { self.revert(m, hi)? } else { None };
         self.finish(
             m,
@@ -330,6 +339,7 @@ impl State {
                 confirmed,
                 changes,
                 revert,
+                parts,
             },
         )
     }
@@ -362,6 +372,7 @@ impl State {
         }
         loop {
             if let Some(d) = decide(self, &vals) {
+                super::parts::pool(&mut self.ends_pool, sides, &vals.v);
                 return Ok((Some(d), vals));
             }
             let r = vals.rounds();

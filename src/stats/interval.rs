@@ -67,13 +67,26 @@ impl LogRatio {
         if base.len() < 2 || x.len() < 2 || !all_positive(base) || !all_positive(x) {
             return None;
         }
-        let (mb, mx) = (mean(base), mean(x));
-        let vb = variance(base) / (base.len() as f64 * mb * mb);
-        let vx = variance(x) / (x.len() as f64 * mx * mx);
+        LogRatio::from_moments(
+            (base.len(), mean(base), variance(base)),
+            (x.len(), mean(x), variance(x)),
+        )
+    }
+
+    /// The same from each side's count, mean and sample variance (a
+    /// summary kept where the values are not).  `None` unless both means
+    /// are positive and both sides have two values or more.
+    pub fn from_moments(base: (usize, f64, f64), x: (usize, f64, f64)) -> Option<LogRatio> {
+        let ((nb, mb, sb), (nx, mx, sx)) = (base, x);
+        if nb < 2 || nx < 2 || !(mb > 0.0 && mx > 0.0) || !(sb >= 0.0 && sx >= 0.0) {
+            return None;
+        }
+        let vb = sb / (nb as f64 * mb * mb);
+        let vx = sx / (nx as f64 * mx * mx);
         Some(LogRatio {
             estimate: (mx / mb).ln(),
             se: (vb + vx).sqrt(),
-            df: satterthwaite(&[(vb, base.len()), (vx, x.len())]),
+            df: satterthwaite(&[(vb, nb), (vx, nx)]),
         })
     }
 

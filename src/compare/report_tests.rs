@@ -257,8 +257,11 @@ fn report_error_figures() {
         .unwrap_or(2000);
     let mut rng = SplitMix(0x5eed);
     let o = opts(Decider::Welch, Correction::Holm);
-    let (mut whole, mut boots, mut one, mut unmarked) = (0, 0, 0, 0);
+    let (mut whole, mut boots, mut one, mut unmarked, mut heavy) = (0, 0, 0, 0, 0);
     for _ in 0..trials {
+        // Heavy tails: log-normal, sigma 1 (a CV of about 130 %).
+        let rs = report_runs(5, 40, 30, |_, _, _| 100.0 * rng.normal().exp(), |_, _| None);
+        heavy += usize::from(any_decided(&build(&rs, &o).unwrap()));
         let rs = report_runs(
             5,
             40,
@@ -293,6 +296,7 @@ fn report_error_figures() {
     }
     let pct = |k: usize| k as f64 * 100.0 / trials as f64;
     println!("{trials} null reports of 40 metrics + 30 sched.* counters, 5 runs a side: a false verdict anywhere in {:.1} %", pct(whole));
+    println!("{trials} null reports of 40 metrics + 30 sched.* counters, 5 runs a side, log-normal sigma 1: a false verdict anywhere in {:.2} %", pct(heavy));
     println!(
         "{trials} null comparisons of 3 boots x 5 runs, boot SD 3 %: a false verdict in {:.1} %",
         pct(boots)

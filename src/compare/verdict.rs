@@ -185,7 +185,7 @@ fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus
     // change interval is on the log scale, and so is the deciding test.
     let p_value = match o.decider {
         Decider::Welch => match LogRatio::of(base, x) {
-            Some(lr) => Some(lr.p_value()),
+            Some(lr) => Some(guarded_p(base, x, lr.p_value(), o.alpha)),
             None => w.map(|w| w.p),
         },
         Decider::MannWhitney => mw.map(|m| m.p),
@@ -218,6 +218,40 @@ fn versus_scaled(base: &[f64], x: &[f64], better: Better, o: &Options) -> Versus
         n: (base.len(), x.len()),
         rests_on: None,
         same_test_as: None,
+    }
+}
+
+/// Above this SD of a side's logarithms (a coefficient of variation of
+/// about 36 % for log-normal values) a side is heavy-tailed.
+pub const HEAVY_LOG_SD: f64 = 0.35;
+
+/// Whether positive values spread widely on the log scale.
+fn heavy(v: &[f64]) -> bool {
+    if v.len() < 2 || v.iter().any(|&x| x <= 0.0 || !x.is_finite()) {
+        return false;
+    }
+    let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+    crate::stats::describe::variance(&logs).sqrt() > HEAVY_LOG_SD
+}
+
+/// The p of the log ratio of means, guarded where tails are heavy.
+///
+/// Its interval comes from the delta method, whose p is too small on
+/// skewed values at few runs: on log-normal runs (σ 1) at 5 runs a side,
+/// 5.5-5.8 % of null 70-test reports held a false verdict at a stated 5 %.
+/// Where either side is heavy-tailed ([`HEAVY_LOG_SD`]), the p is the
+/// larger of it and the studentized permutation test's
+/// ([`crate::stats::permutation`]), which is exact under "no difference"
+/// whatever the distribution; a verdict then needs both.  Only a p under
+/// α can make a verdict (an adjusted p is never smaller), so above it the
+/// permutations are not drawn.
+fn guarded_p(base: &[f64], x: &[f64], p: f64, alpha: f64) -> f64 {
+    if p >= alpha || !(heavy(base) || heavy(x)) {
+        return p;
+    }
+    match crate::stats::permutation::test(base, x, 19_999, None) {
+        Some(w) => p.max(w.p),
+        None => p,
     }
 }
 

@@ -9,7 +9,7 @@ use crate::compare::Comparison;
 pub fn footnotes(c: &Comparison) -> Vec<String> {
     let test = match c.decider {
         crate::compare::Decider::Welch => {
-            "Welch's t-test on one model with its interval: for positive metrics the log of the ratio of means, its interval on the same scale (the raw difference, with Fieller's interval, otherwise), so a p adj under alpha never sits beside an interval across no change"
+            "Welch's t-test on one model with its interval: for positive metrics the log of the ratio of means, its interval on the same scale (the raw difference, with Fieller's interval, otherwise), so a p adj under alpha never sits beside an interval across no change; where a side is heavy-tailed (its logarithms' SD over 0.35), p is the larger of that and a studentized permutation test's, exact under no change"
         }
         crate::compare::Decider::MannWhitney => {
             "the Mann-Whitney U test; change = Hodges-Lehmann shift over the baseline median, with its exact interval"

@@ -72,6 +72,9 @@ pub struct Tracked {
     /// What differs between the two labels at each change point, per
     /// series and change point.
     pub systems: Vec<Vec<Vec<String>>>,
+    /// Per label, its runs failed by a sched_ext ejection, with the
+    /// kernel's reasons (left out of every series).
+    pub ejections: Vec<String>,
 }
 
 /// `*` and `?` matching, the whole text.
@@ -173,10 +176,14 @@ pub fn build(o: &Options, store: &dyn Store) -> Result<(Tracked, Vec<RunRecord>)
     let filter = RunFilter {
         labels: keyed.iter().map(|k| k.label.clone()).collect(),
         since: o.since,
-        only_complete: true,
         ..Default::default()
     };
-    let runs = store.load_runs(&filter, false)?;
+    // Failed runs are only counted: a sched_ext scheduler ejected during
+    // some of a label's runs is said beside the series.
+    let (runs, others): (Vec<RunRecord>, Vec<RunRecord>) = store
+        .load_runs(&filter, false)?
+        .into_iter()
+        .partition(|r| r.status == crate::store::RunStatus::Complete);
     let known = first_and_release(&runs);
     let keyed: Vec<Keyed> = keyed
         .into_iter()
@@ -198,6 +205,7 @@ pub fn build(o: &Options, store: &dyn Store) -> Result<(Tracked, Vec<RunRecord>)
     }
     let detection = detect::detect(&series, o.q, o.threshold_pct);
     let systems = report::systems(&series, &detection, &runs);
+    let ejections = crate::compare::ejected::notice(&runs, &others, &names);
     Ok((
         Tracked {
             labels: ordered,
@@ -205,6 +213,7 @@ pub fn build(o: &Options, store: &dyn Store) -> Result<(Tracked, Vec<RunRecord>)
             detection,
             order: o.order,
             systems,
+            ejections,
         },
         runs,
     ))
@@ -256,5 +265,70 @@ mod tests {
         assert!(glob_match("*", ""));
         assert!(glob_match("a*b*c", "aXXbYYc"));
         assert!(!glob_match("a*b*c", "aXXbYY"));
+    }
+
+    /// A label whose sched_ext scheduler was ejected in some runs says so
+    /// in every format, and its failed runs stay out of the series.
+    #[test]
+    fn ejected_runs_are_counted_beside_the_series() {
+        let d = tempfile::tempdir().unwrap();
+        let mut store = crate::store::SqliteStore::open(
+            &d.path().join("r.db"),
+            crate::store::Access::ReadWrite,
+        )
+        .unwrap();
+        let mut runs = Vec::new();
+        for (i, label) in ["k1/sched=lavd", "k2/sched=lavd", "k3/sched=lavd"]
+            .iter()
+            .enumerate()
+        {
+            for r in 0..3 {
+                let mut run = RunRecord::new(label, "b", serde_json::json!({}), None);
+                run.metrics.push(crate::measure::Metric::new(
+                    "t",
+                    "s",
+                    100.0 + i as f64 + r as f64 * 0.1,
+                    crate::stats::Better::Lower,
+                ));
+                runs.push(run);
+            }
+        }
+        let mut failed = RunRecord::new("k2/sched=lavd", "b", serde_json::json!({}), None);
+        failed.status = crate::store::RunStatus::Failed;
+        failed.settings["sched_ext"] =
+            serde_json::json!({ "ejected": "ejected: lavd: runnable task stall" });
+        failed.metrics.push(crate::measure::Metric::new(
+            "t",
+            "s",
+            1e6,
+            crate::stats::Better::Lower,
+        ));
+        runs.push(failed);
+        store.save_runs(&runs).unwrap();
+        let o = Options {
+            labels: vec![
+                "k1/sched=lavd".into(),
+                "k2/sched=lavd".into(),
+                "k3/sched=lavd".into(),
+            ],
+            glob: None,
+            since: None,
+            order: Order::Given,
+            metrics: Vec::new(),
+            q: 0.05,
+            threshold_pct: 2.0,
+            format: Format::Table,
+            fail_on_change: false,
+        };
+        let (t, kept) = build(&o, &store).unwrap();
+        assert_eq!(kept.len(), 9, "the failed run is not in a series");
+        assert_eq!(
+            t.ejections,
+            vec!["k2/sched=lavd: 1 of 4 runs failed because the sched_ext scheduler changed during them (ejected: lavd: runnable task stall); they are left out"]
+        );
+        for f in [Format::Table, Format::Markdown, Format::Html, Format::Json] {
+            let text = f.renderer().render(&t).unwrap();
+            assert!(text.contains("1 of 4 runs failed"), "{f:?}: {text}");
+        }
     }
 }

@@ -158,6 +158,13 @@ pub fn text(t: &Tracked) -> String {
         "{}\n\n",
         crate::text::wrap(&crate::text::clean(&head(t)), w)
     );
+    for e in &t.ejections {
+        out.push_str(&crate::text::wrap(&crate::text::clean(e), w));
+        out.push('\n');
+    }
+    if !t.ejections.is_empty() {
+        out.push('\n');
+    }
     for (i, s) in t.series.iter().enumerate() {
         let cps = &t.detection.per_series[i];
         if cps.is_empty() {
@@ -204,6 +211,12 @@ pub fn text(t: &Tracked) -> String {
 pub fn markdown(t: &Tracked) -> String {
     let cell = |s: &str| crate::text::clean(s).replace('|', "\\|");
     let mut out = format!("## kbench track\n\n{}\n\n", cell(&head(t)));
+    for e in &t.ejections {
+        out.push_str(&format!("- {}\n", cell(e)));
+    }
+    if !t.ejections.is_empty() {
+        out.push('\n');
+    }
     for (i, s) in t.series.iter().enumerate() {
         let cps = &t.detection.per_series[i];
         if cps.is_empty() {
@@ -274,6 +287,7 @@ pub fn json(t: &Tracked) -> Result<String> {
         "q": t.detection.q,
         "threshold_pct": t.detection.threshold_pct,
         "label_spread_pct": label_spread(&t.detection),
+        "ejections": t.ejections,
         "method": footer(t),
     });
     Ok(serde_json::to_string_pretty(&doc)? + "\n")

@@ -4,7 +4,8 @@
 # side) with a false verdict anywhere; of null comparisons with the boot
 # as the unit (3 boots x 5 runs, a boot-to-boot SD of 3 %); and of null
 # comparisons of one boot a label at that SD, how many give a verdict and
-# how many of those are not marked as resting on one boot each.  The
+# how many of those are not marked as resting on one boot each; and of
+# null reports of log-normal runs (sigma 1: heavy tails).  The
 # README's figures are read from this output.
 #
 # Usage: bench/report-error.sh [TRIALS]   (default 2000)

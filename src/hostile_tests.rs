@@ -592,6 +592,32 @@ fn hostile_inputs_never_panic_or_hang() {
         },
     );
     string_parser(
+        "report bundle",
+        &[
+            "KBENCH-REPORT-BUNDLE v1 ",
+            "KBENCH-REPORT-END",
+            "10 ",
+            "99999999999 ",
+            "-1 ",
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "\n",
+            "H4sIAAAAAAAA/w==",
+            "QUJD",
+            "=",
+            "<script>",
+            "-->",
+            "\r",
+            "\u{0}",
+        ],
+        |s| {
+            // A bundle that does not check is an error, never a store.
+            if let Ok(Some(bytes)) = crate::report::bundle::decode(s) {
+                assert!(bytes.len() <= crate::report::bundle::MAX_BYTES);
+            }
+            Ok(())
+        },
+    );
+    string_parser(
         "vm kernel",
         &[
             "/boot/vmlinuz",

@@ -508,7 +508,7 @@ fn html_report_renders_in_a_real_browser() {
             "-q",
         ]);
     }
-    let html = env.ok(&["compare", "--format", "html"]);
+    let html = env.ok(&["compare", "--format", "html", "--bundle"]);
     let (probe, console) = crate::common::in_chromium(env.dir.path(), "report.html", &html);
     assert!(probe["scoreboard"].as_u64().unwrap_or(0) >= 3, "{probe}");
     assert_eq!(probe["first"], "Scoreboard", "{probe}");
@@ -794,4 +794,74 @@ fn zeros_and_extreme_magnitudes_keep_honest_intervals() {
         wide.lines().nth(1).is_some_and(|h| h.ends_with("note")),
         "{wide}"
     );
+}
+
+/// A report made with `--bundle` carries its runs: imported into an empty
+/// store, they give the same scoreboard (HTML and Markdown alike); the
+/// same report imported twice adds nothing; a bundle altered by one
+/// character, or a report with none, is refused in one line.
+#[test]
+fn a_bundled_report_gives_the_same_scoreboard_when_imported() {
+    let env = seeded();
+    let json = |db: &str| {
+        let out = env.ok(&["--db", db, "compare", "--json"]);
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        // Where the runs came from differs; the verdicts must not.
+        v.as_object_mut().unwrap().remove("runs");
+        v
+    };
+    let here = json(&env.db().to_string_lossy());
+    for (format, file) in [("html", "r.html"), ("markdown", "r.md")] {
+        let path = env.dir.path().join(file);
+        let p = path.to_str().unwrap();
+        env.ok(&["compare", "--format", format, "--bundle", "-o", p]);
+        let report = std::fs::read_to_string(&path).unwrap();
+        assert!(report.contains("carries the 18 runs"), "{format}");
+        let db = env.dir.path().join(format!("{format}.db"));
+        let db = db.to_str().unwrap();
+        let said = env.run(&["--db", db, "import", p, "--format", "report"]);
+        assert!(said.status.success(), "{}", stderr(&said));
+        assert!(
+            stderr(&said).contains("18 runs carried, 18 new"),
+            "{}",
+            stderr(&said)
+        );
+        assert_eq!(json(db)["groups"], here["groups"], "{format}");
+        let again = env.run(&["--db", db, "import", p, "--format", "report"]);
+        assert!(
+            stderr(&again).contains("18 runs carried, 0 new"),
+            "{}",
+            stderr(&again)
+        );
+        // One base64 character changed.
+        let at = report.find("KBENCH-REPORT-BUNDLE").unwrap();
+        let line = report[at..].find('\n').unwrap() + at + 1;
+        let c = report.as_bytes()[line];
+        let mut bad = report.clone().into_bytes();
+        bad[line] = if c == b'A' { b'B' } else { b'A' };
+        let bad_path = env.dir.path().join(format!("bad-{file}"));
+        std::fs::write(&bad_path, bad).unwrap();
+        let err = env.fails(
+            &[
+                "--db",
+                db,
+                "import",
+                bad_path.to_str().unwrap(),
+                "--format",
+                "report",
+            ],
+            2,
+        );
+        assert!(err.contains("bundle"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let plain = env.dir.path().join("plain.html");
+    std::fs::write(&plain, env.ok(&["compare", "--format", "html"])).unwrap();
+    let err = env.fails(
+        &["import", plain.to_str().unwrap(), "--format", "report"],
+        2,
+    );
+    assert!(err.contains("carries no runs"), "{err}");
+    let err = env.fails(&["compare", "--bundle"], 2);
+    assert!(err.contains("--format html or markdown"), "{err}");
 }

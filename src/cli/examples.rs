@@ -58,6 +58,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
             "kbench compare",
             "kbench --label stock --label xanmod compare --format markdown",
             "kbench compare --format html --output report.html",
+            "kbench compare --format html --bundle --output report.html",
             "kbench compare --fail-on worse",
         ],
     ),
@@ -66,6 +67,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &[
             "kbench --label stock import --format hackbench hackbench.log",
             "kbench import --format csv results.csv",
+            "kbench --db check.db import --format report report.html",
         ],
     ),
     (

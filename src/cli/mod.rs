@@ -434,6 +434,10 @@ pub struct CompareArgs {
     /// Write to this file instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// HTML or Markdown that carries the runs it was made from, so a reader can check it
+    /// (`kbench import REPORT --format report`)
+    #[arg(long)]
+    pub bundle: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -446,6 +450,8 @@ pub enum ImportFormat {
     CyclictestJson,
     /// `label,benchmark,metric,unit,value[,run[,better]]`; header optional
     Csv,
+    /// A kbench report made with `compare --bundle` (HTML or Markdown): the runs it carries
+    Report,
 }
 
 #[derive(Args, Debug, Clone)]

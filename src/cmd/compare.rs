@@ -19,6 +19,11 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
     } else {
         a.format
     };
+    if a.bundle && !matches!(format, ReportFormat::Html | ReportFormat::Markdown) {
+        return Err(input(
+            "--bundle puts the runs in an HTML or Markdown report: give --format html or markdown",
+        ));
+    }
     let store = ctx.store_for_reading()?;
     let filter = RunFilter {
         labels: ctx.global.label.clone(),
@@ -33,7 +38,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         return contest_layout(ctx, a);
     }
     let (runs, others): (Vec<_>, Vec<_>) = store
-        .load_runs(&filter, format == ReportFormat::Html)?
+        .load_runs(&filter, format == ReportFormat::Html || a.bundle)?
         .into_iter()
         .partition(|r| r.status == crate::store::RunStatus::Complete);
     if runs.is_empty() {
@@ -84,7 +89,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             "--curve is shown as a table, Markdown, JSON or HTML (not CSV or another --layout)",
         ));
     }
-    let format: &dyn report::Format<report::Input> = match (format, a.layout) {
+    let renderer: &dyn report::Format<report::Input> = match (format, a.layout) {
         (ReportFormat::Json, _) => &report::Json,
         (ReportFormat::Csv, _) => &report::csv::Csv,
         (ReportFormat::Markdown, _) => &report::markdown::Markdown,
@@ -93,15 +98,35 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         (ReportFormat::Table, Layout::Seed2023) => &report::seed2023::Article,
         (ReportFormat::Table, _) => &report::terminal::Terminal,
     };
-    let text = format.render(&report::Input {
+    let mut text = renderer.render(&report::Input {
         comparison: &c,
         runs: &runs,
         colour: a.output.is_none() && crate::text::colour::stdout(),
         details: a.details,
         curves: curves.as_deref(),
     })?;
+    if a.bundle {
+        text = bundled(&text, format, &runs, &others)?;
+    }
     emit(a, &text)?;
     gate(&c, a.fail_on, a.allow_one_boot)
+}
+
+/// The report with the runs it was made from: the complete runs it
+/// compares and the failed ones it counts.
+fn bundled(
+    text: &str,
+    format: ReportFormat,
+    runs: &[RunRecord],
+    others: &[RunRecord],
+) -> Result<String> {
+    let all: Vec<RunRecord> = runs.iter().chain(others).cloned().collect();
+    let scratch = crate::sys::janitor::Scratch::in_tmp("bundle")?;
+    let block = report::bundle::encode(&all, scratch.path())?;
+    Ok(match format {
+        ReportFormat::Html => report::bundle::into_html(text, &block, all.len()),
+        _ => report::bundle::into_markdown(text, &block, all.len()),
+    })
 }
 
 /// The curves over `flag`, or why there are none.

@@ -18,10 +18,14 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<()> {
         std::fs::read_to_string(&a.file)
             .map_err(|e| input(format!("cannot read {}: {e}", a.file.display())))?
     };
+    if a.format == ImportFormat::Report {
+        return report(ctx, a, &text);
+    }
     let parsed = match a.format {
         ImportFormat::Hackbench => crate::benchmarks::hackbench::import::parse(&text),
         ImportFormat::Cyclictest => crate::benchmarks::cyclictest::import::parse(&text),
         ImportFormat::CyclictestJson => crate::benchmarks::cyclictest::import_json::parse(&text),
+        ImportFormat::Report => unreachable!("read above"),
         ImportFormat::Csv => import::csv::parse(
             &text,
             ctx.global.label.first().map(String::as_str),
@@ -168,5 +172,64 @@ fn assume(
             )));
         }
     }
+    Ok(())
+}
+
+/// `--format report`: the runs a `compare --bundle` report carries, as
+/// they were (labels, fingerprints, settings, histograms), each once: a
+/// run already in the store (by its id) is not added again.
+fn report(ctx: &Ctx, a: &ImportArgs, text: &str) -> Result<()> {
+    let file = a.file.display();
+    if ctx.global.no_store {
+        return Err(input("--no-store makes import do nothing"));
+    }
+    if !ctx.global.label.is_empty() || a.benchmark.is_some() || !a.assume.is_empty() {
+        return Err(input(
+            "a report's runs keep their own labels, benchmarks and parameters: --label, --benchmark and --assume do not apply",
+        ));
+    }
+    let bytes = crate::report::bundle::decode(text)
+        .map_err(|e| input(format!("{file}: {e:#}")))?
+        .ok_or_else(|| {
+            input(format!(
+                "{file} carries no runs (a report made with `kbench compare --format html --bundle` does)"
+            ))
+        })?;
+    let scratch = crate::sys::janitor::Scratch::in_tmp("import")?;
+    let want = crate::store::foreign::Expect {
+        label: None,
+        below: false,
+        max_rows: 10_000_000,
+    };
+    let mut runs = crate::store::foreign::runs(&bytes, &scratch.path().join("report.db"), &want)
+        .map_err(|e| input(format!("{file}: {e:#}")))?;
+    let mut store = ctx.store_for_update()?;
+    let known: std::collections::HashSet<String> = store
+        .list_runs(&crate::store::RunFilter::default())?
+        .into_iter()
+        .map(|r| r.uuid)
+        .collect();
+    let carried = runs.len();
+    runs.retain(|r| !known.contains(&r.uuid));
+    for r in &mut runs {
+        r.notes.push(format!("from the report {file}"));
+    }
+    let ids = store.save_runs(&runs)?;
+    if ctx.global.json {
+        return print_json(
+            "import",
+            serde_json::json!({ "ids": ids, "carried": carried, "added": ids.len() }),
+        );
+    }
+    ctx.info(&format!(
+        "{file}: {carried} runs carried, {} new in {}{}",
+        ids.len(),
+        store.describe(),
+        if ids.is_empty() {
+            String::new()
+        } else {
+            format!(" (runs {})", crate::text::id_list(&ids))
+        }
+    ));
     Ok(())
 }

@@ -144,7 +144,7 @@ fn boot_of(f: &Found) -> &Boot {
 /// The runs in a boot's store, checked as a guest's.
 fn guest_runs(b: &Boot, bytes: &[u8], file: &std::path::Path) -> Result<Vec<RunRecord>> {
     let want = crate::store::foreign::Expect {
-        label: &b.label,
+        label: Some(&b.label),
         below: true,
         max_rows: MAX_ROWS,
     };

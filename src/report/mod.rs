@@ -4,6 +4,7 @@
 //! One file per format; the terminal and Markdown renderers share the
 //! format-neutral [`sections`].
 
+pub mod bundle;
 pub mod csv;
 pub mod curves;
 pub mod footnotes;

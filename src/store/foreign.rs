@@ -13,8 +13,9 @@ use std::path::Path;
 
 /// What a foreign store must hold.
 pub struct Expect<'a> {
-    /// The label its runs carry.
-    pub label: &'a str,
+    /// The label its runs carry (`None`: any label, each a valid one, as
+    /// a report's runs carry theirs).
+    pub label: Option<&'a str>,
     /// Whether runs may sit below the label (`LABEL/...`), as a matrix's
     /// combinations do.
     pub below: bool,
@@ -41,14 +42,27 @@ pub fn runs(bytes: &[u8], file: &Path, want: &Expect) -> Result<Vec<RunRecord>> 
             anyhow!("its store: {e}")
         }
     })?;
-    let below = format!("{}/", want.label);
     for r in &mut runs {
-        if r.label != want.label && !(want.below && r.label.starts_with(&below)) {
-            return Err(anyhow!(
-                "it stored a run under label '{}', not '{}'",
-                crate::text::clean(&r.label),
-                crate::text::clean(want.label)
-            ));
+        match want.label {
+            Some(l) => {
+                let below =
+                    want.below && r.label.strip_prefix(l).is_some_and(|t| t.starts_with('/'));
+                if r.label != l && !below {
+                    return Err(anyhow!(
+                        "it stored a run under label '{}', not '{}'",
+                        crate::text::clean(&r.label),
+                        crate::text::clean(l)
+                    ));
+                }
+            }
+            None => {
+                crate::values::label(&r.label).map_err(|e| {
+                    anyhow!(
+                        "it holds a run under a label kbench refuses: {}",
+                        crate::text::clip(&e, 200)
+                    )
+                })?;
+            }
         }
         r.id = 0;
     }
@@ -71,7 +85,7 @@ mod tests {
 
     fn want() -> Expect<'static> {
         Expect {
-            label: "A",
+            label: Some("A"),
             below: false,
             max_rows: 1000,
         }

@@ -60,7 +60,7 @@ pub fn guest_runs(
     // labels its combinations below it (the guest of `A` stored under
     // `A/aa`, the calibration arm's label).
     let want = crate::store::foreign::Expect {
-        label: b.label,
+        label: Some(b.label),
         below: b.command.iter().any(|c| c == "matrix"),
         max_rows: MAX_GUEST_ROWS,
     };

@@ -21,10 +21,7 @@ fn out(env: &Env, dry_run: bool, text: &str) {
 
 /// A line wrapped at the terminal's width, its indent kept on every line.
 fn wrap(s: &str) -> String {
-    let text = s.trim_start();
-    let pad = " ".repeat(s.len() - text.len());
-    let wrapped = crate::text::wrap(&crate::text::clean(text), crate::text::width() - pad.len());
-    format!("{pad}{}", wrapped.replace('\n', &format!("\n{pad}")))
+    crate::text::wrap_indented(&crate::text::clean(s), crate::text::width())
 }
 
 /// The plan: to stdout with `--dry-run`, else to stderr.

@@ -39,6 +39,20 @@ fn section(out: &mut String, s: &Section, st: Style) {
         section(out, &right, st);
         return;
     }
+    // A table of facts (no verdicts) too wide even so: its widest rows
+    // leave it and are listed under it, a line per value (a kernel's
+    // version string at 80 columns).
+    if s.verdict_col.is_none() && s.groups.is_empty() && drawn_width(s) > st.width.saturating_add(2)
+    {
+        let (kept, listed) = overflow(s, st.width.saturating_add(2));
+        section(out, &kept, st);
+        if !listed.is_empty() {
+            out.pop();
+            out.push_str(&listed);
+            out.push('\n');
+        }
+        return;
+    }
     if let Some(lead) = &s.lead {
         out.push_str(&crate::text::wrap(&crate::text::clean(lead), st.width));
         out.push('\n');
@@ -84,6 +98,43 @@ fn drawn(s: &Section, colour: bool) -> String {
     }
     t.set_colour(colour);
     t.to_string()
+}
+
+/// `s` without the rows that make it wider than `width` (the widest row
+/// first, until it fits), and those rows as text: the row's first cell,
+/// then each other cell under its column's heading, wrapped.
+fn overflow(s: &Section, width: usize) -> (Section, String) {
+    let natural = |r: &Vec<String>| -> usize {
+        r.iter()
+            .map(|c| crate::text::clean(c).chars().count())
+            .sum::<usize>()
+            + 2 * r.len()
+    };
+    let mut kept = s.clone();
+    kept.rows.clear();
+    let mut rows: Vec<Vec<String>> = s.rows.clone();
+    let mut out_rows: Vec<Vec<String>> = Vec::new();
+    loop {
+        kept.rows = rows.clone();
+        if rows.is_empty() || drawn_width(&kept) <= width {
+            break;
+        }
+        let widest = (0..rows.len())
+            .max_by_key(|&i| natural(&rows[i]))
+            .unwrap_or(0);
+        out_rows.push(rows.remove(widest));
+    }
+    let mut text = String::new();
+    for r in s.rows.iter().filter(|r| out_rows.contains(r)) {
+        text.push_str(&crate::text::clean(&r[0]));
+        text.push('\n');
+        for (h, v) in s.header.iter().zip(r).skip(1) {
+            let line = format!("  {}: {}", crate::text::clean(h), crate::text::clean(v));
+            text.push_str(&crate::text::wrap_indented(&line, width.saturating_sub(2)));
+            text.push('\n');
+        }
+    }
+    (kept, text)
 }
 
 /// The widest of a section's table lines, as `section` draws them
@@ -285,5 +336,49 @@ pub struct Terminal;
 impl<'a> super::Format<super::Input<'a>> for Terminal {
     fn render(&self, i: &super::Input<'a>) -> anyhow::Result<String> {
         Ok(render_with(i.comparison, i.colour, i.details, i.curves))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A facts table wider than the terminal keeps the rows that fit and
+    /// lists the rest under it, every line within the width.
+    #[test]
+    fn a_table_of_facts_too_wide_lists_its_widest_rows() {
+        let s = Section {
+            title: "Systems compared".into(),
+            header: vec!["".into(), "a".into(), "b".into()],
+            rows: vec![
+                vec!["HZ".into(), "250".into(), "1000".into()],
+                vec![
+                    "version".into(),
+                    "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)".into(),
+                    "#1 SMP PREEMPT_RT Debian 6.1.192-3 (2026-11-26)".into(),
+                ],
+            ],
+            numeric_from: usize::MAX,
+            verdict_col: None,
+            groups: Vec::new(),
+            lead: None,
+            break_at: None,
+        };
+        let mut out = String::new();
+        section(
+            &mut out,
+            &s,
+            Style {
+                colour: false,
+                width: 38,
+            },
+        );
+        assert!(out.lines().all(|l| l.chars().count() <= 40), "{out}");
+        assert!(out.contains("HZ  250  1000"), "{out}");
+        assert!(
+            out.contains("version\n  a: #1 SMP PREEMPT_DYNAMIC"),
+            "{out}"
+        );
+        assert!(out.contains("  b: #1 SMP PREEMPT_RT"), "{out}");
     }
 }

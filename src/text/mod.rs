@@ -134,9 +134,34 @@ pub fn width() -> usize {
     })
 }
 
+/// `s` wrapped to `width` as [`wrap`] does, its leading indent kept on
+/// every line (a plan's indented lines stay under their heading).
+pub fn wrap_indented(s: &str, width: usize) -> String {
+    let text = s.trim_start();
+    let pad = " ".repeat(s.len() - text.len());
+    let wrapped = wrap(text, width.saturating_sub(pad.len()).max(8));
+    format!("{pad}{}", wrapped.replace('\n', &format!("\n{pad}")))
+}
+
+/// A path longer than `room` columns in pieces that fit, each ending in
+/// its `/` (a piece without one longer than `room` stays whole).
+fn path_pieces(w: &str, room: usize) -> Vec<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for seg in w.split_inclusive('/') {
+        if !cur.is_empty() && cur.chars().count() + seg.chars().count() > room {
+            pieces.push(std::mem::take(&mut cur));
+        }
+        cur.push_str(seg);
+    }
+    pieces.push(cur);
+    pieces
+}
+
 /// `text` wrapped at spaces to `width` columns, later lines indented by
-/// two; a word longer than the width stays whole, and a lone `%` stays
-/// with the number before it (`±2 %` never breaks).
+/// two; a path longer than a line is broken after a `/`, another word
+/// longer than the width stays whole, and a lone `%` stays with the
+/// number before it (`±2 %` never breaks).
 pub fn wrap(text: &str, width: usize) -> String {
     let mut words: Vec<String> = Vec::new();
     for w in text.split(' ') {
@@ -148,6 +173,17 @@ pub fn wrap(text: &str, width: usize) -> String {
             _ => words.push(w.to_string()),
         }
     }
+    let room = width.saturating_sub(2).max(1);
+    let words: Vec<String> = words
+        .into_iter()
+        .flat_map(|w| {
+            if w.chars().count() > room && w.contains('/') {
+                path_pieces(&w, room)
+            } else {
+                vec![w]
+            }
+        })
+        .collect();
     let mut out = String::new();
     let mut line = 0usize;
     for w in &words {
@@ -174,5 +210,10 @@ mod wrap_tests {
         assert_eq!(super::wrap("short", 80), "short");
         assert_eq!(super::wrap("within ±2 %", 9), "within\n  ±2 %");
         assert_eq!(super::wrap("of 5 %, so", 5), "of\n  5 %,\n  so");
+        // A long path breaks after a slash; each piece fits the room.
+        assert_eq!(
+            super::wrap("image /var/cache/kernels/boot/vmlinuz-6.1: x", 14),
+            "image\n  /var/cache/\n  kernels/\n  boot/\n  vmlinuz-6.1:\n  x"
+        );
     }
 }

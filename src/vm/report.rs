@@ -62,7 +62,7 @@ pub fn plan(o: &Options, s: &Session) {
     out.push(format!("  order (one boot each): {}", order.join(" ")));
     let text = out
         .iter()
-        .map(|l| crate::text::clean(l).into_owned())
+        .map(|l| crate::text::wrap_indented(&crate::text::clean(l), crate::text::width()))
         .collect::<Vec<_>>()
         .join("\n");
     if o.dry_run {

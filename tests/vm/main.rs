@@ -795,3 +795,65 @@ fn todays_split_debian_kernel_boots() {
     );
     assert!(fp["preempt"]["mode"].is_string(), "{fp}");
 }
+
+/// `kbench vm` in a real terminal of 80 columns, as a person runs it: the
+/// plan, a spinner per boot that leaves a line when the boot is done, and
+/// the closing comparison, all within 80 columns, with no colour escape
+/// spelled out as text and no spinner left behind.
+#[test]
+fn vm_on_a_terminal_fits_and_leaves_no_spinner() {
+    let Some(k) = kernels() else { return };
+    let _l = lock();
+    let vm = Vm::new();
+    let mut c = vm.cmd(&[
+        "vm",
+        "--kernel",
+        &s(&k.std),
+        "--kernel",
+        &s(&k.rt),
+        "--boots",
+        "1",
+        "--seed",
+        "3",
+        "--timeout",
+        "300s",
+        "--",
+        "cyclictest",
+        "-t",
+        "1",
+        "-D",
+        "2s",
+    ]);
+    c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+    let screen = common::pty::run(c, 80);
+    let plain = screen.plain();
+    assert_eq!(screen.code, 0, "{plain}");
+    assert!(!screen.escapes_as_text(), "{}", screen.bytes);
+    let lines = screen.lines();
+    let wide: Vec<&String> = lines.iter().filter(|l| l.chars().count() > 80).collect();
+    let shown: Vec<String> = wide
+        .iter()
+        .map(|l| {
+            format!(
+                "{} cols: {}",
+                l.chars().count(),
+                l.chars().take(60).collect::<String>()
+            )
+        })
+        .collect();
+    assert!(wide.is_empty(), "lines over 80 columns: {shown:#?}");
+    // Each boot leaves its done line, and no spinner frame stays on screen.
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains(" to its result; runs "))
+            .count(),
+        2,
+        "{plain}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.trim_end().ends_with('…')),
+        "a spinner line was left"
+    );
+    assert!(plain.contains("The kernels, boots interleaved"), "{plain}");
+}

@@ -432,3 +432,93 @@ $K campaign step p
         .read("/etc/systemd/system/kbench-campaign-p.service")
         .is_some());
 }
+
+/// A power cut in the middle of a block: QEMU is killed while the first
+/// block measures (nothing in the guest is told), and the machine is
+/// started again on the same kernel, as a person would switch it back on.
+/// The unit's step at that boot finds the block cut short, removes its
+/// partial runs and runs it again; the campaign then goes on by itself
+/// to the end, and every label's runs come from whole blocks only.
+#[test]
+fn a_block_cut_by_a_power_cut_runs_again_without_its_partial_runs() {
+    let _one = lock();
+    let Some(g) = guest() else { return };
+    let script = format!(
+        r#"set -u
+K=/usr/local/bin/kbench
+$K campaign init c --rounds 1 --reboot kexec \
+  --boot 'std=release={std},entry=/boot/vmlinuz-{std}' \
+  --boot 'rt=release={rt},entry=/boot/vmlinuz-{rt}' \
+  -- cyclictest -t 1 -D 3s --runs 4 || exit 1
+$K campaign install-service c || exit 1
+sync
+$K campaign step c
+"#,
+        std = g.std,
+        rt = g.rt,
+    );
+    let disk = Disk::new(g, &script);
+    let mut m = Machine::boot(g, &disk, &g.std);
+    let running = m.wait_for("running `kbench cyclictest", limit(1));
+    // Into the block: a run or two stored, the others not yet.
+    std::thread::sleep(Duration::from_secs(12));
+    let first = m.console();
+    let _ = m.child.kill();
+    let _ = m.child.wait();
+    assert!(running, "the first block never started:\n{first}");
+    let mut m = Machine::boot(g, &disk, &g.std);
+    let done = m.wait_for("campaign c complete", limit(3));
+    let console = m.console();
+    if done {
+        std::thread::sleep(Duration::from_secs(5));
+    }
+    m.power_off();
+    let tail: String = {
+        let lines: Vec<&str> = console.lines().collect();
+        lines[lines.len().saturating_sub(60)..].join("\n")
+    };
+    assert!(
+        done,
+        "the campaign did not complete after the power cut:\n{tail}"
+    );
+    assert!(
+        console.contains("was cut short before") && console.contains("it runs again"),
+        "{tail}"
+    );
+    assert!(!console.contains("paused"), "a pause on the way:\n{tail}");
+    if let Some(l) = console.lines().find(|l| l.contains("was cut short before")) {
+        eprintln!("after the power cut: {}", l.trim());
+    }
+    let db = disk.store("/root/.local/share/kbench/results.db");
+    let (code, out, err) = kbench(&db, &["campaign", "status", "c", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let plan = &serde_json::from_str::<serde_json::Value>(&out).unwrap()["campaigns"][0];
+    let history = plan["history"].as_array().unwrap();
+    let done_blocks: Vec<&serde_json::Value> =
+        history.iter().filter(|b| b["status"] == "done").collect();
+    assert_eq!(done_blocks.len(), 2, "{plan}");
+    // Each label's runs: four, all complete, all from its done block's boot.
+    let (code, out, err) = kbench(&db, &["runs", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for b in done_blocks {
+        let label = b["label"].as_str().unwrap();
+        let mine: Vec<&serde_json::Value> = runs["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["label"] == label)
+            .collect();
+        assert_eq!(mine.len(), 4, "{label}: {mine:?}");
+        for r in mine {
+            assert_eq!(r["status"], "complete", "{label}: {r}");
+            let id = r["id"].to_string();
+            let (_, out, _) = kbench(&db, &["runs", "show", &id, "--json"]);
+            let show: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(
+                show["fingerprint"]["boot_id"], b["boot_id"],
+                "{label}'s run {id}"
+            );
+        }
+    }
+}

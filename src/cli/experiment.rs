@@ -144,9 +144,10 @@ pub struct CampaignInit {
     pub order: String,
     #[command(flatten)]
     pub seed: super::shared::Seed,
-    /// How to boot the next label: grub (grub-reboot {entry} && systemctl reboot),
-    /// kexec (kexec -l {entry} ... && systemctl kexec) or a command template
-    #[arg(long, value_name = "grub|kexec|CMD", default_value = "grub")]
+    /// How to boot the next label: grub (grub-reboot {entry}, recordfail cleared, then
+    /// reboot), systemd-boot (bootctl set-oneshot {entry}, then reboot), kexec (kexec -l {entry}
+    /// ... && systemctl kexec) or a command template
+    #[arg(long, value_name = "grub|systemd-boot|kexec|CMD", default_value = "grub")]
     pub reboot: String,
     /// Add an A/A calibration: the first boot again under LABEL/aa in every round, compared with
     /// itself when the campaign is complete (the boot-to-boot noise floor beside the verdicts)

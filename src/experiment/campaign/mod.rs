@@ -161,7 +161,15 @@ pub struct InitOptions {
 /// `systemctl --no-block`: the reboot is queued and the step ends, so the
 /// shutdown does not stop the step's own unit in the middle of its reboot
 /// command (a SIGTERM that read as a failed reboot at 4 of 10 boots).
-pub const GRUB: &str = "grub-reboot {entry} && systemctl --no-block reboot";
+/// GRUB: a one-shot entry (the saved default untouched), and `recordfail`
+/// cleared, which Debian's and Ubuntu's menus set at every boot and
+/// which, left set by a boot that did not finish, stops the next one at
+/// the menu with no one there to choose.
+pub const GRUB: &str =
+    "grub-reboot {entry} && grub-editenv - unset recordfail && systemctl --no-block reboot";
+/// systemd-boot: a one-shot entry (`bootctl set-oneshot`), the default
+/// untouched.
+pub const SYSTEMD_BOOT: &str = "bootctl set-oneshot {entry} && systemctl --no-block reboot";
 /// kexec boots with the running command line (`--reuse-cmdline`): boots
 /// that differ by `cmdline=` are refused for it at `init`.
 pub const KEXEC: &str =
@@ -311,7 +319,7 @@ fn check_reboot(o: &InitOptions, reboot: &str) -> Result<()> {
     if reboot.contains("{entry}") {
         if let Some(b) = o.boots.iter().find(|b| b.entry.is_none()) {
             return Err(input(format!(
-                "--boot {}: the reboot command needs entry= (the GRUB menu entry, or the kernel image for kexec)",
+                "--boot {}: the reboot command needs entry= (the GRUB menu entry, the systemd-boot entry id, or the kernel image for kexec)",
                 b.label
             )));
         }
@@ -357,6 +365,7 @@ pub fn init(f: &Front, o: &InitOptions) -> Result<()> {
     crate::experiment::command::check_command(&o.command, o.parse)?;
     let reboot = match o.reboot.as_str() {
         "grub" => GRUB.to_string(),
+        "systemd-boot" => SYSTEMD_BOOT.to_string(),
         "kexec" => KEXEC.to_string(),
         other => other.to_string(),
     };
@@ -557,7 +566,7 @@ mod tests {
         };
         assert_eq!(
             reboot_command(GRUB, &b),
-            "grub-reboot 'Debian; rm -rf /' && systemctl --no-block reboot"
+            "grub-reboot 'Debian; rm -rf /' && grub-editenv - unset recordfail && systemctl --no-block reboot"
         );
         assert_eq!(
             reboot_command("echo {label} {release}", &b),

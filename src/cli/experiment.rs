@@ -147,7 +147,11 @@ pub struct CampaignInit {
     /// How to boot the next label: grub (grub-reboot {entry}, recordfail cleared, then
     /// reboot), systemd-boot (bootctl set-oneshot {entry}, then reboot), kexec (kexec -l {entry}
     /// ... && systemctl kexec) or a command template
-    #[arg(long, value_name = "grub|systemd-boot|kexec|CMD", default_value = "grub")]
+    #[arg(
+        long,
+        value_name = "grub|systemd-boot|kexec|CMD",
+        default_value = "grub"
+    )]
     pub reboot: String,
     /// Add an A/A calibration: the first boot again under LABEL/aa in every round, compared with
     /// itself when the campaign is complete (the boot-to-boot noise floor beside the verdicts)
@@ -163,6 +167,11 @@ pub struct CampaignInit {
     /// block is flagged in `status`
     #[arg(long)]
     pub strict: bool,
+    /// The most seconds a block after a reboot waits for the machine to settle (up as
+    /// long as at the first block, up to 300 s, and its CPU pressure back near the first
+    /// block's); 0 does not wait
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub settle_max: u64,
     /// The kbench command each block runs (instead of --scenario)
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

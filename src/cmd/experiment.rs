@@ -112,6 +112,7 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     reboot: a.reboot.clone(),
                     retries: a.retries as usize,
                     strict: a.strict,
+                    settle_max_s: a.settle_max,
                 },
             )
         }

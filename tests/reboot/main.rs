@@ -321,6 +321,21 @@ wait
         .map(|b| b["boot_id"].as_str().unwrap())
         .collect();
     assert!(history.iter().all(|b| b["status"] == "done"), "{plan}");
+    // Every block after its reboot settled first (bounded by --settle-max,
+    // 60 s), and says what it found.
+    for b in history {
+        let s = &b["settle"];
+        assert!(s["uptime_s"].as_f64().is_some(), "{b}");
+        assert!(s["waited_s"].as_f64().unwrap() <= 65.0, "{b}");
+        eprintln!(
+            "block {} settled {}: up {:.0} s, CPU pressure {}, waited {:.0} s",
+            b["position"],
+            s["settled"],
+            s["uptime_s"].as_f64().unwrap(),
+            s["cpu_pressure_pct"],
+            s["waited_s"].as_f64().unwrap()
+        );
+    }
     boot_ids.sort();
     boot_ids.dedup();
     assert_eq!(boot_ids.len(), blocks, "every block on a boot of its own");

@@ -20,6 +20,7 @@ mod audit;
 mod reboot;
 mod rounds;
 mod service;
+pub mod settle;
 mod status;
 mod step;
 
@@ -68,6 +69,10 @@ pub struct Block {
     /// How it differed from its label's first block (`field: before → now`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub differs: Vec<String>,
+    /// The machine as the block found it, and how long it waited to
+    /// settle ([`settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<settle::Settle>,
 }
 
 /// The boot a reboot was sent for and has not come up yet.
@@ -126,6 +131,15 @@ pub struct Plan {
     /// `--rounds auto`: stop after a round once every label is decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto: Option<Auto>,
+    /// The most seconds a block after a reboot waits to settle
+    /// ([`settle`]); 0: it does not wait.
+    #[serde(default = "default_settle_max_s")]
+    pub settle_max_s: u64,
+}
+
+/// `--settle-max`'s default, also for plans made before it existed.
+pub fn default_settle_max_s() -> u64 {
+    60
 }
 
 /// `--rounds auto`'s decision: on which metric, at which error.
@@ -155,6 +169,8 @@ pub struct InitOptions {
     pub auto: Option<Auto>,
     /// How kbench parses a whole command line, to check `command`.
     pub parse: super::ParseCommand,
+    /// The most seconds a block after a reboot waits to settle.
+    pub settle_max_s: u64,
 }
 
 /// The reboot command templates kbench knows.
@@ -408,6 +424,7 @@ pub fn init(f: &Front, o: &InitOptions) -> Result<()> {
         lost_in_row: 0,
         strict: o.strict,
         auto: o.auto.clone(),
+        settle_max_s: o.settle_max_s,
     };
     save(store.as_mut(), &plan)?;
     let running = crate::experiment::identity();

@@ -100,11 +100,14 @@ fn details(p: &Plan, say: &dyn Fn(String)) {
     }
     for h in &p.history {
         say(format!(
-            "  block {} {} boot {} {}",
+            "  block {} {} boot {} {}{}",
             h.position + 1,
             h.label,
             h.boot_id,
-            h.status
+            h.status,
+            h.settle
+                .as_ref()
+                .map_or(String::new(), |s| format!(" ({})", super::settle::line(s)))
         ));
         if !h.differs.is_empty() {
             say(format!(
@@ -158,6 +161,7 @@ mod tests {
             strict: false,
             auto: None,
             parse,
+            settle_max_s: 0,
         };
         init(&f, &o).unwrap();
         status(&f, None).unwrap();

@@ -64,7 +64,8 @@ pub fn step(f: &Front, o: &StepOptions) -> Result<()> {
     if !check_boot(f, store.as_mut(), &mut plan, &boot, &id)? {
         return Ok(());
     }
-    start_block(f, store.as_mut(), &mut plan, &boot, &id)?;
+    let settled = settle_first(f, &plan, &id.boot_id);
+    start_block(f, store.as_mut(), &mut plan, &boot, &id, settled)?;
     drop(store);
     let round = position / plan.boots.len() + 1;
     if !f.quiet {
@@ -214,6 +215,7 @@ fn start_block(
     plan: &mut Plan,
     boot: &Boot,
     id: &crate::experiment::Identity,
+    settle: Option<super::settle::Settle>,
 ) -> Result<()> {
     let position = plan.next;
     let cut: Vec<Block> = plan
@@ -246,9 +248,30 @@ fn start_block(
         started: crate::sys::time::unix_now(),
         ended: None,
         status: "running".into(),
+        settle,
         ..Default::default()
     });
     save(store, plan)
+}
+
+/// Before a block that follows a reboot: wait for the machine to settle
+/// ([`super::settle`]); `None` in the same boot as the block before, or
+/// with `--settle-max 0`.
+fn settle_first(f: &Front, plan: &Plan, boot_id: &str) -> Option<super::settle::Settle> {
+    if plan.settle_max_s == 0 || plan.history.last().is_some_and(|b| b.boot_id == boot_id) {
+        return None;
+    }
+    let reference = plan.history.iter().find_map(|b| b.settle.as_ref());
+    let max = std::time::Duration::from_secs(plan.settle_max_s);
+    let s = super::settle::wait(reference, max);
+    if reference.is_some() {
+        f.progress(&format!(
+            "campaign {}: {}",
+            plan.name,
+            super::settle::line(&s)
+        ));
+    }
+    Some(s)
 }
 
 /// Record how block `position` ended (`status`: its command's exit code);

@@ -14,7 +14,6 @@
 //! a steady drift is told apart from one with a single change by the
 //! tests in `parts_tests.rs`.
 
-use super::search::Role;
 use crate::measure::Better;
 use crate::stats::interval::{satterthwaite, LogRatio};
 use crate::stats::student_t;
@@ -33,18 +32,14 @@ pub fn of(base: &[f64], x: &[f64]) -> Option<Lr> {
 /// ends, from every decision, counts without being kept.
 pub type Moments = (usize, f64, f64);
 
-/// Add a decided decision's values of the good end (role `Good`) and the
-/// bad end (`Bad`) to `pool` (per metric, good then bad).  The ends are
-/// measured beside every candidate, so the pool's change is the range's,
-/// estimated from far more units than the ends' own decision, which
-/// stops early and so overstates the change it stops on.
-pub fn pool(pool: &mut Vec<[Moments; 2]>, sides: &[(usize, Role)], v: &[Vec<Vec<f64>>]) {
-    for (side, &(_, role)) in sides.iter().enumerate() {
-        let end = match role {
-            Role::Good => 0,
-            Role::Bad => 1,
-            _ => continue,
-        };
+/// Add a decided decision's values of the ends to `pool` (per metric,
+/// good then bad): `ends` pairs a side of `v` with its end (0 the good,
+/// 1 the bad).  The ends are measured beside every candidate, so the
+/// pool's change is the range's, estimated from far more units than the
+/// ends' own decision, which stops early and so overstates the change it
+/// stops on.
+pub fn pool(pool: &mut Vec<[Moments; 2]>, ends: &[(usize, usize)], v: &[Vec<Vec<f64>>]) {
+    for &(side, end) in ends {
         for (j, values) in v[side].iter().enumerate() {
             if pool.len() <= j {
                 pool.resize(j + 1, [(0, 0.0, 0.0); 2]);

@@ -372,7 +372,16 @@ impl State {
         }
         loop {
             if let Some(d) = decide(self, &vals) {
-                super::parts::pool(&mut self.ends_pool, sides, &vals.v);
+                let ends: Vec<(usize, usize)> = sides
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, &(_, r))| match r {
+                        Role::Good => Some((i, 0)),
+                        Role::Bad => Some((i, 1)),
+                        _ => None,
+                    })
+                    .collect();
+                super::parts::pool(&mut self.ends_pool, &ends, &vals.v);
                 return Ok((Some(d), vals));
             }
             let r = vals.rounds();

@@ -57,27 +57,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
             }
         )));
     }
-    let opts = Options {
-        labels: ctx.global.label.clone(),
-        baseline: a.baseline.clone(),
-        metrics: a.metric.clone(),
-        alpha: a.alpha.alpha,
-        decider: match a.test {
-            TestKind::Welch => Decider::Welch,
-            TestKind::MannWhitney => Decider::MannWhitney,
-        },
-        correction: match a.correction {
-            CorrectionKind::Holm => Correction::Holm,
-            CorrectionKind::Bh => Correction::Bh,
-            CorrectionKind::None => Correction::None,
-        },
-        threshold_pct: ctx.global.threshold,
-        detect_pct: a.detect,
-        exclude_suspect: a.exclude_suspect,
-        include_warmup: a.include_warmup,
-        allow_emulated: a.allow_emulated,
-    };
-    let mut c = compare::build(&runs, &opts)?;
+    let mut c = compare::build(&runs, &options(ctx, a))?;
     ejections(&runs, &others, &mut c);
     c.wide = a.wide;
     let curves = match &a.curve {
@@ -110,6 +90,30 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
     }
     emit(a, &text)?;
     gate(&c, a.fail_on, a.allow_one_boot)
+}
+
+/// The comparison's options, from the flags.
+fn options(ctx: &Ctx, a: &CompareArgs) -> Options {
+    Options {
+        labels: ctx.global.label.clone(),
+        baseline: a.baseline.clone(),
+        metrics: a.metric.clone(),
+        alpha: a.alpha.alpha,
+        decider: match a.test {
+            TestKind::Welch => Decider::Welch,
+            TestKind::MannWhitney => Decider::MannWhitney,
+        },
+        correction: match a.correction {
+            CorrectionKind::Holm => Correction::Holm,
+            CorrectionKind::Bh => Correction::Bh,
+            CorrectionKind::None => Correction::None,
+        },
+        threshold_pct: ctx.global.threshold,
+        detect_pct: a.detect,
+        exclude_suspect: a.exclude_suspect,
+        include_warmup: a.include_warmup,
+        allow_emulated: a.allow_emulated,
+    }
 }
 
 /// The report with the runs it was made from: the complete runs it

@@ -13,7 +13,7 @@
 //! opened as a foreign store (`store::foreign`): a file from elsewhere is
 //! untrusted.
 
-use crate::store::{Access, RunRecord, SqliteStore, Store};
+use crate::store::RunRecord;
 use anyhow::{anyhow, Result};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Write};
@@ -31,21 +31,7 @@ const LINE: usize = 76;
 /// store it writes and reads back.
 pub fn encode(runs: &[RunRecord], scratch: &std::path::Path) -> Result<String> {
     use base64::Engine;
-    let file = scratch.join("bundle.db");
-    {
-        let mut s = SqliteStore::open(&file, Access::ReadWrite)?;
-        let fresh: Vec<RunRecord> = runs
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                r.id = 0;
-                r
-            })
-            .collect();
-        s.save_runs(&fresh)?;
-    }
-    let bytes = std::fs::read(&file)?;
-    let _ = std::fs::remove_file(&file);
+    let bytes = crate::store::foreign::bytes_of(runs, &scratch.join("bundle.db"))?;
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(&bytes)?;
     let packed = gz.finish()?;

@@ -69,6 +69,28 @@ pub fn runs(bytes: &[u8], file: &Path, want: &Expect) -> Result<Vec<RunRecord>> 
     Ok(runs)
 }
 
+/// The other way: `runs` as a store of their own, its file's bytes (a
+/// report's bundle), written through the scratch `file` (removed after).
+pub fn bytes_of(runs: &[RunRecord], file: &Path) -> Result<Vec<u8>> {
+    let _ = std::fs::remove_file(file);
+    let written = (|| {
+        let mut s = SqliteStore::open(file, Access::ReadWrite)?;
+        let fresh: Vec<RunRecord> = runs
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                r.id = 0;
+                r
+            })
+            .collect();
+        s.save_runs(&fresh)?;
+        drop(s);
+        Ok(std::fs::read(file)?)
+    })();
+    let _ = std::fs::remove_file(file);
+    written
+}
+
 /// Mark a run's figures as not the kernel's: in its health (which
 /// `compare` reads) and in a note.
 pub fn mark_emulated(r: &mut RunRecord, why: &str) {

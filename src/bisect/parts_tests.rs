@@ -2,8 +2,7 @@
 //! bisected by the real search: the result says the change comes in parts
 //! where it does, and seldom where it does not.
 
-use super::super::budget::Budget;
-use super::super::search::{Candidate, Measure, Outcome, Role, State, Status, Unit};
+use super::super::search::{Measure, Outcome, Role, Unit};
 use crate::measure::Better;
 use crate::stats::bootstrap::SplitMix;
 use anyhow::Result;
@@ -36,22 +35,7 @@ impl Measure for Range {
 fn bisect(mean: fn(usize) -> f64, trials: u64) -> (usize, usize) {
     let (mut named, mut parts) = (0, 0);
     for t in 0..trials {
-        let n = 41;
-        let candidates = (0..n)
-            .map(|i| Candidate {
-                name: format!("c{i}"),
-                detail: String::new(),
-                status: Status::Untested,
-            })
-            .collect();
-        let mut s = State::new(
-            candidates,
-            vec![("time".into(), Better::Lower)],
-            Budget::new(0.05, n),
-            80,
-            crate::stats::DEFAULT_THRESHOLD_PCT,
-            t,
-        );
+        let mut s = super::super::sim::state(41, 0.05, 80, t);
         let mut r = Range {
             mean,
             cv: 0.03,

@@ -77,6 +77,26 @@ impl Measure for Drawn {
     }
 }
 
+/// A fresh search over `n` candidates `c0…` of one metric, `time`
+/// (lower is better): the state a simulated bisection starts from.
+pub fn state(n: usize, alpha: f64, cap: usize, seed: u64) -> State {
+    let candidates = (0..n)
+        .map(|i| Candidate {
+            name: format!("c{i}"),
+            detail: String::new(),
+            status: Status::Untested,
+        })
+        .collect();
+    State::new(
+        candidates,
+        vec![("time".into(), Better::Lower)],
+        Budget::new(alpha, n),
+        cap,
+        crate::stats::DEFAULT_THRESHOLD_PCT,
+        seed,
+    )
+}
+
 /// kbench's search on one trial: the culprit it named (if any) and runs.
 fn kbench_trial(
     d: &mut Drawn,
@@ -85,21 +105,7 @@ fn kbench_trial(
     cap: usize,
     seed: u64,
 ) -> (Option<usize>, usize) {
-    let candidates = (0..n)
-        .map(|i| Candidate {
-            name: format!("c{i}"),
-            detail: String::new(),
-            status: Status::Untested,
-        })
-        .collect();
-    let mut s = State::new(
-        candidates,
-        vec![("time".into(), Better::Lower)],
-        Budget::new(alpha, n),
-        cap,
-        crate::stats::DEFAULT_THRESHOLD_PCT,
-        seed,
-    );
+    let mut s = state(n, alpha, cap, seed);
     let named = match s.run(d) {
         Ok(Outcome::Culprit {
             index,

@@ -16,7 +16,6 @@
 use crate::sys::user::Invoker;
 use anyhow::{anyhow, Context, Result};
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -30,7 +29,7 @@ fn owner(dir: &Path) -> Option<Invoker> {
 /// Run `cmd` as the invoking user when `dir` is theirs.
 fn as_owner(cmd: &mut Command, dir: &Path) {
     if let Some(who) = owner(dir) {
-        cmd.uid(who.uid).gid(who.gid);
+        crate::sys::user::run_as(cmd, &who);
         if let Some(h) = &who.home {
             cmd.env("HOME", h);
         }

@@ -1240,3 +1240,65 @@ fn the_front_checker_finds_a_planted_print_and_open() {
         1
     );
 }
+
+/// Files that may start a child kbench, and why: a unit is run only
+/// through `experiment::unit::Runner`.
+const CHILD_MAKERS: &[(&str, &str)] = &[
+    (
+        "experiment/unit/here.rs",
+        "the runner of a unit in this boot",
+    ),
+    (
+        "experiment/combos.rs",
+        "a matrix asks each command's --dry-run for its plan before any unit runs",
+    ),
+];
+
+/// Child kbench processes started outside the `allowed` files, test code
+/// left out.
+fn children_started(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<String> {
+    let tests = test_files(files);
+    let mut out = Vec::new();
+    for (rel, src) in files {
+        if tests.contains(rel) || allowed.iter().any(|(f, _)| f == rel) {
+            continue;
+        }
+        for (n, l) in non_test_lines(src) {
+            if l.contains("Child::new(") {
+                out.push(format!(
+                    "src/{rel}:{n} starts a child kbench (run a unit through experiment::unit::Runner): {}",
+                    l.trim()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn units_run_only_through_a_runner() {
+    let files = sources(&root().join("src"));
+    let wrong = children_started(&files, CHILD_MAKERS);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    for (f, why) in CHILD_MAKERS {
+        assert!(
+            files.iter().any(|(r, _)| r == f),
+            "{f} may start a child kbench ({why}) but does not exist"
+        );
+    }
+    // The check finds a planted launcher, and leaves test code alone.
+    let f = |r: &str, s: &str| (r.to_string(), s.to_string());
+    let planted = vec![
+        f("main.rs", "mod bisect;\n"),
+        f(
+            "bisect/measure.rs",
+            "fn a() {\n    let c = launch::Child::new(db, None, true);\n}\n#[cfg(test)]\nmod tests {\n    fn t() { Child::new(None, None, true); }\n}\n",
+        ),
+    ];
+    let found = children_started(&planted, CHILD_MAKERS);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("src/bisect/measure.rs:2 starts a child"),
+        "{found:?}"
+    );
+}

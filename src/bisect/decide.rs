@@ -400,22 +400,26 @@ fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord
 
 /// One run of the candidate's command (a child kbench), as stored.
 fn measure_one(o: &Options, label: &str) -> Result<Option<RunRecord>> {
-    let started = crate::sys::time::unix_now();
-    let status = crate::experiment::launch::Child::new(o.env.front.db(), Some(label), true)?
-        .args(&o.command)
-        .quiet_stdout(true)
-        .run()?;
-    if crate::experiment::launch::interrupted(status) {
-        return Err(crate::error::Interrupted.into());
-    }
-    let store = o.env.front.read_store()?;
-    let f = RunFilter {
-        labels: vec![label.to_string()],
-        since: Some(started - 1.0),
-        only_complete: true,
+    use crate::experiment::unit::{Here, Runner, Unit};
+    let mut store = o.env.front.write_store()?;
+    let mut here = Here {
+        db: o.env.front.db().map(str::to_string),
+        quiet: true,
+        quiet_stdout: true,
         ..Default::default()
     };
-    Ok(store.load_runs(&f, false)?.into_iter().last())
+    let unit = Unit {
+        label,
+        command: &o.command,
+        tag: None,
+        number: 0,
+        of: 0,
+    };
+    let ran = here.run(&mut *store, &unit)?;
+    if ran.interrupted {
+        return Err(crate::error::Interrupted.into());
+    }
+    Ok(ran.complete().last().cloned())
 }
 
 /// The metrics and their directions: given, else the good runs'

@@ -9,7 +9,7 @@ use super::git::{self, Commit};
 use super::search::{Candidate, Measure, Role, State, Status, Unit};
 use super::{Env, Plan, Runner, Source};
 use crate::error::input;
-use crate::experiment::launch::{self, Child};
+use crate::experiment::unit::{self, Here, Ran, Runner as _, Stored};
 use crate::store::{Kind, RunFilter, RunRecord, Store, Tag};
 use anyhow::{anyhow, Result};
 use std::collections::BTreeMap;
@@ -30,8 +30,8 @@ enum Ready {
     Tree(PathBuf),
     /// Its kernel image (and the initramfs of its guest, once written).
     Image(Box<crate::vm::Image>, Option<PathBuf>),
-    /// A stored label: its runs' values, in order, and how many are used.
-    Stored(Vec<Vec<f64>>, usize),
+    /// A stored label: its runs with the metrics, in order.
+    Stored(Stored),
 }
 
 pub struct Real<'a> {
@@ -239,26 +239,21 @@ impl<'a> Real<'a> {
         Ok(Ready::Image(Box::new(copied), None))
     }
 
-    /// A stored label's runs as units: each run's values, oldest first.
+    /// A stored label's runs as units, oldest first: those with every
+    /// metric.
     fn stored(&self, label: &str) -> std::result::Result<Ready, String> {
         let store = self.store.as_ref().ok_or("no store")?;
-        let f = RunFilter {
-            labels: vec![label.to_string()],
-            only_complete: true,
-            ..Default::default()
-        };
-        let runs = store.load_runs(&f, false).map_err(|e| format!("{e:#}"))?;
-        let values: Vec<Vec<f64>> = runs
-            .iter()
-            .filter_map(|r| values_of(std::slice::from_ref(r), &self.metrics))
-            .collect();
-        if values.is_empty() {
+        let metrics = &self.metrics;
+        let stored = Stored::of(&**store, label)
+            .map_err(|e| format!("{e:#}"))?
+            .only(|r| values_of(std::slice::from_ref(r), metrics).is_some());
+        if stored.runs().is_empty() {
             return Err(format!(
                 "label {label} has no run with {}",
                 self.metrics.join(", ")
             ));
         }
-        Ok(Ready::Stored(values, 0))
+        Ok(Ready::Stored(stored))
     }
 
     /// The tag of a new unit (its own random id: a resumed bisection's
@@ -273,33 +268,49 @@ impl<'a> Real<'a> {
         }
     }
 
-    /// One run of the command in candidate `i`'s tree.
-    fn run_here(&mut self, i: usize, tree: &Path, tag: Tag) -> Result<Option<Vec<f64>>> {
+    /// One unit of candidate `i`, run where it is ready to run: in its
+    /// tree, in a boot of its image, or its label's next stored run.
+    fn run_unit(&mut self, i: usize, store: &mut dyn Store, tag: &Tag) -> Result<Ran> {
         let label = self.label(i);
-        let started = crate::sys::time::unix_now();
-        let command = in_tree(&self.plan.command, &self.plan.source, tree);
-        let status = Child::new(self.env.front.db(), Some(&label), true)?
-            .args(&command)
-            .in_dir(tree)
-            .tagged(&tag)
-            .quiet_stdout(true)
-            .run()?;
-        if launch::interrupted(status) {
-            return Err(crate::error::Interrupted.into());
+        let mut unit = unit::Unit {
+            label: &label,
+            command: &self.plan.command,
+            tag: Some(tag),
+            number: 0,
+            of: 0,
+        };
+        match self.ready.get_mut(&i) {
+            Some(Ready::Stored(stored)) => stored.run(store, &unit),
+            Some(Ready::Tree(tree)) => {
+                let command = in_tree(&self.plan.command, &self.plan.source, tree);
+                let mut here = Here {
+                    db: self.env.front.db().map(str::to_string),
+                    quiet: true,
+                    quiet_stdout: true,
+                    dir: Some(tree.clone()),
+                    env: Vec::new(),
+                };
+                unit.command = &command;
+                here.run(store, &unit)
+            }
+            Some(Ready::Image(..)) => {
+                self.boots += 1;
+                unit.number = self.boots;
+                self.boot(i, store, &unit)
+            }
+            None => Err(anyhow!("candidate {i} was not prepared")),
         }
-        let runs = self.tagged(started, Some(&label), &tag)?;
-        Ok(values_of(&runs, &self.metrics))
     }
 
-    /// One boot of candidate `i`'s image.
-    fn boot(&mut self, i: usize, tag: Tag) -> Result<Option<Vec<f64>>> {
-        let label = self.label(i);
+    /// One boot of candidate `i`'s image (its initramfs written at the
+    /// first).
+    fn boot(&mut self, i: usize, store: &mut dyn Store, unit: &unit::Unit) -> Result<Ran> {
         let Some(Ready::Image(img, initrd)) = self.ready.get(&i) else {
-            return Ok(None);
+            return Err(anyhow!("candidate {i} has no image"));
         };
         let (img, initrd) = (img.clone(), initrd.clone());
         let Runner::Vm { append, .. } = &self.plan.runner else {
-            return Ok(None);
+            return Err(anyhow!("not a --vm bisection"));
         };
         let cmdline = crate::vm::cmdline(append.as_deref(), None);
         let (command, files) = crate::vm::guest_command(&self.plan.command)?;
@@ -310,7 +321,7 @@ impl<'a> Real<'a> {
         let guest = crate::vm::Guest {
             image: &img,
             cmdline: &cmdline,
-            label: &label,
+            label: unit.label,
             command: &command,
             files: &files,
         };
@@ -325,62 +336,24 @@ impl<'a> Real<'a> {
                 p
             }
         };
-        self.boots += 1;
-        let dir = self.scratch.path().join(format!("boot-{}", self.boots));
-        std::fs::create_dir(&dir)?;
-        let at = crate::vm::Place {
+        let ran = crate::vm::Booter {
+            machine: m,
+            front: &self.env.front,
+            guest,
+            initrd: &initrd,
+            scratch: self.scratch.path(),
             session: &self.plan.id,
-            number: self.boots,
-            of: 0,
-            experiment: tag,
-        };
-        let bar = crate::vm::report::Bar::new(
-            &self.env.front,
-            m.console,
-            &format!("boot {}", self.boots),
-            &label,
-        );
-        let mut store = self.store.take().expect("the store is open until the end");
-        let booted = m.boot(&mut *store, &guest, &initrd, &dir, &at, |t| bar.tick(t));
-        self.store = Some(store);
-        bar.finish();
-        let booted = booted?;
-        if booted.outcome.interrupted {
-            return Err(crate::error::Interrupted.into());
         }
-        if let Some(why) = &booted.failed {
+        .run(store, unit)?;
+        if ran.failed.is_some() && !ran.interrupted {
+            let head = format!("boot {}", unit.number);
             self.say(&format!(
-                "{label}: {}",
-                crate::vm::report::done_line("boot", &booted)
+                "{}: {}",
+                unit.label,
+                crate::vm::report::done_line(&head, &ran)
             ));
-            let _ = why;
-            return Ok(None);
         }
-        let complete: Vec<RunRecord> = booted
-            .runs
-            .into_iter()
-            .filter(|r| r.status == crate::store::RunStatus::Complete)
-            .collect();
-        Ok(values_of(&complete, &self.metrics))
-    }
-
-    /// The complete runs carrying `tag`, stored since `since`.
-    fn tagged(&self, since: f64, label: Option<&str>, tag: &Tag) -> Result<Vec<RunRecord>> {
-        let store = self
-            .store
-            .as_ref()
-            .expect("the store is open until the end");
-        let f = RunFilter {
-            labels: label.map(|l| vec![l.to_string()]).unwrap_or_default(),
-            since: Some(since - 1.0),
-            only_complete: true,
-            ..Default::default()
-        };
-        Ok(store
-            .load_runs(&f, false)?
-            .into_iter()
-            .filter(|r| Tag::of(r).as_ref() == Some(tag))
-            .collect())
+        Ok(ran)
     }
 }
 
@@ -467,19 +440,15 @@ impl Measure for Real<'_> {
 
     fn unit(&mut self, i: usize, step: usize, role: Role) -> Result<Option<Vec<f64>>> {
         let tag = self.tag(i, step, role);
-        match self.ready.get_mut(&i) {
-            Some(Ready::Stored(values, used)) => {
-                let v = values.get(*used).cloned();
-                *used += 1;
-                Ok(v)
-            }
-            Some(Ready::Tree(t)) => {
-                let t = t.clone();
-                self.run_here(i, &t, tag)
-            }
-            Some(Ready::Image(..)) => self.boot(i, tag),
-            None => Err(anyhow!("candidate {i} was not prepared")),
+        let mut store = self.store.take().expect("the store is open until the end");
+        let ran = self.run_unit(i, &mut *store, &tag);
+        self.store = Some(store);
+        let ran = ran?;
+        if ran.interrupted {
+            return Err(crate::error::Interrupted.into());
         }
+        let complete: Vec<RunRecord> = ran.complete().cloned().collect();
+        Ok(values_of(&complete, &self.metrics))
     }
 
     fn units_of(&self, step: usize) -> Result<Vec<Unit>> {

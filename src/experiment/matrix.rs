@@ -25,13 +25,13 @@
 use super::combos::{check_points, combinations, headline, with_scheds, Combination};
 use super::command::check_command;
 use super::knob;
-use super::launch::{self, Child};
 use super::restore::{Guard, Record, Saved};
 pub use super::setup::Options;
+use super::unit::{Here, Ran, Runner, Unit};
 use crate::compare;
 use crate::error::input;
 use crate::stats::sequential;
-use crate::store::{Kind, RunFilter, RunRecord, Tag};
+use crate::store::{Kind, RunFilter, RunRecord, Store, Tag};
 use crate::values::Runs;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -256,6 +256,7 @@ fn rounds(
     started: f64,
 ) -> Result<(usize, String)> {
     let total = order.len() * combos.len();
+    let mut store = o.front.write_store()?;
     for (r, block) in order.iter().enumerate() {
         for (p, &ci) in block.iter().enumerate() {
             let c = &combos[ci];
@@ -291,21 +292,22 @@ fn rounds(
                 point: c.point.iter().cloned().collect(),
                 knobs,
             };
-            let (status, ejected) = run_one(o, c, &tag, schedulers)?;
-            if launch::interrupted(status) {
+            let unit = (&tag, r * combos.len() + p + 1, total);
+            let (ran, ejected) = run_one(o, &mut *store, c, unit, schedulers)?;
+            if ran.interrupted {
                 return Err(crate::error::Interrupted.into());
             }
-            if status != Some(0) && ejected {
+            match &ran.failed {
                 // The run is stored as failed with the reason; the other
                 // variants still run.
-            } else if status != Some(0) {
-                anyhow::bail!(
-                    "round {}, {}: `kbench {}` failed ({}); the runs before it are stored",
+                Some(_) if ejected => {}
+                Some(why) => anyhow::bail!(
+                    "round {}, {}: `kbench {}` failed ({why}); the runs before it are stored",
                     r + 1,
                     c.shown(),
                     o.command.join(" "),
-                    status.map_or("killed by a signal".into(), |s| format!("exit {s}"))
-                );
+                ),
+                None => {}
             }
         }
         if let (Some(m), Runs::Auto { .. }) = (metric, o.rounds) {
@@ -328,31 +330,44 @@ fn rounds(
     ))
 }
 
-/// One run of combination `c`: under its scheduler variant, attached
-/// before and detached after; its exit code, and whether the scheduler
-/// was ejected during it.
+/// One run of combination `c` (its tag, its number of how many): under
+/// its scheduler variant, attached before and detached after; what it
+/// left, and whether the scheduler was ejected during it.
 fn run_one(
     o: &Options,
+    store: &mut dyn Store,
     c: &Combination,
-    tag: &Tag,
+    (tag, number, of): (&Tag, usize, usize),
     schedulers: &[serde_json::Value],
-) -> Result<(Option<i32>, bool)> {
+) -> Result<(Ran, bool)> {
     let variant = c.sched.map(|i| (&o.scheds[i], &schedulers[i]));
     let attached = match variant {
         Some((v, _)) if v.command.is_some() => Some(super::sched::attach(v)?),
         _ => None,
     };
-    let mut child = Child::new(o.front.db(), Some(&c.label), o.front.quiet)?
-        .args(&o.command)
-        .args(&c.args)
-        .tagged(tag)
-        .quiet_stdout(o.front.json);
+    let mut here = Here {
+        db: o.front.db().map(str::to_string),
+        quiet: o.front.quiet,
+        quiet_stdout: o.front.json,
+        ..Default::default()
+    };
     if let Some((_, doc)) = variant {
         let mut doc = doc.clone();
         doc["attach_s"] = attached.as_ref().map(|a| a.attach_s).into();
-        child = child.env(crate::session::inherited::ENV_SCHED_EXT, &doc.to_string());
+        here.env.push((
+            crate::session::inherited::ENV_SCHED_EXT.into(),
+            doc.to_string(),
+        ));
     }
-    let status = child.run();
+    let command: Vec<String> = o.command.iter().chain(&c.args).cloned().collect();
+    let unit = Unit {
+        label: &c.label,
+        command: &command,
+        tag: Some(tag),
+        number,
+        of,
+    };
+    let ran = here.run(store, &unit);
     let ejected = attached.as_ref().is_some_and(|a| !a.still_attached());
     if let Some(a) = attached {
         let attach_s = a.attach_s;
@@ -369,7 +384,7 @@ fn run_one(
         o.front
             .progress(&crate::text::wrap(&line, crate::text::width()));
     }
-    Ok((status?, ejected))
+    Ok((ran?, ejected))
 }
 
 /// This experiment's complete runs.

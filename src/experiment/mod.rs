@@ -27,6 +27,7 @@ pub mod plan;
 pub mod restore;
 pub mod sched;
 pub mod setup;
+pub mod unit;
 pub mod vary;
 
 /// How kbench parses a whole command line (program name first): the

@@ -5,8 +5,8 @@
 //! as one bundle (see [`super::bundle`]).
 
 use super::bundle::{self, Boot};
-use crate::experiment::launch::Child;
-use crate::store::{Access, RunFilter, RunStatus, Tag};
+use crate::experiment::unit::{Here, Runner, Unit};
+use crate::store::{Access, RunStatus, Tag};
 use anyhow::Result;
 
 /// Where it runs.
@@ -47,13 +47,25 @@ pub fn run(o: &Options) -> Result<i32> {
         id: o.plan.clone(),
         boot: o.boot,
     };
-    let status = Child::new(Some(&db_text), Some(&o.label), false)?
-        .args(&o.command)
-        .tagged(&tag)
-        .run()?;
-    let code = status.unwrap_or(128);
-    let bytes = std::fs::read(&db).unwrap_or_default();
-    if bytes.is_empty() {
+    let ran = {
+        // The boot's store is closed before its bytes are read: the last
+        // connection to close writes its journal back into the file.
+        let mut store = crate::store::open(Some(&db_text), Access::ReadWrite)?;
+        let unit = Unit {
+            label: &o.label,
+            command: &o.command,
+            tag: Some(&tag),
+            number: o.boot as usize,
+            of: 0,
+        };
+        Here {
+            db: Some(db_text.clone()),
+            ..Default::default()
+        }
+        .run(&mut *store, &unit)?
+    };
+    let code = ran.code.unwrap_or(128);
+    if ran.runs.is_empty() {
         o.front.line(&format!(
             "{} {} {} {} the command exited {code} and stored no run",
             bundle::FAILED,
@@ -63,24 +75,22 @@ pub fn run(o: &Options) -> Result<i32> {
         ));
         return Ok(if code == 0 { 1 } else { code });
     }
-    {
-        let store = crate::store::open(Some(&db_text), Access::ReadOnly)?;
-        for r in store.load_runs(&RunFilter::default(), false)? {
-            let result = if r.status == RunStatus::Complete {
-                "pass"
-            } else {
-                "fail"
-            };
-            for m in &r.metrics {
-                o.front.line(&format!(
-                    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID={} RESULT={result} MEASUREMENT={} UNITS={}>",
-                    case_name(&format!("kbench.{}.{}", r.benchmark, m.name)),
-                    m.value,
-                    case_name(if m.unit.is_empty() { "none" } else { &m.unit })
-                ));
-            }
+    for r in &ran.runs {
+        let result = if r.status == RunStatus::Complete {
+            "pass"
+        } else {
+            "fail"
+        };
+        for m in &r.metrics {
+            o.front.line(&format!(
+                "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID={} RESULT={result} MEASUREMENT={} UNITS={}>",
+                case_name(&format!("kbench.{}.{}", r.benchmark, m.name)),
+                m.value,
+                case_name(if m.unit.is_empty() { "none" } else { &m.unit })
+            ));
         }
     }
+    let bytes = std::fs::read(&db)?;
     for line in bundle::encode(&b, &bytes) {
         o.front.line(&line);
     }

@@ -178,6 +178,17 @@ impl Tag {
         }
     }
 
+    /// The tag as its runs carry it: a matrix's knob values travel to
+    /// the child in the tag and are moved into its fingerprint, so a
+    /// stored tag has none.
+    pub fn as_stored(&self) -> Tag {
+        let mut t = self.clone();
+        if let Tag::Matrix { knobs, .. } = &mut t {
+            knobs.clear();
+        }
+        t
+    }
+
     /// As JSON, for a run's settings.
     pub fn to_value(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("a tag is plain data")

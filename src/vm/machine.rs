@@ -8,7 +8,8 @@ use super::image::Image;
 use super::initramfs;
 use super::{accel, job, plan, qemu, record};
 use crate::error::input;
-use crate::store::{RunRecord, RunStatus, Store};
+use crate::experiment::unit::Ran;
+use crate::store::{RunStatus, Store};
 use anyhow::{anyhow, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -60,15 +61,6 @@ pub struct Place<'a> {
     pub number: usize,
     pub of: usize,
     pub experiment: crate::store::Tag,
-}
-
-/// What a boot gave.
-pub struct Booted {
-    pub ids: Vec<i64>,
-    pub runs: Vec<RunRecord>,
-    /// Why it gave no run of the command's, when it did not.
-    pub failed: Option<String>,
-    pub outcome: boot::Outcome,
 }
 
 impl Machine {
@@ -150,7 +142,8 @@ impl Machine {
     }
 
     /// Boot `g` with `initrd` (its scratch in `dir`) and store what it
-    /// gave: the guest's runs, or one failed run with the reason.
+    /// gave: the guest's runs, or one failed run with the reason (in
+    /// `failed`: why it gave no run of the command's).
     pub fn boot(
         &self,
         store: &mut dyn Store,
@@ -159,7 +152,7 @@ impl Machine {
         dir: &Path,
         at: &Place,
         progress: impl FnMut(Duration),
-    ) -> Result<Booted> {
+    ) -> Result<Ran> {
         let launch = qemu::Launch {
             accel: self.accel.accel,
             cpus: self.cpus as u32,
@@ -217,11 +210,13 @@ impl Machine {
             }
         };
         let ids = store.save_runs(&runs)?;
-        Ok(Booted {
+        Ok(Ran {
             ids,
             runs,
             failed,
-            outcome: out,
+            interrupted: out.interrupted,
+            wall_s: out.wall_s,
+            code: None,
         })
     }
 

@@ -35,13 +35,16 @@ mod qemu;
 mod qmp;
 mod record;
 pub mod report;
+mod unit;
 
 pub use accel::Wanted as Accel;
 pub use image::Image;
-pub use machine::{Booted, Guest, Machine, MachineOptions, Place};
+pub use machine::{Guest, Machine, MachineOptions};
 pub use plan::KernelSpec;
+pub use unit::Booter;
 
 use crate::error::input;
+use crate::experiment::unit::{Runner, Unit};
 use crate::store::Kind;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -270,36 +273,34 @@ impl Session {
         let mut log = report::Log::new(self);
         let flat: Vec<usize> = self.order.iter().flatten().copied().collect();
         for (n, &arm) in flat.iter().enumerate() {
-            let dir = scratch.join(format!("boot-{}", n + 1));
-            std::fs::create_dir(&dir)?;
             let a = &self.arms[arm];
-            let at = Place {
-                session: &self.id,
+            let tag = crate::store::Tag::Vm {
+                id: self.id.clone(),
+                round: n + 1,
+                position: arm + 1,
+                kernel: a.kernel,
+                arm,
+            };
+            let unit = Unit {
+                label: &a.label,
+                command,
+                tag: Some(&tag),
                 number: n + 1,
                 of: flat.len(),
-                experiment: crate::store::Tag::Vm {
-                    id: self.id.clone(),
-                    round: n + 1,
-                    position: arm + 1,
-                    kernel: a.kernel,
-                    arm,
-                },
             };
-            let bar = report::Bar::start(o, n + 1, flat.len(), &a.label);
-            let booted = self.machine.boot(
-                &mut *store,
-                &self.guest(a, command, files),
-                &initrds[arm],
-                &dir,
-                &at,
-                |t| bar.tick(t),
-            );
-            bar.finish();
-            let booted = booted?;
+            let booted = Booter {
+                machine: &self.machine,
+                front: &o.front,
+                guest: self.guest(a, command, files),
+                initrd: &initrds[arm],
+                scratch,
+                session: &self.id,
+            }
+            .run(&mut *store, &unit)?;
             log.boot(n + 1, arm, &booted);
             report::boot_line(o, self, n + 1, flat.len(), arm, &booted);
             crate::experiment::plan::save(&mut *store, Kind::Vm, &self.id, &log.document())?;
-            if booted.outcome.interrupted {
+            if booted.interrupted {
                 return Err(crate::error::Interrupted.into());
             }
         }

@@ -3,8 +3,9 @@
 //! in the store, and the closing comparisons: the A/A calibration (the
 //! VM's own noise floor) first when asked, then the kernels.
 
-use super::{Booted, Options, Session};
+use super::{Options, Session};
 use crate::compare;
+use crate::experiment::unit::Ran;
 use crate::store::{RunFilter, RunRecord, Store};
 use anyhow::Result;
 use std::io::IsTerminal;
@@ -118,15 +119,6 @@ pub struct Bar {
 }
 
 impl Bar {
-    pub fn start(o: &Options, n: usize, total: usize, label: &str) -> Bar {
-        Bar::new(
-            &o.front,
-            o.machine.console,
-            &format!("boot {n}/{total}"),
-            label,
-        )
-    }
-
     /// `at` says which boot (`boot 3/8`); silent when `quiet`; a line,
     /// not a bar, off a terminal, with `--json` or when the console is
     /// shown.
@@ -181,22 +173,19 @@ impl Bar {
 }
 
 /// The line a finished boot leaves.
-pub fn boot_line(o: &Options, s: &Session, n: usize, total: usize, arm: usize, b: &Booted) {
+pub fn boot_line(o: &Options, s: &Session, n: usize, total: usize, arm: usize, b: &Ran) {
     let head = format!("boot {n}/{total} {}", s.arms[arm].label);
     say(o, &done_line(&head, b));
 }
 
 /// `head: 15.1 s to its result; runs 4-5`, or why it failed.
-pub fn done_line(head: &str, b: &Booted) -> String {
+pub fn done_line(head: &str, b: &Ran) -> String {
     let ids = crate::text::id_list(&b.ids);
     let line = match &b.failed {
-        None => format!(
-            "{head}: {:.1} s to its result; runs {ids}",
-            b.outcome.wall_s
-        ),
+        None => format!("{head}: {:.1} s to its result; runs {ids}", b.wall_s),
         Some(why) => format!(
             "{head}: failed after {:.1} s: {why} (stored as run {ids})",
-            b.outcome.wall_s
+            b.wall_s
         ),
     };
     crate::text::wrap(&crate::text::clean(&line), crate::text::width())
@@ -227,11 +216,11 @@ impl Log {
         }
     }
 
-    pub fn boot(&mut self, n: usize, arm: usize, b: &Booted) {
+    pub fn boot(&mut self, n: usize, arm: usize, b: &Ran) {
         self.boots.push(serde_json::json!({
             "boot": n, "arm": arm,
-            "status": match (&b.failed, b.outcome.interrupted) { (None, _) => "ok", (_, true) => "interrupted", _ => "failed" },
-            "reason": b.failed, "wall_s": b.outcome.wall_s, "runs": b.ids,
+            "status": match (&b.failed, b.interrupted) { (None, _) => "ok", (_, true) => "interrupted", _ => "failed" },
+            "reason": b.failed, "wall_s": b.wall_s, "runs": b.ids,
             "uuids": b.runs.iter().map(|r| r.uuid.clone()).collect::<Vec<_>>(),
         }));
     }

@@ -6,7 +6,7 @@ use super::reboot::shell_quote;
 use super::service::remove_service;
 use super::*;
 use crate::error::resource;
-use crate::experiment::launch::Child;
+use crate::experiment::unit::{Here, Ran, Runner, Unit};
 use crate::store::{RunFilter, Tag};
 
 /// Options of `step`.
@@ -66,7 +66,6 @@ pub fn step(f: &Front, o: &StepOptions) -> Result<()> {
     }
     let settled = settle_first(f, &plan, &id.boot_id);
     start_block(f, store.as_mut(), &mut plan, &boot, &id, settled)?;
-    drop(store);
     let round = position / plan.boots.len() + 1;
     if !f.quiet {
         f.note(&format!(
@@ -86,10 +85,9 @@ pub fn step(f: &Front, o: &StepOptions) -> Result<()> {
         boot: boot.label.clone(),
         boot_id: id.boot_id.clone(),
     };
-    let status = run_block(f, &plan, &boot.label, &tag)?;
-    let mut store = f.write_store()?;
+    let ran = run_block(f, store.as_mut(), &plan, &boot.label, &tag)?;
     let mut plan = load(store.as_ref(), &o.name)?;
-    end_block(store.as_mut(), &mut plan, position, status)?;
+    end_block(store.as_mut(), &mut plan, position, &ran)?;
     plan.next += 1;
     save(store.as_mut(), &plan)?;
     match super::rounds::look(store.as_ref(), &mut plan) {
@@ -274,15 +272,10 @@ fn settle_first(f: &Front, plan: &Plan, boot_id: &str) -> Option<super::settle::
     Some(s)
 }
 
-/// Record how block `position` ended (`status`: its command's exit code);
-/// an interrupted or failed block pauses the campaign.
-fn end_block(
-    store: &mut dyn Store,
-    plan: &mut Plan,
-    position: usize,
-    status: Option<i32>,
-) -> Result<()> {
-    let interrupted = crate::sys::signals::stop_requested() || status == Some(130);
+/// Record how block `position` ended; an interrupted or failed block
+/// pauses the campaign.
+fn end_block(store: &mut dyn Store, plan: &mut Plan, position: usize, ran: &Ran) -> Result<()> {
+    let interrupted = ran.interrupted;
     if let Some(b) = plan
         .history
         .iter_mut()
@@ -290,7 +283,7 @@ fn end_block(
         .find(|b| b.position == position)
     {
         b.ended = Some(crate::sys::time::unix_now());
-        b.status = if status == Some(0) && !interrupted {
+        b.status = if ran.failed.is_none() && !interrupted {
             "done"
         } else {
             "failed"
@@ -301,7 +294,7 @@ fn end_block(
         save(store, plan)?;
         return Err(crate::error::Interrupted.into());
     }
-    if status == Some(0) {
+    if ran.failed.is_none() {
         let differs = super::audit::block(store, plan, position)?;
         if !differs.is_empty() && plan.strict {
             plan.next = position + 1;
@@ -323,13 +316,13 @@ fn end_block(
             return pause(store, plan, msg);
         }
     }
-    if status != Some(0) {
+    if let Some(why) = &ran.failed {
         let msg = format!(
             "campaign {} paused: block {} (`kbench {}`) failed ({}); fix the cause and run `kbench campaign step {}` to run it again",
             plan.name,
             position + 1,
             plan.command.join(" "),
-            status.map_or("killed by a signal".into(), |s| format!("exit {s}")),
+            why,
             plan.name
         );
         return pause(store, plan, msg);
@@ -423,12 +416,21 @@ fn system_stopping(st: &std::process::ExitStatus) -> bool {
         || (st.signal() == Some(libc::SIGTERM) && crate::sys::signals::stop_requested())
 }
 
-/// Run the block's command as a child kbench; its exit code.
-pub(super) fn run_block(f: &Front, plan: &Plan, label: &str, tag: &Tag) -> Result<Option<i32>> {
-    Child::new(f.db(), Some(label), f.quiet)?
-        .args(&plan.command)
-        .tagged(tag)
-        .run()
+/// Run the block's command as a child kbench in this boot.
+fn run_block(f: &Front, store: &mut dyn Store, plan: &Plan, label: &str, tag: &Tag) -> Result<Ran> {
+    let unit = Unit {
+        label,
+        command: &plan.command,
+        tag: Some(tag),
+        number: plan.next + 1,
+        of: plan.order.len(),
+    };
+    Here {
+        db: f.db().map(str::to_string),
+        quiet: f.quiet,
+        ..Default::default()
+    }
+    .run(store, &unit)
 }
 
 /// With `--aa` (the first boot again as `LABEL/aa`): the first label

@@ -1,0 +1,57 @@
+//! A unit run as a child kbench in this boot: a matrix's combination, a
+//! campaign's block, a bisection's unit in its work tree, `decide`'s
+//! measurement.
+
+use super::{tagged, Ran, Runner, Unit};
+use crate::experiment::launch::{self, Child};
+use crate::store::Store;
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// How the child is run.
+#[derive(Clone, Debug, Default)]
+pub struct Here {
+    /// The store it writes to (`--db`), as the parent was given it.
+    pub db: Option<String>,
+    /// It says nothing on stderr (`-q`).
+    pub quiet: bool,
+    /// Its report is thrown away (the parent prints its own).
+    pub quiet_stdout: bool,
+    /// Where it runs (a bisection's work tree); here, if `None`.
+    pub dir: Option<PathBuf>,
+    /// More of its environment (a matrix's sched_ext variant).
+    pub env: Vec<(String, String)>,
+}
+
+impl Runner for Here {
+    fn run(&mut self, store: &mut dyn Store, unit: &Unit) -> Result<Ran> {
+        let started = crate::sys::time::unix_now();
+        let mut child = Child::new(self.db.as_deref(), Some(unit.label), self.quiet)?
+            .args(unit.command)
+            .quiet_stdout(self.quiet_stdout);
+        if let Some(t) = unit.tag {
+            child = child.tagged(t);
+        }
+        if let Some(d) = &self.dir {
+            child = child.in_dir(d);
+        }
+        for (k, v) in &self.env {
+            child = child.env(k, v);
+        }
+        let status = child.run()?;
+        let failed = match status {
+            Some(0) => None,
+            Some(s) => Some(format!("exit {s}")),
+            None => Some("killed by a signal".into()),
+        };
+        let runs = tagged(&*store, unit.label, unit.tag, started)?;
+        Ok(Ran {
+            failed,
+            interrupted: launch::interrupted(status),
+            ids: runs.iter().map(|r| r.id).collect(),
+            runs,
+            wall_s: crate::sys::time::unix_now() - started,
+            code: status,
+        })
+    }
+}

@@ -1,0 +1,60 @@
+//! A unit run as one boot of a kernel in a VM: a `kbench vm` session's
+//! boot, a `bisect --vm` candidate's unit.  The guest's initramfs (its
+//! label and command inside) is written before; each run boots it once,
+//! with a spinner while it runs, and stores what it gave.
+
+use super::machine::{Guest, Machine, Place};
+use super::report::Bar;
+use crate::experiment::unit::{Ran, Runner, Unit};
+use crate::session::Front;
+use crate::store::Store;
+use anyhow::{bail, Result};
+use std::path::Path;
+
+/// One guest, booted on the session's machine.
+pub struct Booter<'a> {
+    pub machine: &'a Machine,
+    pub front: &'a Front,
+    pub guest: Guest<'a>,
+    /// Its initramfs, written by `Machine::initramfs`.
+    pub initrd: &'a Path,
+    /// Where each boot's scratch goes (`boot-N`).
+    pub scratch: &'a Path,
+    /// The session or bisection the boots belong to.
+    pub session: &'a str,
+}
+
+impl Runner for Booter<'_> {
+    /// The unit's command and label are the guest's, in its initramfs:
+    /// a unit naming another label, or with no tag, is a mistake, refused.
+    fn run(&mut self, store: &mut dyn Store, unit: &Unit) -> Result<Ran> {
+        let Some(tag) = unit.tag else {
+            bail!("a boot of {} was asked to run an untagged unit", unit.label);
+        };
+        if unit.label != self.guest.label {
+            bail!(
+                "a boot of {} was asked to run a unit of {}",
+                self.guest.label,
+                unit.label
+            );
+        }
+        let dir = self.scratch.join(format!("boot-{}", unit.number));
+        std::fs::create_dir(&dir)?;
+        let at = Place {
+            session: self.session,
+            number: unit.number,
+            of: unit.of,
+            experiment: tag.clone(),
+        };
+        let shown = match unit.of {
+            0 => format!("boot {}", unit.number),
+            of => format!("boot {}/{of}", unit.number),
+        };
+        let bar = Bar::new(self.front, self.machine.console, &shown, unit.label);
+        let ran = self
+            .machine
+            .boot(store, &self.guest, self.initrd, &dir, &at, |t| bar.tick(t));
+        bar.finish();
+        ran
+    }
+}

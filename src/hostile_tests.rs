@@ -591,6 +591,39 @@ fn hostile_inputs_never_panic_or_hang() {
             Ok(())
         },
     );
+    anyhow_parser(
+        "lava server address",
+        &[
+            "http://", "https://", "ftp://", "lava", ".example", ":8080", "/", "?", "#", " ",
+            "\u{0}", "\n", "\u{e9}", "[::1]",
+        ],
+        crate::lava::rest::root,
+    );
+    anyhow_parser(
+        "lava log lines",
+        &[
+            "- ",
+            "{",
+            "}",
+            "\"lvl\": ",
+            "\"target\"",
+            "\"msg\": ",
+            "\"x\"",
+            ", ",
+            "\n",
+            "\\e",
+            "KBENCH-LAVA-BUNDLE ",
+            "!!python/tuple",
+            "\u{0}",
+            "\u{e9}",
+        ],
+        |s| crate::lava::import::lines_of(s.as_bytes()),
+    );
+    string_parser(
+        "lava boot method",
+        &["u-boot", "ipxe", "grub", "qemu", "-", " ", "U", "\u{0}"],
+        crate::lava::actions::Method::named,
+    );
     string_parser(
         "report bundle",
         &[
@@ -785,6 +818,18 @@ fn generated_specs_and_command_lines_never_panic() {
         "--label",
         "x",
         "autogroup=0,1",
+        "lava",
+        "job",
+        "import",
+        "--server",
+        "--job",
+        "--boot-method",
+        "u-boot",
+        "grub",
+        "--kernel-type",
+        "zimage",
+        "--dtb",
+        "--device-type",
     ];
     let mut rng = crate::stats::bootstrap::SplitMix(0x6b62);
     let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;

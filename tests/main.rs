@@ -13,6 +13,7 @@ mod hardening;
 mod health;
 mod hostile;
 mod interbench;
+mod lava_server;
 mod lifecycle;
 mod list;
 mod loads;

@@ -7,6 +7,10 @@ fn kernel(s: &str) -> Result<crate::vm::KernelSpec, String> {
     crate::vm::plan::parse_kernel(s)
 }
 
+fn method(s: &str) -> Result<crate::lava::actions::Method, String> {
+    crate::lava::actions::Method::named(s)
+}
+
 fn boots(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(n) if (1..=100).contains(&n) => Ok(n),
@@ -41,7 +45,10 @@ kbench lava job --kernel /srv/vmlinuz-6.1.0-50-amd64=std --kernel /srv/vmlinuz-6
 --rootfs https://lab.example/kbench-bookworm.img --boots 3 -o jobs -- cyclictest -t 1 -D 60s\n\n\
 The root filesystem must hold kbench (at --kbench) and let root log in on the serial console. \
 Each job's test prints every run's metrics as LAVA test cases and the whole runs as a checked \
-bundle; `kbench lava import` reads them back from the jobs' logs.")]
+bundle; `kbench lava import` reads them back from the jobs' logs.\n\n\
+A board: kbench lava job --device-type beaglebone-black --boot-method u-boot --kernel-type zimage \\\n    \
+--dtb https://lab.example/am335x-boneblack.dtb --kernel https://lab.example/zImage-a=a \\\n    \
+--kernel https://lab.example/zImage-b=b --rootfs https://lab.example/kbench-armhf.tar.xz -o jobs -- cyclictest -t 1 -D 60s")]
     Job(JobArgs),
     /// In a LAVA boot: run a kbench command, report its runs as LAVA test cases, and print them
     /// whole for `kbench lava import`
@@ -51,6 +58,7 @@ bundle; `kbench lava import` reads them back from the jobs' logs.")]
     #[command(after_help = "Example:\n  \
 lava-run --job-id 1 --device qemu01.yaml --output-dir out jobs/01-std.yaml > 01.log\n  \
 kbench lava import --device qemu01 01.log 02.log 03.log 04.log\n  \
+LAVA_TOKEN=… kbench lava import --server https://lava.example --job 4711\n  \
 kbench compare --label std --label rt")]
     Import(ImportArgs),
 }
@@ -58,14 +66,25 @@ kbench compare --label std --label rt")]
 #[derive(Args, Debug, Clone)]
 #[command(mut_arg("seed", |a| a.help("Seed of the boot order (default: a fresh one, printed and kept in plan.json)")))]
 pub struct JobArgs {
-    /// LAVA's device type (qemu)
+    /// LAVA's device type (qemu, or a board's: beaglebone-black, x86, …)
     #[arg(long, value_name = "TYPE", default_value = "qemu")]
     pub device_type: String,
+    /// How the device boots: qemu (LAVA's qemu device type), or a board's bootloader over TFTP
+    /// with an NFS root: u-boot, ipxe or grub [default: qemu for the qemu device type]
+    #[arg(long, value_name = "METHOD", value_parser = method)]
+    pub boot_method: Option<crate::lava::actions::Method>,
+    /// U-Boot's kernel type: zimage (32-bit ARM), image (arm64) or uimage
+    #[arg(long, value_name = "TYPE", value_parser = ["zimage", "image", "uimage"])]
+    pub kernel_type: Option<String>,
+    /// A device tree blob (path or URL) deployed with every kernel
+    #[arg(long, value_name = "DTB")]
+    pub dtb: Option<String>,
     /// A kernel image (path or URL) and its label (repeatable; an initrd.img-R beside a local
     /// vmlinuz-R goes with it)
     #[arg(long, value_name = "IMAGE=LABEL", required = true, value_parser = kernel)]
     pub kernel: Vec<crate::vm::KernelSpec>,
-    /// The root filesystem image (path or URL) the kernels boot, with kbench in it
+    /// The root filesystem (path or URL) the kernels boot, with kbench in it: a disk image for
+    /// qemu, a tarball for a board's NFS root
     #[arg(long, value_name = "IMAGE")]
     pub rootfs: String,
     /// Boots of each kernel
@@ -114,7 +133,14 @@ pub struct ImportArgs {
     /// The device the jobs ran on, kept with each run
     #[arg(long, value_name = "NAME")]
     pub device: Option<String>,
-    /// Job logs: lava-run's output, or the device's console as text
-    #[arg(required = true, value_name = "LOG")]
+    /// Job logs: lava-run's output, a LAVA server's job log, or the device's console as text
+    #[arg(value_name = "LOG", required_unless_present = "server")]
     pub logs: Vec<PathBuf>,
+    /// A LAVA server to fetch a finished job's log from, through its REST API (v0.2); a token,
+    /// if it wants one, is read from LAVA_TOKEN
+    #[arg(long, value_name = "URL", requires = "job")]
+    pub server: Option<String>,
+    /// The job to fetch from --server
+    #[arg(long, value_name = "ID", requires = "server")]
+    pub job: Option<u64>,
 }

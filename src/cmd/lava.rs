@@ -9,6 +9,9 @@ pub fn lava(ctx: &Ctx, c: &LavaCommand) -> Result<()> {
     match c {
         LavaCommand::Job(a) => crate::lava::job::write(&crate::lava::job::Options {
             device_type: a.device_type.clone(),
+            method: a.boot_method,
+            kernel_type: a.kernel_type.clone(),
+            dtb: a.dtb.clone(),
             kernels: a.kernel.clone(),
             rootfs: a.rootfs.clone(),
             boots: a.boots,
@@ -46,6 +49,7 @@ pub fn lava(ctx: &Ctx, c: &LavaCommand) -> Result<()> {
         }
         LavaCommand::Import(a) => crate::lava::import::run(&crate::lava::import::Options {
             logs: a.logs.clone(),
+            server: a.server.clone().zip(a.job),
             device: a.device.clone(),
             front: ctx.front(),
         }),

@@ -20,6 +20,8 @@ use std::path::PathBuf;
 /// What to import.
 pub struct Options {
     pub logs: Vec<PathBuf>,
+    /// A LAVA server and one of its finished jobs (`--server`, `--job`).
+    pub server: Option<(String, u64)>,
     /// The device's name, kept with each run.
     pub device: Option<String>,
     /// The store, verbosity and voice.
@@ -35,17 +37,25 @@ const MAX_LINE: usize = 1 << 20;
 fn console_lines(path: &PathBuf) -> Result<Vec<String>> {
     let f = std::fs::File::open(path)
         .map_err(|e| crate::error::input(format!("{}: {e}", path.display())))?;
+    lines_of(std::io::BufReader::new(f))
+}
+
+/// The console lines of a log read from `r`: lava-run's events are JSON
+/// lines (a YAML flow map each, with YAML tags in result lines), a LAVA
+/// server's `output.yaml` the same as a YAML list (`- {…}`); only the
+/// device's console (`target`) matters here.  Any other line is a
+/// console line as plain text.
+pub(crate) fn lines_of(r: impl BufRead) -> Result<Vec<String>> {
     let mut out = Vec::new();
-    for line in std::io::BufReader::new(f).split(b'\n') {
+    for line in r.split(b'\n') {
         let line = line?;
         if line.len() > MAX_LINE {
             continue;
         }
         let line = String::from_utf8_lossy(&line).into_owned();
-        if line.starts_with('{') {
-            // lava-run's events: JSON lines, but for result lines that
-            // carry YAML tags; only the device's console matters here.
-            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+        let event = line.strip_prefix("- ").unwrap_or(&line);
+        if event.starts_with('{') {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(event) {
                 if v["lvl"] == "target" {
                     if let Some(m) = v["msg"].as_str() {
                         out.push(m.to_string());
@@ -59,16 +69,37 @@ fn console_lines(path: &PathBuf) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// A log's console lines, and where it came from.
+type Log = (Vec<String>, String);
+
+/// The logs' console lines, each with where it came from, and the
+/// device (as given, or as the server says).
+fn all_lines(o: &Options) -> Result<(Vec<Log>, Option<String>)> {
+    let mut logs = Vec::new();
+    let mut device = o.device.clone();
+    if let Some((server, job)) = &o.server {
+        let got = super::rest::fetch(server, *job)?;
+        logs.push((lines_of(&got.log[..])?, got.source));
+        device = device.or(got.device);
+    }
+    for log in &o.logs {
+        logs.push((console_lines(log)?, log.display().to_string()));
+    }
+    if logs.is_empty() {
+        return Err(crate::error::input(
+            "give the job logs to import, or --server URL --job ID",
+        ));
+    }
+    Ok((logs, device))
+}
+
 /// Import the logs into the store.
 pub fn run(o: &Options) -> Result<()> {
-    if o.logs.is_empty() {
-        return Err(crate::error::input("give the job logs to import"));
-    }
+    let (logs, device) = all_lines(o)?;
     let mut found: Vec<(Found, String)> = Vec::new();
-    for log in &o.logs {
-        let lines = console_lines(log)?;
+    for (lines, from) in &logs {
         for f in bundle::decode(lines.iter().map(String::as_str)) {
-            found.push((f, log.display().to_string()));
+            found.push((f, from.clone()));
         }
     }
     // One result a boot: a whole store over any failure said of it.
@@ -80,9 +111,8 @@ pub fn run(o: &Options) -> Result<()> {
     if found.is_empty() {
         return Err(crate::error::input(format!(
             "no kbench boot in {} (a job's log with `kbench lava test` in it)",
-            o.logs
-                .iter()
-                .map(|p| p.display().to_string())
+            logs.iter()
+                .map(|(_, from)| from.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
@@ -118,7 +148,7 @@ pub fn run(o: &Options) -> Result<()> {
             .into_iter()
             .map(|mut r| {
                 r.set_settings(serde_json::json!({ "lava": {
-                    "plan": b.plan, "boot": b.boot, "device": o.device, "log": log,
+                    "plan": b.plan, "boot": b.boot, "device": device, "log": log,
                 }}));
                 r
             })

@@ -5,12 +5,13 @@
 //! One job a boot (not one job with many deploy and boot actions): a lab
 //! runs it as it runs any job, a boot that hangs fails that job alone, and
 //! the jobs' order is the plan's (mirrored seeded blocks, as `vm` and
-//! `campaign`), which the plan document beside them records.  The jobs
-//! follow LAVA's QEMU device type (deploy to tmpfs with `-kernel`,
-//! `-initrd` and the root filesystem as a virtio disk, boot method
-//! `qemu`, login on the serial console); for a board, the test definition
-//! in the repository (`lava/kbench.yaml`) goes into the lab's own jobs.
+//! `campaign`), which the plan document beside them records.  How each
+//! job deploys and boots follows the device (`super::actions`: LAVA's
+//! QEMU device, or a board's U-Boot, iPXE or GRUB over TFTP with an NFS
+//! root); every job logs in on the serial console and runs `kbench lava
+//! test`.
 
+use super::actions::{Images, Method};
 use crate::error::input;
 use crate::text::shell;
 use crate::vm::KernelSpec;
@@ -20,6 +21,11 @@ use std::path::{Path, PathBuf};
 /// What `lava job` is asked.
 pub struct Options {
     pub device_type: String,
+    /// How it boots (`None`: qemu for the qemu device type).
+    pub method: Option<Method>,
+    /// U-Boot's kernel type, and a device tree for every boot.
+    pub kernel_type: Option<String>,
+    pub dtb: Option<String>,
     pub kernels: Vec<KernelSpec>,
     pub rootfs: String,
     pub boots: usize,
@@ -64,14 +70,24 @@ fn q(s: &str) -> String {
     serde_json::to_string(s).expect("a string")
 }
 
+/// How the device boots: as asked, else qemu for the qemu device type.
+fn method(o: &Options) -> Result<Method> {
+    match (o.method, o.device_type.as_str()) {
+        (Some(Method::Qemu), t) if t != "qemu" => Err(input(format!(
+            "--boot-method qemu is for LAVA's qemu device type, not {t}"
+        ))),
+        (Some(m), _) => Ok(m),
+        (None, "qemu") => Ok(Method::Qemu),
+        (None, t) => Err(input(format!(
+            "--device-type {t}: say how it boots, --boot-method u-boot, ipxe or grub (its device type's template lists its methods); the test definition lava/kbench.yaml serves any other"
+        ))),
+    }
+}
+
 /// Write the jobs and the plan into `o.out`; what was written, said.
 pub fn write(o: &Options) -> Result<()> {
-    if o.device_type != "qemu" {
-        return Err(input(format!(
-            "--device-type {}: kbench writes jobs for LAVA's qemu device type; for a board, put the test definition lava/kbench.yaml into your own jobs (docs/lava.md)",
-            o.device_type
-        )));
-    }
+    let method = method(o)?;
+    crate::values::label(&o.device_type).map_err(|e| input(format!("--device-type: {e}")))?;
     if o.kernels.len() < 2 && !o.aa {
         return Err(input(
             "give two --kernel IMAGE=LABEL, or one with --aa (the kernel against itself)",
@@ -108,7 +124,7 @@ pub fn write(o: &Options) -> Result<()> {
     let mut files = Vec::new();
     for (n, &arm) in order.iter().enumerate() {
         let (label, k) = (&labels[arm].0, &o.kernels[labels[arm].1]);
-        let text = job(o, &id, n + 1, order.len(), label, k, &rootfs)?;
+        let text = job(o, method, (&id, n + 1, order.len()), label, k, &rootfs)?;
         let file = o
             .out
             .join(format!("{:02}-{}.yaml", n + 1, label.replace('/', "_")));
@@ -116,7 +132,7 @@ pub fn write(o: &Options) -> Result<()> {
         files.push(file);
     }
     let plan = serde_json::json!({
-        "id": id, "seed": seed, "device_type": o.device_type,
+        "id": id, "seed": seed, "device_type": o.device_type, "boot_method": method.as_str(),
         "labels": labels.iter().map(|(l, _)| l).collect::<Vec<_>>(),
         "order": order.iter().map(|&a| &labels[a].0).collect::<Vec<_>>(),
         "command": o.command,
@@ -145,18 +161,21 @@ pub fn write(o: &Options) -> Result<()> {
     Ok(())
 }
 
-/// One boot's job.
+/// One boot's job: boot `n` of `of` of plan `id`.
 fn job(
     o: &Options,
-    id: &str,
-    n: usize,
-    of: usize,
+    method: Method,
+    (id, n, of): (&str, usize, usize),
     label: &str,
     k: &KernelSpec,
     rootfs: &str,
 ) -> Result<String> {
     let kernel = url(&k.path.display().to_string())?;
-    let mut append = String::from("root=/dev/vda rw console=ttyS0,115200 no_timer_check panic=5");
+    let mut append = String::from(if method == Method::Qemu {
+        "root=/dev/vda rw console=ttyS0,115200 no_timer_check panic=5"
+    } else {
+        ""
+    });
     for extra in [o.append.as_deref(), k.append.as_deref()]
         .into_iter()
         .flatten()
@@ -164,21 +183,28 @@ fn job(
         append.push(' ');
         append.push_str(extra);
     }
-    let mut images = format!(
-        "      kernel:\n        image_arg: {}\n        url: {}\n",
-        q(&format!("-kernel {{kernel}} -append \"{append}\"")),
-        q(&kernel)
-    );
-    if let Some(i) = initrd_beside(&k.path) {
-        images.push_str(&format!(
-            "      initrd:\n        image_arg: \"-initrd {{initrd}}\"\n        url: {}\n",
-            q(&url(&i.display().to_string())?)
-        ));
-    }
-    images.push_str(&format!(
-        "      rootfs:\n        image_arg: \"-drive format=raw,if=virtio,file={{rootfs}}\"\n        url: {}\n",
-        q(rootfs)
-    ));
+    let initrd = match initrd_beside(&k.path) {
+        Some(i) => Some(url(&i.display().to_string())?),
+        None => None,
+    };
+    let dtb = o.dtb.as_deref().map(url).transpose()?;
+    let images = Images {
+        kernel: &kernel,
+        kernel_type: o.kernel_type.as_deref(),
+        initrd: initrd.as_deref(),
+        dtb: dtb.as_deref(),
+        rootfs,
+        append: &append,
+    };
+    let (actions, context) =
+        super::actions::deploy_and_boot(method, &images, o.minutes, &o.prompt)?;
+    let context = if method == Method::Qemu {
+        "context:\n  arch: amd64\n".to_string()
+    } else if context.is_empty() {
+        String::new()
+    } else {
+        format!("context:\n{context}")
+    };
     let step: Vec<String> = [
         o.kbench.clone(),
         "lava".into(),
@@ -197,22 +223,21 @@ fn job(
     let m = o.minutes;
     Ok(format!(
         "# kbench lava plan {id}, boot {n} of {of}: {label}\n\
-device_type: qemu\n\
+device_type: {}\n\
 job_name: {}\n\
 timeouts:\n  job: {{minutes: {}}}\n  action: {{minutes: {m}}}\n  connection: {{minutes: 2}}\n\
 priority: medium\n\
 visibility: public\n\
-context:\n  arch: amd64\n\
+{context}\
 metadata:\n  kbench.plan: {}\n  kbench.boot: {n}\n  kbench.label: {}\n\
 actions:\n\
-- deploy:\n    timeout: {{minutes: {m}}}\n    to: tmpfs\n    images:\n{images}\
-- boot:\n    timeout: {{minutes: {m}}}\n    method: qemu\n    media: tmpfs\n    prompts: [{}]\n    auto_login: {{login_prompt: \"login:\", username: root}}\n\
+{actions}\
 - test:\n    timeout: {{minutes: {m}}}\n    definitions:\n    - from: inline\n      name: kbench\n      path: inline/kbench.yaml\n      repository:\n        metadata:\n          format: Lava-Test Test Definition 1.0\n          name: kbench\n          description: {}\n        run:\n          steps:\n          - {}\n",
+        q(&o.device_type),
         q(&format!("kbench {id} boot {n}/{of}: {label}")),
         m * 3 + 5,
         q(id),
         q(label),
-        q(&o.prompt),
         q(&format!("kbench {}", o.command.join(" "))),
         q(&shell::join(&step)),
     ))

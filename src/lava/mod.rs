@@ -12,7 +12,9 @@
 //! job's marks, so `compare`, `track`, `bisect --candidates` and `push`
 //! treat them as any runs, with the boot as the unit.
 
+pub mod actions;
 pub mod bundle;
 pub mod guest;
 pub mod import;
 pub mod job;
+pub mod rest;

@@ -12,6 +12,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod boards;
+
 use common::guest::{guest, Guest};
 use common::Env;
 use std::path::{Path, PathBuf};

@@ -1302,3 +1302,54 @@ fn units_run_only_through_a_runner() {
         "{found:?}"
     );
 }
+
+/// The flags experiments share, each declared once in `cli/shared.rs`.
+const SHARED_FLAGS: &[&str] = &["alpha", "seed", "dry_run", "rounds", "max_runs"];
+
+/// Shared flags declared outside `cli/shared.rs`: a field of that name
+/// under `cli/` whose type is not the shared struct.
+fn shared_flags_redeclared(files: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (rel, src) in files {
+        if !rel.starts_with("cli/") || rel == "cli/shared.rs" {
+            continue;
+        }
+        for (n, l) in non_test_lines(src) {
+            let t = l.trim();
+            for f in SHARED_FLAGS {
+                if let Some(ty) = t.strip_prefix(&format!("pub {f}:")) {
+                    if !ty
+                        .trim()
+                        .trim_start_matches("super::")
+                        .starts_with("shared::")
+                    {
+                        out.push(format!(
+                            "src/{rel}:{n} declares --{} again (flatten cli/shared.rs's): {t}",
+                            f.replace('_', "-")
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn shared_flags_are_declared_once() {
+    let files = sources(&root().join("src"));
+    let wrong = shared_flags_redeclared(&files);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The check finds a planted declaration and takes the shared one.
+    let f = |r: &str, s: &str| (r.to_string(), s.to_string());
+    let planted = vec![f(
+        "cli/planted.rs",
+        "pub struct A {\n    pub rounds: super::shared::Rounds,\n    #[arg(long)]\n    pub max_runs: usize,\n}\n",
+    )];
+    let found = shared_flags_redeclared(&planted);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("src/cli/planted.rs:4 declares --max-runs"),
+        "{found:?}"
+    );
+}

@@ -4,13 +4,6 @@ use super::vm::MachineArgs;
 use clap::Args;
 use std::path::PathBuf;
 
-fn cap(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if (3..=1000).contains(&n) => Ok(n),
-        _ => Err(format!("'{s}' is not a number of units from 3 to 1000")),
-    }
-}
-
 fn metric(s: &str) -> Result<crate::bisect::MetricArg, String> {
     crate::bisect::parse_metric(s)
 }
@@ -65,9 +58,8 @@ pub struct BisectArgs {
     pub metric: Vec<crate::bisect::MetricArg>,
     #[command(flatten)]
     pub alpha: super::shared::Alpha,
-    /// Most units a side one decision takes before it says it cannot tell
-    #[arg(long, value_name = "N", default_value = "80", value_parser = cap)]
-    pub max_runs: usize,
+    #[command(flatten)]
+    pub max_runs: super::shared::MaxRuns,
     #[command(flatten)]
     pub seed: super::shared::Seed,
     /// Decide on emulated guests' figures too (under TCG: a test of the bisection, not of the kernels)
@@ -98,6 +90,7 @@ between them, so a drift of the machine since then of up to half their gap (said
 first run) keeps a wrong exit within --alpha for one call; --steps N splits --alpha over the N \
 calls of a whole bisection (about log2 of the commits), so that it bounds a wrong culprit.")]
 #[command(mut_arg("alpha", |a| a.help("The chance of a wrong \"good\" or \"bad\", at most")))]
+#[command(mut_arg("max_runs", |a| a.default_value("30").help("Most runs of the candidate (and no more than the ends have)")))]
 pub struct DecideArgs {
     /// The stored label the good end's runs are under
     #[arg(long, value_name = "LABEL")]
@@ -113,9 +106,8 @@ pub struct DecideArgs {
     pub metric: Vec<crate::bisect::MetricArg>,
     #[command(flatten)]
     pub alpha: super::shared::Alpha,
-    /// Most runs of the candidate (and no more than the ends have)
-    #[arg(long, value_name = "N", default_value = "30", value_parser = cap)]
-    pub max_runs: usize,
+    #[command(flatten)]
+    pub max_runs: super::shared::MaxRuns,
     /// The calls of decide a whole `git bisect run` makes (about log2 of the commits, plus
     /// skips): --alpha is split over them, so it bounds a wrong culprit, not one call
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]

@@ -1,21 +1,13 @@
 //! Flags of `kbench matrix` and `kbench campaign`.
 
-use super::values::{self, Runs};
+use super::values::Runs;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-
-fn rounds(s: &str) -> Result<Runs, String> {
-    match values::runs(s)? {
-        Runs::Fixed(n) if n > 1000 => Err("at most 1000 rounds".into()),
-        Runs::Auto { max } if max > 1000 => Err("at most 1000 rounds".into()),
-        r => Ok(r),
-    }
-}
 
 /// A campaign's `--rounds`: up to 100 (each round reboots every label),
 /// `auto` meaning at most 10.
 fn campaign_rounds(s: &str) -> Result<Runs, String> {
-    match values::runs(s)? {
+    match super::shared::rounds(s)? {
         Runs::Fixed(n) | Runs::Auto { max: n } if n > 100 => Err("at most 100 rounds".into()),
         Runs::Fixed(0) => Err("at least 1 round".into()),
         Runs::Auto { max } if s.trim() == "auto" && max > 10 => Ok(Runs::Auto { max: 10 }),
@@ -58,10 +50,8 @@ pub struct MatrixArgs {
     /// (repeatable)
     #[arg(long, value_name = "FLAG=VALUES")]
     pub vary: Vec<String>,
-    /// Rounds; each visits every combination once in a fresh random order.
-    /// `auto[:MAX]` stops when every combination is decided against the first
-    #[arg(long, value_name = "N|auto[:MAX]", default_value = "3", value_parser = rounds)]
-    pub rounds: Runs,
+    #[command(flatten)]
+    pub rounds: super::shared::Rounds,
     #[command(flatten)]
     pub seed: super::shared::Seed,
     /// The metric --rounds auto decides on (default: the benchmark's headline;
@@ -120,6 +110,7 @@ booted by the --reboot command with {entry}, {release} and {label} filled in."
 #[derive(Args, Debug, Clone)]
 #[command(mut_arg("alpha", |a| a.help("Significance level of --rounds auto's decisions, over all labels")))]
 #[command(mut_arg("seed", |a| a.help("Seed of the random order")))]
+#[command(mut_arg("rounds", |a| a.value_parser(campaign_rounds).help("Rounds: each boots every label once (at most 100). `auto[:MAX]` (default MAX 10) stops after a round when every label is decided against the first, boots as units (the rule of `matrix --rounds auto`)")))]
 pub struct CampaignInit {
     pub name: String,
     /// `LABEL=release=R[,cmdline=WORD][,entry=E]` (at least two)
@@ -128,11 +119,8 @@ pub struct CampaignInit {
     /// A scenario file or preset each block runs (or give a command after --)
     #[arg(long, value_name = "FILE|PRESET", conflicts_with = "command")]
     pub scenario: Option<String>,
-    /// Rounds: each boots every label once. `auto[:MAX]` (default MAX 10) stops after a
-    /// round when every label is decided against the first, boots as units (the rule of
-    /// `matrix --rounds auto`)
-    #[arg(long, value_name = "N|auto[:MAX]", default_value = "3", value_parser = campaign_rounds)]
-    pub rounds: Runs,
+    #[command(flatten)]
+    pub rounds: super::shared::Rounds,
     /// The metric --rounds auto decides on (default: the benchmark's headline; required
     /// with --scenario)
     #[arg(long, value_name = "NAME")]

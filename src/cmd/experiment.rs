@@ -31,7 +31,7 @@ pub fn matrix(ctx: &Ctx, a: &MatrixArgs) -> Result<()> {
         knobs,
         vary,
         scheds,
-        rounds: a.rounds,
+        rounds: a.rounds.rounds,
         seed: a.seed.seed,
         command: a.command.clone(),
         parse: crate::cli::check,
@@ -88,7 +88,7 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     },
                 );
             }
-            let auto = match a.rounds {
+            let auto = match a.rounds.rounds {
                 Runs::Fixed(_) => None,
                 Runs::Auto { .. } => Some(campaign::Auto {
                     metric: auto_metric(a.metric.as_deref(), &command)?,
@@ -103,7 +103,7 @@ pub fn campaign(ctx: &Ctx, c: &CampaignCommand) -> Result<()> {
                     boots,
                     command,
                     parse: crate::cli::check,
-                    rounds: match a.rounds {
+                    rounds: match a.rounds.rounds {
                         Runs::Fixed(n) | Runs::Auto { max: n } => n as usize,
                     },
                     auto,

@@ -6,7 +6,7 @@
 //! child kbench in this boot ([`Here`]: matrix, campaign, bisect in a
 //! work tree, decide), a boot of a kernel in a VM (`vm::Booter`: vm,
 //! `bisect --vm`), the next stored run of a label ([`Stored`]: `bisect
-//! --candidates`), or a simulated one ([`Simulated`], for tests).  What an
+//! --candidates`), or a simulated one (`Simulated`, for tests).  What an
 //! experiment does with a unit does not: it names the unit (its label,
 //! command and [`Tag`]), runs it, and reads back what it stored, through
 //! [`Runner`].  So an experiment's order, plan document and report never

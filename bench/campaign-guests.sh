@@ -32,6 +32,7 @@ KBENCH_TEST_ROUNDS=$rounds cargo test --quiet --test reboot -- --nocapture --tes
 }
 end=$(date +%s)
 echo "campaign guests, $rounds round(s) of the kexec campaign, under TCG (figures are the emulator's):"
-grep -E "^(campaign of|block [0-9]+ settled|after the power cut)" "$log" | sed 's/^/  /'
-grep -E "^test .* ok$|^test result" "$log" | sed 's/^/  /'
+# With --nocapture the tests' own lines may share a line with libtest's.
+grep -oE "(campaign of [0-9]+ blocks.*|block [0-9]+ settled.*|after the power cut.*)" "$log" | sed 's/^/  /'
+grep -oE "test result.*" "$log" | sed 's/^/  /'
 echo "  the whole set: $((end - start)) s"

@@ -59,18 +59,6 @@ fn validate(dir: &Path, dev: &Path, job: &Path) -> (bool, String) {
     (out.status.success(), text)
 }
 
-/// The YAML jobs in `dir`, in order.
-fn jobs_in(dir: &Path) -> Vec<PathBuf> {
-    let mut jobs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    jobs.sort();
-    jobs
-}
-
 #[test]
 fn board_jobs_pass_lavas_own_validation() {
     let templates = match super::templates() {
@@ -153,7 +141,7 @@ fn board_jobs_pass_lavas_own_validation() {
         a.extend(["-o", &out_s, "--", "cyclictest", "-t", "1", "-D", "5s"]);
         let said = env.ok(&a);
         assert!(said.contains("2 jobs, one a boot"), "{said}");
-        let jobs = jobs_in(&out);
+        let jobs = super::jobs_in(&out);
         assert_eq!(jobs.len(), 2, "{said}");
         for job in &jobs {
             let text = std::fs::read_to_string(job).unwrap();

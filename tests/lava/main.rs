@@ -130,6 +130,18 @@ fn jobs_of(
     env.ok(&a)
 }
 
+/// The YAML jobs `kbench lava job` wrote into `dir`, in order.
+fn jobs_in(dir: &Path) -> Vec<PathBuf> {
+    let mut jobs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    jobs.sort();
+    jobs
+}
+
 /// `lava-run` of `job` on the device `dev`, its log in `dir`: the log's
 /// path and text, after checking that LAVA ran the job to its end.
 fn lava_run(dir: &Path, dev: &Path, job: &Path, n: usize) -> (PathBuf, String) {
@@ -180,13 +192,7 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
         &["cyclictest", "-t", "1", "-D", "5s"],
     );
     assert!(out.contains("4 jobs, one a boot"), "{out}");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&jobs)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
+    let files = jobs_in(&jobs);
     assert_eq!(files.len(), 4);
     let mut logs = Vec::new();
     for (n, job) in files.iter().enumerate() {
@@ -277,13 +283,7 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
         &failing,
         &["coldwalk", "/no/such/kbench/path"],
     );
-    let mut jobs: Vec<PathBuf> = std::fs::read_dir(&failing)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    jobs.sort();
+    let jobs = jobs_in(&failing);
     let (log, text) = lava_run(dir.path(), &dev, &jobs[0], 9);
     assert!(text.contains("KBENCH-LAVA-FAILED"), "{text}");
     let fails = Env::new();

@@ -51,8 +51,9 @@ pub struct Images<'a> {
     pub append: &'a str,
 }
 
-/// A YAML double-quoted scalar (JSON's string syntax is YAML's).
-fn q(s: &str) -> String {
+/// A YAML double-quoted scalar (JSON's string syntax is YAML's): every
+/// value a job takes from the user or a path is written as one.
+pub(super) fn q(s: &str) -> String {
     serde_json::to_string(s).expect("a string")
 }
 

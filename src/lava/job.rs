@@ -11,7 +11,7 @@
 //! root); every job logs in on the serial console and runs `kbench lava
 //! test`.
 
-use super::actions::{Images, Method};
+use super::actions::{q, Images, Method};
 use crate::error::input;
 use crate::text::shell;
 use crate::vm::KernelSpec;
@@ -63,11 +63,6 @@ fn initrd_beside(kernel: &Path) -> Option<PathBuf> {
     let release = name.strip_prefix("vmlinuz-")?;
     let p = kernel.with_file_name(format!("initrd.img-{release}"));
     p.is_file().then_some(p)
-}
-
-/// A YAML double-quoted scalar (JSON's string syntax is YAML's).
-fn q(s: &str) -> String {
-    serde_json::to_string(s).expect("a string")
 }
 
 /// How the device boots: as asked, else qemu for the qemu device type.

@@ -116,12 +116,16 @@ impl Guard {
     /// Put every knob back now; errors name the knobs left changed.
     pub fn restore(&mut self) -> Result<()> {
         let failed = undo(&self.record);
+        // The record goes before its janitor: a SIGKILL between the two
+        // leaves neither (the janitor finds no record).
+        if failed.is_empty() {
+            let _ = crate::isolate::drop_record(&self.file);
+        }
         if let Some(mut j) = self.janitor.take() {
             let _ = j.kill();
             let _ = j.wait();
         }
         if failed.is_empty() {
-            let _ = crate::isolate::drop_record(&self.file);
             Ok(())
         } else {
             anyhow::bail!(

@@ -1,10 +1,13 @@
 //! Starting, watching and stopping a load.
 //!
-//! Workers are forked into one process group.  A janitor process in the
-//! same group waits for kbench to die (`PR_SET_PDEATHSIG`) and then removes
-//! the load's private directory, so files go even when kbench is killed
-//! with SIGKILL; external tools (tar, dbench) get their own parent-death
-//! signal before `exec`.
+//! Workers are forked into one process group.  A janitor process, in a
+//! group of its own, waits for kbench to die (`PR_SET_PDEATHSIG`) and then
+//! removes the load's private directory, so files go even when kbench is
+//! killed with SIGKILL; external tools (tar, dbench) get their own
+//! parent-death signal before `exec`.  When the load stops, the workers
+//! end, the folder and claim go, and only then the janitor: a kill at any
+//! moment of that leaves nothing (with the janitor ended first, one that
+//! came between left the folder for good).
 
 use super::{Load, LoadOptions};
 use crate::sys::shared::SharedCounters;
@@ -49,6 +52,8 @@ pub struct Running {
     _claim: Option<super::claims::Claim>,
     dir: Option<PrivateDir>,
     started: Instant,
+    /// Last, so it is ended after the folder and claim have gone.
+    janitor: WorkerGroup,
 }
 
 /// The janitor: sleep until the parent dies, then remove `dir` and the
@@ -102,12 +107,13 @@ impl Running {
         let base = load.location().unwrap_or_else(|| opts.base_dir());
         let path = PrivateDir::plan(&base, load.name());
         let claim_path = super::claims::plan();
-        // Declared before the group so that, on an error or a panic, the
-        // workers are killed before their folder and claim go.
+        // On an error or a panic, locals go in reverse: the workers are
+        // killed, then their folder and claim go, then the janitor.
+        let parent = std::process::id() as libc::pid_t;
+        let mut janitor_group = WorkerGroup::new()?;
+        janitor_group.spawn_janitor(JANITOR, || janitor(&path, &claim_path, parent))?;
         let (dir_slot, claim_slot);
         let mut group = WorkerGroup::new()?;
-        let parent = std::process::id() as libc::pid_t;
-        group.spawn_janitor(JANITOR, || janitor(&path, &claim_path, parent))?;
         dir_slot = PrivateDir::create(path.clone()).map_err(|e| {
             crate::error::input(format!(
                 "{} load: cannot create a folder in {}: {e}",
@@ -142,6 +148,7 @@ impl Running {
             _claim: claim_slot,
             dir: Some(dir_slot),
             started: Instant::now(),
+            janitor: janitor_group,
         })
     }
 
@@ -187,7 +194,11 @@ impl Running {
 
     /// Fail if any worker has ended (loads run until stopped).
     pub fn check(&mut self) -> Result<()> {
-        if let Some((tag, how)) = self.group.reap_one(true)? {
+        let reaped = match self.janitor.reap_one(true)? {
+            Some(r) => Some(r),
+            None => self.group.reap_one(true)?,
+        };
+        if let Some((tag, how)) = reaped {
             let who = if tag == JANITOR {
                 "janitor".to_string()
             } else {

@@ -103,7 +103,12 @@ impl Scratch {
 }
 
 impl Drop for Scratch {
+    /// The folder first, then its janitor: a SIGKILL between the two finds
+    /// the folder gone.  The fields' own order (janitor ended, then the
+    /// folder's drop) left a window in which a kill kept the folder for
+    /// good.
     fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(self.dir.path());
         if let Some(mut j) = self.janitor.take() {
             let _ = j.kill();
             let _ = j.wait();

@@ -233,6 +233,7 @@ pub struct OnExec {
 pub fn on_exec(cmd: &mut std::process::Command, on: OnExec) {
     use std::os::unix::process::CommandExt;
     let err = std::io::Error::last_os_error;
+    let parent = std::process::id() as libc::pid_t;
     // SAFETY: the closure only makes async-signal-safe system calls on the
     // child itself, with values moved in (nothing allocated or locked).
     unsafe {
@@ -252,6 +253,11 @@ pub fn on_exec(cmd: &mut std::process::Command, on: OnExec) {
                     0,
                     0,
                 );
+                // A parent killed before the signal was armed is already
+                // gone: the child would run on for nobody.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
             }
             if let Some(set) = &on.cpus {
                 if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) < 0 {

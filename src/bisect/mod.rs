@@ -27,6 +27,9 @@ mod session;
 /// The simulator of `bench/bisect-runs.sh`: a test, not in the binary.
 #[cfg(test)]
 mod sim;
+/// Pinpoint's published rule, beside it.
+#[cfg(test)]
+mod sim_pinpoint;
 
 use crate::error::input;
 use crate::stats::Better;

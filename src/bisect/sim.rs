@@ -1,18 +1,13 @@
 //! Bisections of simulated candidates, for `bench/bisect-runs.sh`: how
 //! many runs kbench's search spends and how often it names the right
-//! culprit, beside a model of Chromium's Pinpoint on the same candidates.
+//! culprit, beside Chromium's Pinpoint's published rule
+//! ([`super::sim_pinpoint`]) on the same candidates.
 //!
 //! Each trial has N candidates whose values are normal with a
 //! coefficient of variation `cv`; from a seeded culprit (never an end)
 //! on, their mean is `shift` higher (lower is better, so that is the
 //! regression).  kbench's side is the real search ([`super::search`])
 //! with a [`Measure`] that draws values instead of running anything.
-//! Pinpoint's model follows its published schedule: each commit measured
-//! 10, then 20, 40, 80 and 160 times (the runs kept between
-//! comparisons), two commits "different" when the smaller of the
-//! Mann–Whitney and Kolmogorov–Smirnov p-values is below 0.01
-//! (uncorrected), "same" when 160 runs never gave that; the ends compared
-//! first, then the midpoint against the last good commit.
 
 use super::budget::Budget;
 use super::search::{Candidate, Measure, Outcome, Role, State, Status, Unit};
@@ -117,58 +112,30 @@ fn kbench_trial(
     (named, s.units)
 }
 
-/// Pinpoint's model on one trial: the culprit it named (if any) and the
-/// runs it spent.
-fn pinpoint_trial(d: &mut Drawn, n: usize) -> (Option<usize>, usize) {
-    let mut runs: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let named = if pinpoint_differ(d, &mut runs, 0, n - 1) {
-        let (mut lo, mut hi) = (0, n - 1);
-        while hi - lo > 1 {
-            let mid = (lo + hi) / 2;
-            if pinpoint_differ(d, &mut runs, lo, mid) {
-                hi = mid;
-            } else {
-                lo = mid;
-            }
-        }
-        Some(hi)
-    } else {
-        None
-    };
-    (named, runs.iter().map(Vec::len).sum())
+/// What every cell of a table shares: candidates, trials, kbench's
+/// alpha and units cap, the seed.
+pub struct Plan {
+    pub n: usize,
+    pub trials: usize,
+    pub alpha: f64,
+    pub cap: usize,
+    pub seed: u64,
 }
 
-/// Pinpoint's comparison of commits `a` and `b`: runs added to both on
-/// its schedule until the smaller of the two p-values is below 0.01.
-fn pinpoint_differ(d: &mut Drawn, runs: &mut [Vec<f64>], a: usize, b: usize) -> bool {
-    const SCHEDULE: [usize; 5] = [10, 20, 40, 80, 160];
-    for &k in &SCHEDULE {
-        for i in [a, b] {
-            while runs[i].len() < k {
-                let v = d.value(i);
-                runs[i].push(v);
-            }
-        }
-        let (x, y) = (&runs[a], &runs[b]);
-        let mw = crate::stats::mann_whitney::test(x, y).map_or(1.0, |t| t.p);
-        let ks = crate::stats::ks::p_value(x, y).unwrap_or(1.0);
-        if mw.min(ks) < 0.01 {
-            return true;
-        }
-    }
-    false
-}
-
-/// Run `trials` of a cell (seeded) with both strategies.
+/// Run a cell's trials (seeded) with both strategies.
 pub fn cell(
-    n: usize,
+    pinpoint: &mut super::sim_pinpoint::Thresholds,
+    plan: &Plan,
     shift_pct: f64,
     cv_pct: f64,
-    trials: usize,
-    alpha: f64,
-    cap: usize,
-    seed: u64,
 ) -> Cell {
+    let Plan {
+        n,
+        trials,
+        alpha,
+        cap,
+        seed,
+    } = *plan;
     let mut k_out = Vec::new();
     let mut p_out = Vec::new();
     let mut seeds = SplitMix(seed);
@@ -182,8 +149,9 @@ pub fn cell(
             rng: SplitMix(s ^ salt),
         };
         let (named, runs) = kbench_trial(&mut mk(1), n, alpha, cap, s);
-        k_out.push((named, runs, culprit));
-        let (named, runs) = pinpoint_trial(&mut mk(2), n);
+        k_out.push((named.into_iter().collect(), runs, culprit));
+        let mut d = mk(2);
+        let (named, runs) = super::sim_pinpoint::bisect(pinpoint, n, shift_pct, |i| d.value(i));
         p_out.push((named, runs, culprit));
     }
     Cell {
@@ -196,16 +164,18 @@ pub fn cell(
     }
 }
 
-fn figures(out: &[(Option<usize>, usize, usize)]) -> Figures {
+/// Figures of trials, each (culprits named, runs, the true culprit): right
+/// when the true one alone is named.
+fn figures(out: &[(Vec<usize>, usize, usize)]) -> Figures {
     let n = out.len().max(1) as f64;
     let mut runs: Vec<f64> = out.iter().map(|o| o.1 as f64).collect();
     runs.sort_by(f64::total_cmp);
     Figures {
         runs_mean: runs.iter().sum::<f64>() / n,
         runs_median: crate::stats::describe::median(&runs),
-        right_pct: out.iter().filter(|o| o.0 == Some(o.2)).count() as f64 * 100.0 / n,
-        wrong_pct: out.iter().filter(|o| o.0.is_some_and(|c| c != o.2)).count() as f64 * 100.0 / n,
-        none_pct: out.iter().filter(|o| o.0.is_none()).count() as f64 * 100.0 / n,
+        right_pct: out.iter().filter(|o| o.0 == [o.2]).count() as f64 * 100.0 / n,
+        wrong_pct: out.iter().filter(|o| o.0.iter().any(|&c| c != o.2)).count() as f64 * 100.0 / n,
+        none_pct: out.iter().filter(|o| o.0.is_empty()).count() as f64 * 100.0 / n,
     }
 }
 
@@ -240,9 +210,22 @@ fn bisect_runs_figures() {
         "none",
     ]);
     let f = |x: f64| format!("{x:.1} %");
+    let low = std::env::var("KBENCH_SIM_PINPOINT_LOW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.01);
+    let sims = env("KBENCH_SIM_PINPOINT_SIMS", 2000);
+    let mut pinpoint = super::sim_pinpoint::Thresholds::new(low, sims, seed);
     for shift in [5.0, 10.0, 30.0] {
         for cv in [5.0, 20.0] {
-            let c = cell(n, shift, cv, trials, alpha, cap, seed);
+            let plan = Plan {
+                n,
+                trials,
+                alpha,
+                cap,
+                seed,
+            };
+            let c = cell(&mut pinpoint, &plan, shift, cv);
             t.add_row(vec![
                 format!("{} %", c.shift_pct),
                 format!("{} %", c.cv_pct),
@@ -261,7 +244,7 @@ fn bisect_runs_figures() {
         }
     }
     println!(
-        "{n} candidates, a culprit seeded among them, {trials} trials a row (seed {seed}); kbench at --alpha {alpha} and at most {cap} units a side a decision; Pinpoint: 10, 20, 40, 80, 160 runs a commit, min(Mann-Whitney, KS) p < 0.01"
+        "{n} candidates, a culprit seeded among them, {trials} trials a row (seed {seed}); kbench at --alpha {alpha} and at most {cap} units a side a decision; Pinpoint's published rule: 10 attempts a change, 10 more to the side with fewer while unknown, min(Mann-Whitney, KS) p <= {low} different, above the high threshold same (made by its published method from {sims} simulations a size), told the regression's true size, one midpoint at a time"
     );
     println!("{t}");
 }

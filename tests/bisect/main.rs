@@ -733,6 +733,120 @@ fn git_runs_as_the_sudo_user_and_forgets_only_its_own_worktrees() {
     );
 }
 
+/// A user and a group made for a test, removed when dropped.
+struct Account {
+    user: &'static str,
+    group: &'static str,
+}
+
+impl Account {
+    /// `user`, primary group nogroup, in no other group yet, and `group`
+    /// (both left over by a killed test are made again).
+    fn new(user: &'static str, group: &'static str) -> Account {
+        let a = Account { user, group };
+        a.remove();
+        sh(Path::new("/"), &format!("groupadd --system {group}"));
+        sh(
+            Path::new("/"),
+            &format!("useradd --system --no-create-home --home-dir /nonexistent --gid 65534 --shell /usr/sbin/nologin {user}"),
+        );
+        a
+    }
+
+    fn id(&self, what: &str) -> u32 {
+        let out = Command::new("id")
+            .arg(what)
+            .arg(self.user)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    }
+
+    fn remove(&self) {
+        for c in [
+            format!("userdel {}", self.user),
+            format!("groupdel {}", self.group),
+        ] {
+            let _ = Command::new("sh")
+                .arg("-c")
+                .arg(format!("{c} 2>/dev/null"))
+                .status();
+        }
+    }
+}
+
+impl Drop for Account {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// Under sudo, a repository its user reaches only through a
+/// supplementary group (its folder's parent is `root:GROUP 0750`) is
+/// bisected: git and the first build run as the user with their groups.
+/// Out of the group, the same command stops with one line saying git
+/// could not read it, and builds nothing.
+#[test]
+fn a_repository_reached_through_a_group_is_bisected_under_sudo() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !have_tools() || unsafe { libc::geteuid() } != 0 || !common::which("useradd") {
+        eprintln!("skipped: needs root and useradd (to make the user and group sudo stands for)");
+        return;
+    }
+    let _l = one();
+    let acct = Account::new("kbench-t-reach", "kbench-t-gate");
+    let (uid, gid) = (acct.id("-u"), acct.id("-g"));
+    let b = Bisect::new();
+    for d in [b.env.dir.path(), b.tmp.path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let gate = b.env.dir.path().join("gate");
+    std::fs::create_dir(&gate).unwrap();
+    let r = repo(&gate, 9, None);
+    sh(
+        &gate,
+        &format!(
+            "chown -R {uid}:{gid} repo && chown root:{} . && chmod 0750 .",
+            acct.group
+        ),
+    );
+    let sudo = |b: &Bisect| {
+        b.cmd(&strs(&Bisect::args(&r)))
+            .env("SUDO_UID", uid.to_string())
+            .env("SUDO_GID", gid.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Out of the group: git cannot reach the repository, and says so.
+    let out = sudo(&b).wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(trees(b.tmp.path()).is_empty(), "a tree was made");
+    eprintln!("out of the group: {}", err.trim());
+    // In it: the bisection reaches the repository and builds as the user.
+    sh(
+        Path::new("/"),
+        &format!("usermod -a -G {} {}", acct.group, acct.user),
+    );
+    let mut kb = sudo(&b);
+    let tree = || trees(b.tmp.path()).into_iter().next();
+    let built = || tree().is_some_and(|t| t.join("prog").exists());
+    let ok = wait_for(300, built);
+    // Read before the kill: its janitor then removes the tree.
+    let owner = tree().and_then(|t| std::fs::metadata(t.join("prog")).ok().map(|m| m.uid()));
+    let _ = kb.kill();
+    let out = kb.wait_with_output().unwrap();
+    assert!(
+        ok,
+        "no build began: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(owner, Some(uid), "the build ran as the user");
+}
+
 /// Unmounts a test's tmpfs, whatever the test does.
 struct Unmount(PathBuf);
 

@@ -18,6 +18,8 @@ mod common;
 
 use common::guest::{debugfs, guest, Guest};
 
+mod grub;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -95,8 +97,21 @@ struct Machine {
 
 impl Machine {
     /// Boot `release` from the guest's own /boot (QEMU's direct kernel
-    /// boot: the first boot's kernel; kexec picks the next ones).
+    /// boot: the first boot's kernel; kexec picks the next ones).  A reset
+    /// ends QEMU (`-no-reboot`): the test starts it again, as firmware
+    /// would.
     fn boot(g: &Guest, disk: &Disk, release: &str) -> Machine {
+        let mut args: Vec<std::ffi::OsString> = vec!["-no-reboot".into(), "-kernel".into()];
+        args.push(g.root.join(format!("boot/vmlinuz-{release}")).into());
+        args.push("-initrd".into());
+        args.push(g.root.join(format!("boot/initrd.img-{release}")).into());
+        args.push("-append".into());
+        args.push("root=/dev/vda rw console=ttyS0 panic=10 no_timer_check".into());
+        Machine::start(disk, &args)
+    }
+
+    /// QEMU on `disk` with `boot` (how it finds its first kernel).
+    fn start(disk: &Disk, boot: &[std::ffi::OsString]) -> Machine {
         // A console and a socket of each QEMU's own (the machine may be
         // started again after a reset, as after a power cut).
         let n = std::fs::read_dir(disk.dir.path())
@@ -108,13 +123,8 @@ impl Machine {
         let qmp = disk.dir.path().join(format!("qmp-{n}.sock"));
         let child = Command::new("qemu-system-x86_64")
             .args(["-accel", "tcg", "-smp", "1", "-m", "1536", "-nodefaults"])
-            .args(["-display", "none", "-no-reboot"])
-            .arg("-kernel")
-            .arg(g.root.join(format!("boot/vmlinuz-{release}")))
-            .arg("-initrd")
-            .arg(g.root.join(format!("boot/initrd.img-{release}")))
-            .arg("-append")
-            .arg("root=/dev/vda rw console=ttyS0 panic=10 no_timer_check")
+            .args(["-display", "none"])
+            .args(boot)
             .arg("-drive")
             .arg(format!(
                 "file={},format=raw,if=virtio",

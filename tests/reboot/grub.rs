@@ -11,10 +11,9 @@
 //! and writes the one-shot entry back as used, as on a real machine.
 
 use super::common::guest::guest;
-use super::{kbench, limit, lock, Disk, Machine};
+use super::{kbench, limit, lock, runs_of, tail, Disk, Ended, Machine};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 /// The GRUB QEMU boots, made in `dir`; `None` (said) without
 /// `grub-pc-bin`, which CI installs.
@@ -85,16 +84,13 @@ $K campaign step g
     };
     // No -no-reboot: a reboot resets the machine, and GRUB runs again.
     let boot = ["-kernel".into(), grub.into_os_string()];
-    let mut m = Machine::start(&disk, &boot);
-    let done = m.wait_for("campaign g complete", limit(2));
-    let took = m.started.elapsed();
-    let console = m.console();
-    std::thread::sleep(Duration::from_secs(5));
-    m.power_off();
-    let tail: String = {
-        let lines: Vec<&str> = console.lines().collect();
-        lines[lines.len().saturating_sub(60)..].join("\n")
-    };
+    let Ended {
+        done,
+        took,
+        console,
+        ..
+    } = Machine::start(&disk, &boot).end("campaign g complete", limit(2));
+    let tail = tail(&console, 60);
     assert!(done, "the campaign did not complete; console:\n{tail}");
     eprintln!(
         "GRUB campaign of 2 blocks: {:.0} s under TCG",
@@ -122,27 +118,11 @@ $K campaign step g
     assert_eq!(history.len(), 2, "{plan}");
     assert!(history.iter().all(|b| b["status"] == "done"), "{plan}");
     assert_ne!(history[0]["boot_id"], history[1]["boot_id"], "{plan}");
-    let (code, out, err) = kbench(&db, &["runs", "list", "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
     for (label, release) in [("std", &g.std), ("rt", &g.rt)] {
-        let ids: Vec<String> = runs["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["label"] == label)
-            .map(|r| r["id"].to_string())
-            .collect();
-        assert!(!ids.is_empty(), "no runs of {label}");
-        for id in ids {
-            let (code, out, err) = kbench(&db, &["runs", "show", &id, "--json"]);
-            assert_eq!(code, 0, "{err}");
-            let show: serde_json::Value = serde_json::from_str(&out).unwrap();
-            assert_eq!(
-                show["fingerprint"]["release"],
-                release.as_str(),
-                "{label}'s run {id}"
-            );
+        let runs = runs_of(&db, label);
+        assert!(!runs.is_empty(), "no runs of {label}");
+        for (r, fp) in runs {
+            assert_eq!(fp["release"], release.as_str(), "{label}'s run {}", r["id"]);
         }
     }
 }

@@ -245,6 +245,64 @@ fn kbench(db: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// The last `n` lines of a console, for a failure's message.
+fn tail(console: &str, n: usize) -> String {
+    let lines: Vec<&str> = console.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// How a machine's run ended.
+struct Ended {
+    /// The console showed what was waited for.
+    done: bool,
+    /// QEMU had ended by then (a reset under `-no-reboot`).
+    reset: bool,
+    took: Duration,
+    console: String,
+}
+
+impl Machine {
+    /// Wait for `what` on the console (up to `limit`), then power off
+    /// cleanly (after a moment for the last step, so every write is on
+    /// the disk).
+    fn end(mut self, what: &str, limit: Duration) -> Ended {
+        let done = self.wait_for(what, limit);
+        let reset = self.child.try_wait().unwrap().is_some();
+        let took = self.started.elapsed();
+        let console = self.console();
+        if done {
+            std::thread::sleep(Duration::from_secs(5));
+        }
+        self.power_off();
+        Ended {
+            done,
+            reset,
+            took,
+            console,
+        }
+    }
+}
+
+/// Every stored run of `label` in the store `db`: its entry in `runs
+/// list` and its fingerprint.
+fn runs_of(db: &Path, label: &str) -> Vec<(serde_json::Value, serde_json::Value)> {
+    let (code, out, err) = kbench(db, &["runs", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut found = Vec::new();
+    for r in runs["runs"].as_array().unwrap() {
+        if r["label"] != label {
+            continue;
+        }
+        let id = r["id"].to_string();
+        let (code, out, err) = kbench(db, &["runs", "show", &id, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let show: serde_json::Value = serde_json::from_str(&out).unwrap();
+        found.push((r.clone(), show["fingerprint"].clone()));
+    }
+    found
+}
+
 /// The kexec path, unattended: the guest plans a campaign of its two
 /// kernels (no HOME: the unit must name an absolute store), starts the
 /// first block by hand while a second `step` is typed beside it (it must
@@ -278,22 +336,14 @@ wait
         rt = g.rt,
     );
     let disk = Disk::new(g, &script);
-    let mut m = Machine::boot(g, &disk, &g.std);
-    let done = m.wait_for("campaign t complete", limit(blocks));
-    assert!(
-        m.child.try_wait().unwrap().is_none(),
-        "the guest reset: every boot here is a kexec"
-    );
-    let took = m.started.elapsed();
-    let console = m.console();
-    // Let the last step remove its unit, then power off cleanly, so every
-    // write is on the disk.
-    std::thread::sleep(Duration::from_secs(5));
-    m.power_off();
-    let tail: String = {
-        let lines: Vec<&str> = console.lines().collect();
-        lines[lines.len().saturating_sub(60)..].join("\n")
-    };
+    let Ended {
+        done,
+        reset,
+        took,
+        console,
+    } = Machine::boot(g, &disk, &g.std).end("campaign t complete", limit(blocks));
+    let tail = tail(&console, 60);
+    assert!(!reset, "the guest reset: every boot here is a kexec");
     assert!(done, "the campaign did not complete; console:\n{tail}");
     eprintln!(
         "campaign of {blocks} blocks: {:.0} s under TCG, {:.0} s a block",
@@ -350,21 +400,10 @@ wait
     boot_ids.dedup();
     assert_eq!(boot_ids.len(), blocks, "every block on a boot of its own");
     // Each label's runs on its own kernel, from as many boots as rounds.
-    let (code, out, err) = kbench(&db, &["runs", "list", "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
     for (label, release) in [("std", &g.std), ("rt", &g.rt)] {
         let mut boots = Vec::new();
-        for r in runs["runs"].as_array().unwrap() {
-            if r["label"] != label {
-                continue;
-            }
-            let id = r["id"].to_string();
-            let (code, out, err) = kbench(&db, &["runs", "show", &id, "--json"]);
-            assert_eq!(code, 0, "{err}");
-            let show: serde_json::Value = serde_json::from_str(&out).unwrap();
-            let fp = &show["fingerprint"];
-            assert_eq!(fp["release"], release.as_str(), "{label}'s run {id}");
+        for (r, fp) in runs_of(&db, label) {
+            assert_eq!(fp["release"], release.as_str(), "{label}'s run {}", r["id"]);
             boots.push(fp["boot_id"].as_str().unwrap().to_string());
         }
         boots.sort();
@@ -427,10 +466,7 @@ $K campaign step p
         // The panicking kernel reset the machine: it comes back.
         resets += 1;
     };
-    let tail: String = {
-        let lines: Vec<&str> = consoles.lines().collect();
-        lines[lines.len().saturating_sub(80)..].join("\n")
-    };
+    let tail = tail(&consoles, 80);
     assert!(stopped, "the campaign did not stop at its bound:\n{tail}");
     assert_eq!(resets, 2, "two panics, then no more reboots:\n{tail}");
     assert!(consoles.contains("Attempted to kill init"), "{tail}");
@@ -491,17 +527,9 @@ $K campaign step c
     let _ = m.child.kill();
     let _ = m.child.wait();
     assert!(running, "the first block never started:\n{first}");
-    let mut m = Machine::boot(g, &disk, &g.std);
-    let done = m.wait_for("campaign c complete", limit(3));
-    let console = m.console();
-    if done {
-        std::thread::sleep(Duration::from_secs(5));
-    }
-    m.power_off();
-    let tail: String = {
-        let lines: Vec<&str> = console.lines().collect();
-        lines[lines.len().saturating_sub(60)..].join("\n")
-    };
+    let Ended { done, console, .. } =
+        Machine::boot(g, &disk, &g.std).end("campaign c complete", limit(3));
+    let tail = tail(&console, 60);
     assert!(
         done,
         "the campaign did not complete after the power cut:\n{tail}"
@@ -523,27 +551,13 @@ $K campaign step c
         history.iter().filter(|b| b["status"] == "done").collect();
     assert_eq!(done_blocks.len(), 2, "{plan}");
     // Each label's runs: four, all complete, all from its done block's boot.
-    let (code, out, err) = kbench(&db, &["runs", "list", "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
     for b in done_blocks {
         let label = b["label"].as_str().unwrap();
-        let mine: Vec<&serde_json::Value> = runs["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["label"] == label)
-            .collect();
+        let mine = runs_of(&db, label);
         assert_eq!(mine.len(), 4, "{label}: {mine:?}");
-        for r in mine {
+        for (r, fp) in mine {
             assert_eq!(r["status"], "complete", "{label}: {r}");
-            let id = r["id"].to_string();
-            let (_, out, _) = kbench(&db, &["runs", "show", &id, "--json"]);
-            let show: serde_json::Value = serde_json::from_str(&out).unwrap();
-            assert_eq!(
-                show["fingerprint"]["boot_id"], b["boot_id"],
-                "{label}'s run {id}"
-            );
+            assert_eq!(fp["boot_id"], b["boot_id"], "{label}'s run {}", r["id"]);
         }
     }
 }

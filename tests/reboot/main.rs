@@ -124,6 +124,9 @@ impl Machine {
         let child = Command::new("qemu-system-x86_64")
             .args(["-accel", "tcg", "-smp", "1", "-m", "1536", "-nodefaults"])
             .args(["-display", "none"])
+            // A watchdog, as many machines have: `campaign init` says
+            // what it would do for a hang.
+            .args(["-device", "i6300esb"])
             .args(boot)
             .arg("-drive")
             .arg(format!(
@@ -351,6 +354,17 @@ wait
         took.as_secs_f64() / blocks as f64
     );
     assert!(console.contains("kbench-test: HOME is unset"), "{tail}");
+    // The machine's watchdog, and that Debian's systemd does not arm it
+    // through a kexec.
+    let said = console
+        .lines()
+        .find(|l| l.contains("kbench: watchdog:"))
+        .unwrap_or_default();
+    eprintln!("{}", said.trim());
+    assert!(
+        said.contains("watchdog0 (i6300ESB timer") && said.contains("KExecWatchdogSec=0"),
+        "{said}\n{tail}"
+    );
     // The unit names the store by an absolute path, with HOME unset.
     assert!(
         console.contains("--db /root/.local/share/kbench/results.db campaign step t"),

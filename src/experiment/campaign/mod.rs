@@ -23,6 +23,7 @@ mod service;
 pub mod settle;
 mod status;
 mod step;
+mod watchdog;
 
 pub use reboot::reboot_command;
 pub use service::install_service;
@@ -435,6 +436,14 @@ pub fn init(f: &Front, o: &InitOptions) -> Result<()> {
     {
         f.note("kbench: warning: this kernel's command line has no panic=N: a test kernel that panics or cannot find its root waits for good instead of rebooting, and the campaign cannot go on by itself (add panic=10 to GRUB_CMDLINE_LINUX, or to each boot's entry)");
     }
+    f.note(&format!(
+        "kbench: {}",
+        watchdog::sentence(
+            &watchdog::devices(std::path::Path::new("/sys/class/watchdog")),
+            &watchdog::systemd(),
+            plan.reboot.contains("kexec"),
+        )
+    ));
     f.line(&format!(
         "campaign {}: {} blocks ({} boots x {} rounds, {} order) of `kbench {}`, stored in {}",
         plan.name,

@@ -1,0 +1,202 @@
+//! What brings the machine back when a test kernel hangs rather than
+//! panics: a hardware watchdog, and whether systemd keeps it armed.
+//!
+//! `panic=N` reboots a kernel that panics.  A kernel that hangs (a driver
+//! stuck in the initramfs, a deadlock before the step runs) resets the
+//! machine only if a watchdog is counting through the reboot and into the
+//! next kernel.  systemd owns `/dev/watchdog` on a machine that uses it
+//! (`RuntimeWatchdogSec=` while running, `RebootWatchdogSec=` through a
+//! reboot, `KExecWatchdogSec=` through a kexec), and a second opener is
+//! refused, so kbench does not arm it itself: `campaign init` says what
+//! the machine has and what its systemd does with it, so a person knows
+//! whether a hang ends the campaign until someone resets the machine.
+//! Whether a watchdog armed for the reboot stays armed into the next
+//! kernel is the driver's and the firmware's business (many drivers stop
+//! it at reboot); that is said too.
+
+use std::path::Path;
+
+/// One watchdog device, as sysfs shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Device {
+    pub name: String,
+    pub identity: String,
+    pub timeout_s: Option<u64>,
+}
+
+/// systemd's watchdog settings, as `systemctl show` prints them (`None`:
+/// not known, no systemd).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Systemd {
+    pub runtime: Option<String>,
+    pub reboot: Option<String>,
+    pub kexec: Option<String>,
+}
+
+/// Every watchdog device under `class` (`/sys/class/watchdog`).
+pub fn devices(class: &Path) -> Vec<Device> {
+    let mut out: Vec<Device> = std::fs::read_dir(class)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            let read = |f: &str| {
+                std::fs::read_to_string(e.path().join(f))
+                    .map(|s| crate::text::clean(s.trim()).into_owned())
+                    .ok()
+            };
+            Device {
+                name: e.file_name().to_string_lossy().into_owned(),
+                identity: read("identity").unwrap_or_else(|| "unknown".into()),
+                timeout_s: read("timeout").and_then(|t| t.parse().ok()),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// systemd's settings, from `systemctl show` (nothing when it fails).
+pub fn systemd() -> Systemd {
+    std::process::Command::new("systemctl")
+        .args(["show", "-p", "RuntimeWatchdogUSec"])
+        .args(["-p", "RebootWatchdogUSec", "-p", "KExecWatchdogUSec"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| parse_show(&String::from_utf8_lossy(&o.stdout)))
+        .unwrap_or_default()
+}
+
+/// `KEY=VALUE` lines of `systemctl show`.
+fn parse_show(text: &str) -> Systemd {
+    let get = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(|v| crate::text::clean(v.trim()).into_owned())
+    };
+    Systemd {
+        runtime: get("RuntimeWatchdogUSec"),
+        reboot: get("RebootWatchdogUSec"),
+        kexec: get("KExecWatchdogUSec"),
+    }
+}
+
+/// Is a systemd watchdog setting on (a time, not 0 or empty)?
+fn on(v: &Option<String>) -> bool {
+    v.as_deref()
+        .is_some_and(|v| !v.is_empty() && v != "0" && v != "off")
+}
+
+/// The sentence `campaign init` says, for a campaign that reboots by
+/// kexec (`kexec`) or otherwise.
+pub fn sentence(devices: &[Device], sd: &Systemd, kexec: bool) -> String {
+    let Some(first) = devices.first() else {
+        return "watchdog: none on this machine, so a test kernel that hangs without panicking waits for someone to reset the machine".into();
+    };
+    let names: Vec<String> = devices
+        .iter()
+        .map(|d| match d.timeout_s {
+            Some(t) => format!("{} ({}, {t} s)", d.name, d.identity),
+            None => format!("{} ({})", d.name, d.identity),
+        })
+        .collect();
+    let (key, through) = if kexec {
+        ("KExecWatchdogSec", &sd.kexec)
+    } else {
+        ("RebootWatchdogSec", &sd.reboot)
+    };
+    let show = |k: &str, v: &Option<String>| format!("{k}={}", v.as_deref().unwrap_or("?"));
+    let settings = format!(
+        "{}, {}",
+        show("RuntimeWatchdogSec", &sd.runtime),
+        show(key, through)
+    );
+    if on(&sd.runtime) && on(through) {
+        format!(
+            "watchdog: {}; systemd keeps it armed while running and through the {} ({settings}), so a kernel that hangs is reset if the watchdog stays armed into it (the driver's and firmware's business: many stop it at reboot)",
+            names.join(", "),
+            if kexec { "kexec" } else { "reboot" }
+        )
+    } else {
+        format!(
+            "watchdog: {}, but systemd does not keep it armed through the {} ({settings}), so a kernel that hangs without panicking waits for someone: set RuntimeWatchdogSec={} and {key}=10min in /etc/systemd/system.conf to have it reset",
+            names.join(", "),
+            if kexec { "kexec" } else { "reboot" },
+            first.timeout_s.unwrap_or(30).clamp(10, 60),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev() -> Vec<Device> {
+        vec![Device {
+            name: "watchdog0".into(),
+            identity: "i6300ESB timer".into(),
+            timeout_s: Some(30),
+        }]
+    }
+
+    #[test]
+    fn systemctl_show_is_read_by_key() {
+        let s =
+            parse_show("RuntimeWatchdogUSec=30s\nRebootWatchdogUSec=10min\nKExecWatchdogUSec=0\n");
+        assert_eq!(s.runtime.as_deref(), Some("30s"));
+        assert_eq!(s.reboot.as_deref(), Some("10min"));
+        assert_eq!(s.kexec.as_deref(), Some("0"));
+        assert_eq!(parse_show(""), Systemd::default());
+        // A value that is not one line of plain text is cleaned.
+        let s = parse_show("RuntimeWatchdogUSec=\u{1b}[31m30s\n");
+        assert!(!s.runtime.unwrap().contains('\u{1b}'));
+    }
+
+    #[test]
+    fn the_sentence_says_what_a_hang_would_do() {
+        let none = sentence(&[], &Systemd::default(), false);
+        assert!(none.contains("none on this machine"), "{none}");
+        let armed = Systemd {
+            runtime: Some("30s".into()),
+            reboot: Some("10min".into()),
+            kexec: Some("0".into()),
+        };
+        let s = sentence(&dev(), &armed, false);
+        assert!(s.contains("watchdog0 (i6300ESB timer, 30 s)"), "{s}");
+        assert!(
+            s.contains("keeps it armed") && s.contains("RebootWatchdogSec=10min"),
+            "{s}"
+        );
+        // The same systemd does not arm it for a kexec.
+        let s = sentence(&dev(), &armed, true);
+        assert!(
+            s.contains("does not keep it armed through the kexec"),
+            "{s}"
+        );
+        assert!(
+            s.contains("KExecWatchdogSec=10min in /etc/systemd/system.conf"),
+            "{s}"
+        );
+        let s = sentence(&dev(), &Systemd::default(), false);
+        assert!(s.contains("RuntimeWatchdogSec=?"), "{s}");
+    }
+
+    #[test]
+    fn devices_are_read_from_sysfs() {
+        let d = tempfile::tempdir().unwrap();
+        for (n, id, t) in [("watchdog1", "b", "x"), ("watchdog0", "a\n", "20\n")] {
+            std::fs::create_dir(d.path().join(n)).unwrap();
+            std::fs::write(d.path().join(n).join("identity"), id).unwrap();
+            std::fs::write(d.path().join(n).join("timeout"), t).unwrap();
+        }
+        let v = devices(d.path());
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].name, "watchdog0");
+        assert_eq!(v[0].identity, "a");
+        assert_eq!(v[0].timeout_s, Some(20));
+        assert_eq!(v[1].timeout_s, None);
+        assert!(devices(&d.path().join("absent")).is_empty());
+    }
+}

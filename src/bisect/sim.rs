@@ -179,20 +179,25 @@ fn figures(out: &[(Vec<usize>, usize, usize)]) -> Figures {
     }
 }
 
+/// A setting of the bench's own, from the environment, or `default`.
+fn setting<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// `bench/bisect-runs.sh`: the table, KBENCH_SIM_TRIALS trials a cell
-/// (default 200) and KBENCH_SIM_MAX_RUNS units a side a decision (80).
+/// (default 200), KBENCH_SIM_MAX_RUNS units a side a decision (80),
+/// Pinpoint's low threshold KBENCH_SIM_PINPOINT_LOW (0.01) and
+/// KBENCH_SIM_PINPOINT_SIMS simulations a row of its high thresholds
+/// (2000).
 #[test]
 #[ignore]
 fn bisect_runs_figures() {
-    let env = |k: &str, d: usize| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
     let (trials, cap, n, seed, alpha) = (
-        env("KBENCH_SIM_TRIALS", 200),
-        env("KBENCH_SIM_MAX_RUNS", 80),
+        setting("KBENCH_SIM_TRIALS", 200),
+        setting("KBENCH_SIM_MAX_RUNS", 80),
         64,
         2026,
         0.05,
@@ -210,11 +215,8 @@ fn bisect_runs_figures() {
         "none",
     ]);
     let f = |x: f64| format!("{x:.1} %");
-    let low = std::env::var("KBENCH_SIM_PINPOINT_LOW")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.01);
-    let sims = env("KBENCH_SIM_PINPOINT_SIMS", 2000);
+    let low = setting("KBENCH_SIM_PINPOINT_LOW", 0.01);
+    let sims = setting("KBENCH_SIM_PINPOINT_SIMS", 2000);
     let mut pinpoint = super::sim_pinpoint::Thresholds::new(low, sims, seed);
     for shift in [5.0, 10.0, 30.0] {
         for cv in [5.0, 20.0] {

@@ -92,7 +92,8 @@ fn row(tenths: u32, low: f64, sims: usize, seed: u64) -> Vec<f64> {
                 + f64::from(u8::from(x > y));
             a[s].push(x);
             b[s].push(y);
-            ps[s] = mw_normal_p(u[s], n);
+            // No ties between continuous draws.
+            ps[s] = crate::stats::mann_whitney::normal_p_of(u[s], n, n, 0.0);
         }
         let mut sorted = ps.clone();
         sorted.sort_by(f64::total_cmp);
@@ -105,15 +106,6 @@ fn row(tenths: u32, low: f64, sims: usize, seed: u64) -> Vec<f64> {
     out
 }
 
-/// Two-sided Mann–Whitney p for U with n values a side, by the normal
-/// approximation with continuity correction.
-fn mw_normal_p(u: f64, n: usize) -> f64 {
-    let nn = (n * n) as f64;
-    let sd = (nn * (2 * n + 1) as f64 / 12.0).sqrt();
-    let z = ((u - nn / 2.0).abs() - 0.5).max(0.0) / sd;
-    (2.0 * crate::stats::mann_whitney::normal_sf(z)).min(1.0)
-}
-
 /// The comparison's three answers.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Answer {
@@ -124,14 +116,8 @@ enum Answer {
 
 /// Interquartile range, by linear interpolation (numpy's default).
 fn iqr(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let at = |q: f64| {
-        let pos = q * (s.len() - 1) as f64;
-        let (i, f) = (pos.floor() as usize, pos.fract());
-        s[i] + (s[(i + 1).min(s.len() - 1)] - s[i]) * f
-    };
-    at(0.75) - at(0.25)
+    use crate::stats::describe::quantile;
+    quantile(v, 0.75) - quantile(v, 0.25)
 }
 
 fn compare(t: &mut Thresholds, a: &[f64], b: &[f64], size: f64) -> Answer {

@@ -63,6 +63,19 @@ pub fn median(x: &[f64]) -> f64 {
     }
 }
 
+/// The `q` quantile of `v` (linear between order statistics,
+/// numpy's default); NaN for an empty `v`.
+pub fn quantile(v: &[f64], q: f64) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    let h = (s.len() - 1) as f64 * q;
+    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
+    s[lo] + (s[hi] - s[lo]) * (h - lo as f64)
+}
+
 impl Summary {
     /// Summarise `x` with a `level` (e.g. 0.95) CI of the mean:
     /// mean ± t_{1−(1−level)/2, n−1} · s/√n.

@@ -135,7 +135,6 @@ pub fn u_null_cdf(m: usize, n: usize) -> Vec<f64> {
 /// Normal approximation: z = (|U − n₁n₂/2| − ½) / σ, with
 /// σ² = n₁n₂/12 · [(N+1) − Σ(t³−t)/(N(N−1))] for tie groups of size t.
 fn normal_p(ranks: &[f64], n1: usize, n2: usize, u: f64) -> f64 {
-    let n = (n1 + n2) as f64;
     let mut sorted = ranks.to_vec();
     sorted.sort_by(|a, b| a.total_cmp(b));
     let mut tie_term = 0.0;
@@ -149,7 +148,15 @@ fn normal_p(ranks: &[f64], n1: usize, n2: usize, u: f64) -> f64 {
         tie_term += t * t * t - t;
         i = j + 1;
     }
+    normal_p_of(u, n1, n2, tie_term)
+}
+
+/// Two-sided p of `u` by the normal approximation with continuity
+/// correction, `tie_term` the sum of t³ − t over the groups of t tied
+/// values (0 without ties).
+pub fn normal_p_of(u: f64, n1: usize, n2: usize, tie_term: f64) -> f64 {
     let (a, b) = (n1 as f64, n2 as f64);
+    let n = a + b;
     let sigma = (a * b / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)))).sqrt();
     if sigma == 0.0 {
         return 1.0;

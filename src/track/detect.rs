@@ -29,8 +29,9 @@
 //! is past it.
 
 use super::series::Series;
-use super::units::{quantile, Units};
+use super::units::Units;
 use crate::stats::changepoint::{self, Found, Score};
+use crate::stats::describe::quantile;
 use crate::stats::describe::{mean, median};
 use crate::stats::Better;
 use serde::Serialize;

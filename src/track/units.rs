@@ -17,7 +17,7 @@
 //! kernel, a tail that grows) is still seen, as its own series of units.
 
 use super::series::Series;
-use crate::stats::describe::median;
+use crate::stats::describe::{median, quantile};
 
 /// Fewest runs of a one-boot label for its spread to count.
 pub const SPREAD_RUNS: usize = 4;
@@ -30,18 +30,6 @@ pub struct Units {
     spread: Vec<Option<f64>>,
     /// Start of each point's units in the flattened level values.
     off: Vec<usize>,
-}
-
-/// The `q` quantile of `v` (linear between order statistics).
-pub fn quantile(v: &[f64], q: f64) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    if s.is_empty() {
-        return f64::NAN;
-    }
-    let h = (s.len() - 1) as f64 * q;
-    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
-    s[lo] + (s[hi] - s[lo]) * (h - lo as f64)
 }
 
 impl Units {

@@ -121,10 +121,7 @@ impl Guard {
         if failed.is_empty() {
             let _ = crate::isolate::drop_record(&self.file);
         }
-        if let Some(mut j) = self.janitor.take() {
-            let _ = j.kill();
-            let _ = j.wait();
-        }
+        crate::sys::janitor::end(self.janitor.take());
         if failed.is_empty() {
             Ok(())
         } else {

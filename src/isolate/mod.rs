@@ -265,10 +265,7 @@ impl Isolation {
         if undo_record(&self.record).is_ok() {
             let _ = drop_record(&self.record_file);
         }
-        if let Some(mut j) = self.janitor.take() {
-            let _ = j.kill();
-            let _ = j.wait();
-        }
+        crate::sys::janitor::end(self.janitor.take());
     }
 }
 

@@ -62,20 +62,13 @@ pub fn begin(ctx: &Ctx, trace: Trace, probe: Option<&[usize]>, forks: bool, rep:
                     "kbench: not traced: {why}; the run goes on untraced"
                 ));
             }
-            stop_janitor(janitor);
+            crate::sys::janitor::end(janitor);
             Tracing {
                 session: None,
                 janitor: None,
                 untraced: Some(crate::trace::untraced(&why)),
             }
         }
-    }
-}
-
-fn stop_janitor(j: Option<std::process::Child>) {
-    if let Some(mut j) = j {
-        let _ = j.kill();
-        let _ = j.wait();
     }
 }
 
@@ -95,7 +88,7 @@ pub fn end(t: Tracing, rec: &mut RunRecord) -> (String, crate::measure::Measurem
         return (String::new(), crate::measure::Measurement::default());
     };
     let report = s.finish();
-    stop_janitor(janitor);
+    crate::sys::janitor::end(janitor);
     rec.set_settings(serde_json::json!({ "trace": report.settings }));
     let waits = waits(&report.waits).unwrap_or_else(|e| {
         rec.notes.push(format!(

@@ -32,6 +32,15 @@ pub fn spawn(dirs: &[&Path]) -> std::io::Result<Child> {
         .spawn()
 }
 
+/// End a janitor that is no longer needed (what it guards is already
+/// undone): killed and reaped.
+pub fn end(janitor: Option<Child>) {
+    if let Some(mut j) = janitor {
+        let _ = j.kill();
+        let _ = j.wait();
+    }
+}
+
 /// Record that process group `pgid` (a job started in its own group, its
 /// leader `pgid`) works for the scratch folder `dir`.
 pub fn watch_group(dir: &Path, pgid: libc::pid_t) {
@@ -109,10 +118,7 @@ impl Drop for Scratch {
     /// good.
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(self.dir.path());
-        if let Some(mut j) = self.janitor.take() {
-            let _ = j.kill();
-            let _ = j.wait();
-        }
+        end(self.janitor.take());
     }
 }
 

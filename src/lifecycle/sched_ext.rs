@@ -21,6 +21,9 @@ use crate::sys::sched_ext::{self, Kmsg, State};
 pub struct Audit {
     start: State,
     kmsg: Kmsg,
+    /// The audit's own time so far: what it adds to a run, stored with
+    /// the run (`audit_us`) so its cost is seen where it is paid.
+    spent: std::time::Duration,
 }
 
 /// Before the run: `None` on a kernel without sched_ext (whose kernel
@@ -28,10 +31,13 @@ pub struct Audit {
 /// is taken: an ejection between the two still shows, as a state that
 /// changed, though its log line is not kept.
 pub fn begin() -> Option<Audit> {
+    let t = std::time::Instant::now();
     let start = sched_ext::read()?;
+    let kmsg = Kmsg::now();
     Some(Audit {
         start,
-        kmsg: Kmsg::now(),
+        kmsg,
+        spent: t.elapsed(),
     })
 }
 
@@ -40,15 +46,20 @@ pub struct Finished {
     start: State,
     end: Option<State>,
     log: Option<Vec<String>>,
+    spent: std::time::Duration,
 }
 
 /// Right after the run.
 pub fn finish(a: Option<Audit>) -> Option<Finished> {
     let mut a = a?;
+    let t = std::time::Instant::now();
+    let end = sched_ext::read();
+    let log = a.kmsg.since();
     Some(Finished {
-        end: sched_ext::read(),
-        log: a.kmsg.since(),
+        end,
+        log,
         start: a.start,
+        spent: a.spent + t.elapsed(),
     })
 }
 
@@ -93,6 +104,7 @@ fn audit(
         "scheduler": parent,
         "kernel_log_read": log.is_some(),
         "ejected": why,
+        "audit_us": a.spent.as_micros() as u64,
     }}));
     if let (Some(e), None) = (&end, &why) {
         let mut m = Measurement::default();

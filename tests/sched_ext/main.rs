@@ -69,15 +69,18 @@ fn parts() -> Option<&'static Parts> {
 }
 
 /// `kbench vm` of the kernel (and itself again: the A/A arm) running
-/// `command` in each guest; (exit code, stdout, stderr).
-fn in_guest(env: &Env, p: &Parts, command: &[&str]) -> (i32, String, String) {
+/// `command` in each guest, with `vm_flags` (`--console` to see what the
+/// guests said); (exit code, stdout, stderr).
+fn in_guest(env: &Env, p: &Parts, vm_flags: &[&str], command: &[&str]) -> (i32, String, String) {
     let tmp = tempfile::tempdir().unwrap();
     let out = env
         .cmd()
         .env("TMPDIR", tmp.path())
         .args(["vm", "--kernel"])
         .arg(format!("{}=k", p.kernel.display()))
-        .args(["--aa", "--boots", "1", "--"])
+        .args(["--aa", "--boots", "1"])
+        .args(vm_flags)
+        .arg("--")
         .args(command)
         .output()
         .unwrap();
@@ -103,7 +106,7 @@ fn eevdf_and_bpfland(p: &Parts, command: &[&str]) -> (Env, String) {
         "matrix", "--sched", "eevdf", "--sched", &bpfland, "--rounds", "2", "--",
     ];
     args.extend_from_slice(command);
-    let (code, _, err) = in_guest(&env, p, &args);
+    let (code, _, err) = in_guest(&env, p, &[], &args);
     assert_eq!(code, 0, "{err}");
     (env, err)
 }
@@ -140,6 +143,8 @@ fn eevdf_and_bpfland_are_compared_within_one_boot() {
                 assert!(s["ejected"].is_null(), "{s}");
                 assert_eq!(s["scheduler"]["name"], variant);
                 assert_eq!(s["enable_seq"], s["enable_seq_after"], "{s}");
+                // What the audit itself took, around the run.
+                assert!(s["audit_us"].as_u64().unwrap() > 0, "{s}");
                 if variant == "bpfland" {
                     assert_eq!(s["state"], "enabled", "{s}");
                     assert!(s["ops"].as_str().unwrap().starts_with("bpfland"), "{s}");
@@ -155,6 +160,45 @@ fn eevdf_and_bpfland_are_compared_within_one_boot() {
             }
         }
     }
+}
+
+/// `--rounds auto:5` with two schedulers: the matrix looks after round 3
+/// and at the cap (5), and stops at the first look where bpfland is
+/// decided against EEVDF; both variants have the same rounds, one run
+/// each, and each guest's report says why it stopped.
+#[test]
+fn rounds_auto_decides_every_scheduler_against_the_first() {
+    let _one = lock();
+    let Some(p) = parts() else { return };
+    let env = Env::new();
+    let bpfland = format!("bpfland={}", p.scheduler.display());
+    let args = [
+        "matrix", "--sched", "eevdf", "--sched", &bpfland, "--rounds", "auto:5", "--", "schbench",
+        "-m", "1", "-t", "2", "-r", "1",
+    ];
+    let (code, _, err) = in_guest(&env, p, &["--console"], &args);
+    assert_eq!(code, 0, "{err}");
+    let all = runs(&env);
+    for arm in ["k", "k/aa"] {
+        let count = |v: &str| {
+            let label = format!("{arm}/sched={v}");
+            all.iter()
+                .filter(|r| r["label"] == label && r["status"] == "complete")
+                .count()
+        };
+        let (e, b) = (count("eevdf"), count("bpfland"));
+        assert_eq!(e, b, "{arm}: {err}");
+        assert!(
+            e == 3 || e == 5,
+            "{arm}: {e} rounds, not a look (3) or the cap (5): {err}"
+        );
+    }
+    // Each guest's matrix says why it stopped: decided at a look (3 or
+    // 5 rounds), or not at the cap.
+    let said = err.split_whitespace().collect::<Vec<_>>().join(" ");
+    let decided = said.matches("rounds on wakeup_p99_us: k").count();
+    let capped = said.matches("undecided at the cap of 5 rounds").count();
+    assert_eq!(decided + capped, 2, "{said}");
 }
 
 /// SysRq-S halfway through every run: each bpfland run is failed with the
@@ -221,7 +265,7 @@ fn a_killed_matrix_leaves_no_scheduler_attached() {
         "2",
         "--kill-parent-under-sched-ext",
     ];
-    let (_, _, err) = in_guest(&env, p, &args);
+    let (_, _, err) = in_guest(&env, p, &[], &args);
     let all = runs(&env);
     for arm in ["k", "k/aa"] {
         let mine: Vec<&serde_json::Value> = all

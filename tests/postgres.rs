@@ -485,3 +485,39 @@ fn track_gives_the_same_answer_from_both_stores() {
     );
     assert_eq!(crate::track::found(&local).len(), 3);
 }
+
+/// A server that closes idle sessions after a second (`idle_session_timeout`,
+/// as a pooler or a firewall may): a matrix holds its store while its
+/// children measure for longer than that, and each child holds its own
+/// while it measures; every run still lands in the shared store, none in
+/// the local fallback, and the matrix ends well.
+#[test]
+fn connections_closed_while_idle_are_opened_again() {
+    let Some(admin) = server() else { return };
+    let db = Db::new(&admin, "idle");
+    let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+    c.batch_execute(&format!(
+        "ALTER DATABASE {} SET idle_session_timeout = '1s'",
+        db.name
+    ))
+    .unwrap();
+    let env = Env::new();
+    let out = env
+        .cmd()
+        .args([
+            "--db",
+            &db.url,
+            "matrix",
+            "--vary",
+            "seconds=2,3",
+            "--rounds",
+            "1",
+        ])
+        .args(["--", "testbench"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("instead"), "{err}");
+    assert_eq!(db.count(), 2, "{err}");
+}

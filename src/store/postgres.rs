@@ -18,6 +18,7 @@ use crate::measure::{Better, Metric};
 use anyhow::{Context, Result};
 use postgres::Client;
 use std::cell::RefCell;
+use std::time::Duration;
 
 /// A stored value as PostgreSQL takes it, each as its own Rust type.
 #[derive(Debug)]
@@ -149,8 +150,17 @@ fn pgpass(host: &str, port: u16, db: &str, user: &str) -> Option<String> {
 
 /// The trait reads through `&self`; the client needs `&mut`, and a store
 /// is used by one thread, so a `RefCell` holds it.
+///
+/// A store stays open for as long as a command runs, and a matrix or a
+/// campaign step holds it while its children measure, minutes at a time:
+/// a server's `idle_session_timeout`, a pooler or a firewall may close the
+/// connection meanwhile.  So every use first checks the connection (an
+/// empty query: one round trip) and connects again when it is gone,
+/// rather than losing the runs of a whole matrix to a closed socket.
 pub struct PgStore {
     client: RefCell<Client>,
+    config: postgres::Config,
+    tls: pg_connect::Tls,
     shown: String,
 }
 
@@ -183,14 +193,7 @@ impl PgStore {
         }
         config.ssl_mode(pg_connect::client_mode(tls.mode));
         pg_connect::resolve_hosts(&mut config, &shown)?;
-        let mut client = config
-            .connect(pg_connect::connector(&tls, &shown)?)
-            .map_err(|e| {
-                input(format!(
-                    "cannot connect to result store {shown}: {}",
-                    with_cause(&e)
-                ))
-            })?;
+        let mut client = connect(&config, &tls, &shown)?;
         let mut tx = client.transaction()?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
         tx.batch_execute(
@@ -221,8 +224,20 @@ impl PgStore {
         tx.commit()?;
         Ok(PgStore {
             client: RefCell::new(client),
+            config,
+            tls,
             shown,
         })
+    }
+
+    /// The connection, connected again first if the server has closed it
+    /// (or it does not answer within 10 s).
+    fn live(&self) -> Result<std::cell::RefMut<'_, Client>> {
+        let mut client = self.client.borrow_mut();
+        if client.is_closed() || client.is_valid(Duration::from_secs(10)).is_err() {
+            *client = connect(&self.config, &self.tls, &self.shown)?;
+        }
+        Ok(client)
     }
 
     /// Metrics, notes (and histograms) of many runs, three queries in all
@@ -232,7 +247,7 @@ impl PgStore {
         let ids: Vec<i64> = recs.iter().map(|r| r.id).collect();
         let pos: std::collections::HashMap<i64, usize> =
             ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-        let mut client = self.client.borrow_mut();
+        let mut client = self.live()?;
         let q = "SELECT run_id, name, unit, value, better FROM metrics WHERE run_id = ANY($1) ORDER BY run_id, ord";
         for r in client.query(q, &[&ids])? {
             recs[pos[&r.get::<_, i64>(0)]].metrics.push(Metric {
@@ -281,7 +296,7 @@ impl PgStore {
                     r.scenario, r.phase, r.repetition, r.imported, s.json
              FROM runs r LEFT JOIN systems s ON s.key = r.system_key {where_sql}"
         );
-        let rows = self.client.borrow_mut().query(sql.as_str(), params)?;
+        let rows = self.live()?.query(sql.as_str(), params)?;
         let mut out = Vec::with_capacity(rows.len());
         let mut fps = Fingerprints::default();
         for r in rows {
@@ -315,6 +330,18 @@ impl PgStore {
 
 /// The error's first line and, when it has one, its cause's ("error
 /// connecting to server: Connection refused (os error 111)").
+/// A connection to the server `config` names.
+fn connect(config: &postgres::Config, tls: &pg_connect::Tls, shown: &str) -> Result<Client> {
+    config
+        .connect(pg_connect::connector(tls, shown)?)
+        .map_err(|e| {
+            input(format!(
+                "cannot connect to result store {shown}: {}",
+                with_cause(&e)
+            ))
+        })
+}
+
 fn with_cause(e: &postgres::Error) -> String {
     use std::error::Error;
     match e.source() {
@@ -400,7 +427,7 @@ impl Store for PgStore {
 
     fn save_runs(&mut self, runs: &[RunRecord]) -> Result<Vec<i64>> {
         let shown = self.shown.clone();
-        let mut client = self.client.borrow_mut();
+        let mut client = self.live()?;
         let mut tx = client
             .transaction()
             .map_err(|e| anyhow::anyhow!("writing to {shown}: {}", first_line(&e)))?;
@@ -449,7 +476,7 @@ impl Store for PgStore {
     }
 
     fn delete_runs(&mut self, ids: &[i64]) -> Result<usize> {
-        let mut client = self.client.borrow_mut();
+        let mut client = self.live()?;
         let mut tx = client.transaction()?;
         let n = tx.execute("DELETE FROM runs WHERE id = ANY($1)", &[&ids.to_vec()])? as usize;
         tx.execute("DELETE FROM systems WHERE key NOT IN (SELECT system_key FROM runs WHERE system_key IS NOT NULL)", &[])?;
@@ -459,7 +486,7 @@ impl Store for PgStore {
 
     fn labels(&self) -> Result<Vec<LabelSummary>> {
         let rows = {
-            self.client.borrow_mut().query(
+            self.live()?.query(
                 "SELECT r.label, count(*), string_agg(DISTINCT r.benchmark, ','), string_agg(DISTINCT s.fingerprint_id, ','),
                         min(r.started), max(r.started)
                  FROM runs r LEFT JOIN systems s ON s.key = r.system_key GROUP BY r.label ORDER BY min(r.started)",
@@ -480,7 +507,7 @@ impl Store for PgStore {
     }
 
     fn get_document(&self, kind: &str, name: &str) -> Result<Option<String>> {
-        let row = self.client.borrow_mut().query_opt(
+        let row = self.live()?.query_opt(
             "SELECT body FROM documents WHERE kind = $1 AND name = $2",
             &[&kind, &name],
         )?;
@@ -488,7 +515,7 @@ impl Store for PgStore {
     }
 
     fn put_document(&mut self, kind: &str, name: &str, body: &str) -> Result<()> {
-        self.client.borrow_mut().execute(
+        self.live()?.execute(
             "INSERT INTO documents (kind, name, body, updated) VALUES ($1, $2, $3, $4)
              ON CONFLICT (kind, name) DO UPDATE SET body = EXCLUDED.body, updated = EXCLUDED.updated",
             &[&kind, &name, &body, &crate::sys::time::unix_now()],
@@ -497,7 +524,7 @@ impl Store for PgStore {
     }
 
     fn list_documents(&self, kind: &str) -> Result<Vec<(String, String)>> {
-        let rows = self.client.borrow_mut().query(
+        let rows = self.live()?.query(
             "SELECT name, body FROM documents WHERE kind = $1 ORDER BY name",
             &[&kind],
         )?;

@@ -19,6 +19,7 @@ mod common;
 use common::guest::{debugfs, guest, Guest};
 
 mod grub;
+mod systemd_boot;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

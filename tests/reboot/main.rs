@@ -20,6 +20,7 @@ use common::guest::{debugfs, guest, Guest};
 
 mod grub;
 mod systemd_boot;
+mod watchdog;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -102,12 +103,17 @@ impl Machine {
     /// ends QEMU (`-no-reboot`): the test starts it again, as firmware
     /// would.
     fn boot(g: &Guest, disk: &Disk, release: &str) -> Machine {
+        Machine::boot_with(g, disk, release, "")
+    }
+
+    /// As [`Machine::boot`], with `more` on the kernel's command line.
+    fn boot_with(g: &Guest, disk: &Disk, release: &str, more: &str) -> Machine {
         let mut args: Vec<std::ffi::OsString> = vec!["-no-reboot".into(), "-kernel".into()];
         args.push(g.root.join(format!("boot/vmlinuz-{release}")).into());
         args.push("-initrd".into());
         args.push(g.root.join(format!("boot/initrd.img-{release}")).into());
         args.push("-append".into());
-        args.push("root=/dev/vda rw console=ttyS0 panic=10 no_timer_check".into());
+        args.push(format!("root=/dev/vda rw console=ttyS0 panic=10 no_timer_check {more}").into());
         Machine::start(disk, &args)
     }
 

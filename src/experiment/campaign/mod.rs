@@ -442,6 +442,7 @@ pub fn init(f: &Front, o: &InitOptions) -> Result<()> {
             &watchdog::devices(std::path::Path::new("/sys/class/watchdog")),
             &watchdog::systemd(),
             plan.reboot.contains("kexec"),
+            watchdog::kept_through_reboot(&running.cmdline),
         )
     ));
     f.line(&format!(

@@ -11,8 +11,9 @@
 //! the machine has and what its systemd does with it, so a person knows
 //! whether a hang ends the campaign until someone resets the machine.
 //! Whether a watchdog armed for the reboot stays armed into the next
-//! kernel is the driver's and the firmware's business (many drivers stop
-//! it at reboot); that is said too.
+//! kernel is the driver's choice (many stop theirs at reboot) unless the
+//! kernel's command line overrides it (`watchdog.stop_on_reboot=0`); that
+//! is said too.
 
 use std::path::Path;
 
@@ -89,9 +90,28 @@ fn on(v: &Option<String>) -> bool {
         .is_some_and(|v| !v.is_empty() && v != "0" && v != "off")
 }
 
+/// What the running kernel's command line says of watchdogs at reboot
+/// (`watchdog.stop_on_reboot=`, the watchdog core's parameter): `Some(true)`
+/// kept running into the next kernel (0), `Some(false)` stopped (1),
+/// `None` each driver's choice (many stop theirs, QEMU's i6300esb among
+/// them).
+pub fn kept_through_reboot(cmdline: &str) -> Option<bool> {
+    cmdline
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix("watchdog.stop_on_reboot="))
+        .last()
+        .and_then(|v| match v {
+            "0" => Some(true),
+            "1" => Some(false),
+            _ => None,
+        })
+}
+
 /// The sentence `campaign init` says, for a campaign that reboots by
-/// kexec (`kexec`) or otherwise.
-pub fn sentence(devices: &[Device], sd: &Systemd, kexec: bool) -> String {
+/// kexec (`kexec`) or otherwise, on a kernel whose command line keeps
+/// watchdogs through a reboot or not (`kept`, see
+/// [`kept_through_reboot`]).
+pub fn sentence(devices: &[Device], sd: &Systemd, kexec: bool, kept: Option<bool>) -> String {
     let Some(first) = devices.first() else {
         return "watchdog: none on this machine, so a test kernel that hangs without panicking waits for someone to reset the machine".into();
     };
@@ -114,17 +134,30 @@ pub fn sentence(devices: &[Device], sd: &Systemd, kexec: bool) -> String {
         show(key, through)
     );
     if on(&sd.runtime) && on(through) {
+        let into = match kept {
+            Some(true) => "and this kernel keeps it running into the next one (watchdog.stop_on_reboot=0), so a kernel that hangs is reset".to_string(),
+            Some(false) => "but this kernel stops it at reboot (watchdog.stop_on_reboot=1), so a kernel that hangs is not reset: set watchdog.stop_on_reboot=0 on the command line".to_string(),
+            None => format!(
+                "so a kernel that hangs is reset if the watchdog stays armed into it: many drivers stop theirs at reboot{}, so add watchdog.stop_on_reboot=0 to the command line",
+                if kexec { "" } else { " and firmware may too" }
+            ),
+        };
         format!(
-            "watchdog: {}; systemd keeps it armed while running and through the {} ({settings}), so a kernel that hangs is reset if the watchdog stays armed into it (the driver's and firmware's business: many stop it at reboot)",
+            "watchdog: {}; systemd keeps it armed while running and through the {} ({settings}), {into}",
             names.join(", "),
             if kexec { "kexec" } else { "reboot" }
         )
     } else {
         format!(
-            "watchdog: {}, but systemd does not keep it armed through the {} ({settings}), so a kernel that hangs without panicking waits for someone: set RuntimeWatchdogSec={} and {key}=10min in /etc/systemd/system.conf to have it reset",
+            "watchdog: {}, but systemd does not keep it armed through the {} ({settings}), so a kernel that hangs without panicking waits for someone: set RuntimeWatchdogSec={} and {key}=10min in /etc/systemd/system.conf{} to have it reset",
             names.join(", "),
             if kexec { "kexec" } else { "reboot" },
             first.timeout_s.unwrap_or(30).clamp(10, 60),
+            if kept == Some(true) {
+                ""
+            } else {
+                ", and watchdog.stop_on_reboot=0 on the kernel's command line"
+            },
         )
     }
 }
@@ -156,21 +189,29 @@ mod tests {
 
     #[test]
     fn the_sentence_says_what_a_hang_would_do() {
-        let none = sentence(&[], &Systemd::default(), false);
+        let none = sentence(&[], &Systemd::default(), false, None);
         assert!(none.contains("none on this machine"), "{none}");
         let armed = Systemd {
             runtime: Some("30s".into()),
             reboot: Some("10min".into()),
             kexec: Some("0".into()),
         };
-        let s = sentence(&dev(), &armed, false);
+        let s = sentence(&dev(), &armed, false, None);
         assert!(s.contains("watchdog0 (i6300ESB timer, 30 s)"), "{s}");
         assert!(
             s.contains("keeps it armed") && s.contains("RebootWatchdogSec=10min"),
             "{s}"
         );
+        assert!(s.contains("add watchdog.stop_on_reboot=0"), "{s}");
+        let s = sentence(&dev(), &armed, false, Some(true));
+        assert!(
+            s.contains("keeps it running into the next one") && s.contains("is reset"),
+            "{s}"
+        );
+        let s = sentence(&dev(), &armed, false, Some(false));
+        assert!(s.contains("is not reset"), "{s}");
         // The same systemd does not arm it for a kexec.
-        let s = sentence(&dev(), &armed, true);
+        let s = sentence(&dev(), &armed, true, None);
         assert!(
             s.contains("does not keep it armed through the kexec"),
             "{s}"
@@ -179,8 +220,30 @@ mod tests {
             s.contains("KExecWatchdogSec=10min in /etc/systemd/system.conf"),
             "{s}"
         );
-        let s = sentence(&dev(), &Systemd::default(), false);
+        let s = sentence(&dev(), &Systemd::default(), false, None);
         assert!(s.contains("RuntimeWatchdogSec=?"), "{s}");
+        assert!(s.contains("and watchdog.stop_on_reboot=0"), "{s}");
+        let s = sentence(&dev(), &Systemd::default(), false, Some(true));
+        assert!(!s.contains("stop_on_reboot"), "{s}");
+    }
+
+    #[test]
+    fn the_command_line_says_whether_watchdogs_outlive_a_reboot() {
+        assert_eq!(
+            kept_through_reboot("ro quiet watchdog.stop_on_reboot=0"),
+            Some(true)
+        );
+        assert_eq!(
+            kept_through_reboot("watchdog.stop_on_reboot=1"),
+            Some(false)
+        );
+        // The last word wins, as the kernel reads it.
+        assert_eq!(
+            kept_through_reboot("watchdog.stop_on_reboot=0 watchdog.stop_on_reboot=1"),
+            Some(false)
+        );
+        assert_eq!(kept_through_reboot("watchdog.stop_on_reboot=-1"), None);
+        assert_eq!(kept_through_reboot("root=/dev/vda"), None);
     }
 
     #[test]

@@ -99,7 +99,7 @@ pub fn kept_through_reboot(cmdline: &str) -> Option<bool> {
     cmdline
         .split_whitespace()
         .filter_map(|w| w.strip_prefix("watchdog.stop_on_reboot="))
-        .last()
+        .next_back()
         .and_then(|v| match v {
             "0" => Some(true),
             "1" => Some(false),

@@ -11,7 +11,7 @@
 //! and writes the one-shot entry back as used, as on a real machine.
 
 use super::common::guest::guest;
-use super::{kbench, limit, lock, runs_of, tail, Disk, Ended, Machine};
+use super::{limit, lock, tail, two_blocks_on_their_kernels, Disk, Ended, Machine};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -110,19 +110,5 @@ $K campaign step g
             .all(|l| l.starts_with("next_entry=") && l.trim_end() == "next_entry="),
         "the environment block keeps more than a used one-shot entry: {set:?}"
     );
-    let db = disk.store("/root/.local/share/kbench/results.db");
-    let (code, out, err) = kbench(&db, &["campaign", "status", "g", "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let plan = &serde_json::from_str::<serde_json::Value>(&out).unwrap()["campaigns"][0];
-    let history = plan["history"].as_array().unwrap();
-    assert_eq!(history.len(), 2, "{plan}");
-    assert!(history.iter().all(|b| b["status"] == "done"), "{plan}");
-    assert_ne!(history[0]["boot_id"], history[1]["boot_id"], "{plan}");
-    for (label, release) in [("std", &g.std), ("rt", &g.rt)] {
-        let runs = runs_of(&db, label);
-        assert!(!runs.is_empty(), "no runs of {label}");
-        for (r, fp) in runs {
-            assert_eq!(fp["release"], release.as_str(), "{label}'s run {}", r["id"]);
-        }
-    }
+    two_blocks_on_their_kernels(g, &disk, "g");
 }

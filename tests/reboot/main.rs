@@ -293,6 +293,51 @@ impl Machine {
     }
 }
 
+/// A one-round campaign `name` of the guest's two kernels, ended: two
+/// blocks done, each on a boot of its own, every run of `std` and `rt` on
+/// its own kernel (the store read back from `disk`).
+fn two_blocks_on_their_kernels(g: &Guest, disk: &Disk, name: &str) {
+    let db = disk.store("/root/.local/share/kbench/results.db");
+    let (code, out, err) = kbench(&db, &["campaign", "status", name, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let plan = &serde_json::from_str::<serde_json::Value>(&out).unwrap()["campaigns"][0];
+    let history = plan["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2, "{plan}");
+    assert!(history.iter().all(|b| b["status"] == "done"), "{plan}");
+    assert_ne!(history[0]["boot_id"], history[1]["boot_id"], "{plan}");
+    for (label, release) in [("std", &g.std), ("rt", &g.rt)] {
+        let runs = runs_of(&db, label);
+        assert!(!runs.is_empty(), "no runs of {label}");
+        for (r, fp) in runs {
+            assert_eq!(fp["release"], release.as_str(), "{label}'s run {}", r["id"]);
+        }
+    }
+}
+
+/// Boot `std` (with `more` on its command line) until the console says the
+/// campaign stopped "in a row", starting QEMU again after each reset as
+/// firmware would, at most `max_resets` times: whether it stopped, the
+/// resets, and every boot's console.
+fn until_stopped(g: &Guest, disk: &Disk, more: &str, max_resets: usize) -> (bool, usize, String) {
+    let mut resets = 0;
+    let mut consoles = String::new();
+    let stopped = loop {
+        let mut m = Machine::boot_with(g, disk, &g.std, more);
+        let said = m.wait_for("in a row", limit(2));
+        consoles.push_str(&m.console());
+        if said {
+            std::thread::sleep(Duration::from_secs(5));
+            m.power_off();
+            break true;
+        }
+        if m.child.try_wait().unwrap().is_none() || resets >= max_resets {
+            break false;
+        }
+        resets += 1;
+    };
+    (stopped, resets, consoles)
+}
+
 /// Every stored run of `label` in the store `db`: its entry in `runs
 /// list` and its fingerprint.
 fn runs_of(db: &Path, label: &str) -> Vec<(serde_json::Value, serde_json::Value)> {
@@ -470,23 +515,8 @@ $K campaign step p
         rt = g.rt,
     );
     let disk = Disk::new(g, &script);
-    let mut resets = 0;
-    let mut consoles = String::new();
-    let stopped = loop {
-        let mut m = Machine::boot(g, &disk, &g.std);
-        let said = m.wait_for("in a row", limit(2));
-        consoles.push_str(&m.console());
-        if said {
-            std::thread::sleep(Duration::from_secs(5));
-            m.power_off();
-            break true;
-        }
-        if m.child.try_wait().unwrap().is_none() || resets >= 4 {
-            break false;
-        }
-        // The panicking kernel reset the machine: it comes back.
-        resets += 1;
-    };
+    // A panicking kernel resets the machine: it comes back.
+    let (stopped, resets, consoles) = until_stopped(g, &disk, "", 4);
     let tail = tail(&consoles, 80);
     assert!(stopped, "the campaign did not stop at its bound:\n{tail}");
     assert_eq!(resets, 2, "two panics, then no more reboots:\n{tail}");

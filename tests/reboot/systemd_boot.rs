@@ -14,7 +14,7 @@
 //! unpacked, never installed), cached beside the guest.
 
 use super::common::guest::{debugfs, guest, Guest};
-use super::{kbench, limit, lock, runs_of, tail, Disk, Ended, Machine};
+use super::{limit, lock, tail, two_blocks_on_their_kernels, Disk, Ended, Machine};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -210,19 +210,5 @@ $K campaign step s
         took.as_secs_f64()
     );
     assert!(!console.contains("paused"), "a pause on the way:\n{tail}");
-    let db = disk.store("/root/.local/share/kbench/results.db");
-    let (code, out, err) = kbench(&db, &["campaign", "status", "s", "--json"]);
-    assert_eq!(code, 0, "{err}");
-    let plan = &serde_json::from_str::<serde_json::Value>(&out).unwrap()["campaigns"][0];
-    let history = plan["history"].as_array().unwrap();
-    assert_eq!(history.len(), 2, "{plan}");
-    assert!(history.iter().all(|b| b["status"] == "done"), "{plan}");
-    assert_ne!(history[0]["boot_id"], history[1]["boot_id"], "{plan}");
-    for (label, release) in [("std", &g.std), ("rt", &g.rt)] {
-        let runs = runs_of(&db, label);
-        assert!(!runs.is_empty(), "no runs of {label}");
-        for (r, fp) in runs {
-            assert_eq!(fp["release"], release.as_str(), "{label}'s run {}", r["id"]);
-        }
-    }
+    two_blocks_on_their_kernels(g, &disk, "s");
 }

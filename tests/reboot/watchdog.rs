@@ -9,8 +9,7 @@
 //! said all of this beforehand.
 
 use super::common::guest::{debugfs, guest};
-use super::{kbench, limit, lock, tail, Disk, Machine};
-use std::time::Duration;
+use super::{kbench, lock, tail, until_stopped, Disk};
 
 #[test]
 fn a_kernel_that_hangs_is_reset_by_the_watchdog_and_counted_lost() {
@@ -48,24 +47,9 @@ $K campaign step w
         ),
     );
     let keep = "watchdog.stop_on_reboot=0";
-    let mut resets = 0;
-    let mut consoles = String::new();
-    let stopped = loop {
-        let mut m = Machine::boot_with(g, &disk, &g.std, keep);
-        let said = m.wait_for("in a row", limit(2));
-        consoles.push_str(&m.console());
-        if said {
-            std::thread::sleep(Duration::from_secs(5));
-            m.power_off();
-            break true;
-        }
-        if m.child.try_wait().unwrap().is_none() || resets >= 2 {
-            break false;
-        }
-        // The watchdog reset the machine (QEMU ends at a reset here): it
-        // comes back on its default kernel, as firmware would.
-        resets += 1;
-    };
+    // The watchdog resets the machine (QEMU ends at a reset here): it
+    // comes back on its default kernel, as firmware would.
+    let (stopped, resets, consoles) = until_stopped(g, &disk, keep, 2);
     let tail = tail(&consoles, 80);
     assert!(stopped, "the campaign did not stop at its bound:\n{tail}");
     assert_eq!(resets, 1, "one hang, one reset:\n{tail}");

@@ -328,8 +328,6 @@ impl PgStore {
     }
 }
 
-/// The error's first line and, when it has one, its cause's ("error
-/// connecting to server: Connection refused (os error 111)").
 /// A connection to the server `config` names.
 fn connect(config: &postgres::Config, tls: &pg_connect::Tls, shown: &str) -> Result<Client> {
     config
@@ -342,6 +340,8 @@ fn connect(config: &postgres::Config, tls: &pg_connect::Tls, shown: &str) -> Res
         })
 }
 
+/// The error's first line and, when it has one, its cause's ("error
+/// connecting to server: Connection refused (os error 111)").
 fn with_cause(e: &postgres::Error) -> String {
     use std::error::Error;
     match e.source() {

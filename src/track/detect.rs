@@ -31,8 +31,7 @@
 use super::series::Series;
 use super::units::Units;
 use crate::stats::changepoint::{self, Found, Score};
-use crate::stats::describe::quantile;
-use crate::stats::describe::{mean, median};
+use crate::stats::describe::{mean, median, quantile};
 use crate::stats::Better;
 use serde::Serialize;
 

@@ -3,12 +3,12 @@
 //! QEMU device whose dictionary is rendered from LAVA's own `qemu.jinja2`
 //! (from Debian's lava-server package, unpacked with `dpkg -x` into
 //! `/var/cache/kbench-test-lava`), and, in `server.rs`, a whole
-//! lava-server on this machine schedules them on its own worker.  The root filesystem
-//! is the reboot tests' Debian guest with kbench in it; the kernels are
-//! its standard and PREEMPT_RT ones.  The jobs' logs are read back with
-//! `kbench lava import`.  A test binary of its own: each job boots a guest
-//! under TCG (one vCPU).  It asserts what kbench stored and said, never a
-//! figure.
+//! lava-server on this machine schedules them on its own worker.  The
+//! root filesystem is the reboot tests' Debian guest with kbench in it;
+//! the kernels are its standard and PREEMPT_RT ones.  The jobs' logs are
+//! read back with `kbench lava import`.  A test binary of its own: each
+//! job boots a guest under TCG (one vCPU).  It asserts what kbench stored
+//! and said, never a figure.
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -122,10 +122,10 @@ pub fn sentence(devices: &[Device], sd: &Systemd, kexec: bool, kept: Option<bool
             None => format!("{} ({})", d.name, d.identity),
         })
         .collect();
-    let (key, through) = if kexec {
-        ("KExecWatchdogSec", &sd.kexec)
+    let (key, through, what) = if kexec {
+        ("KExecWatchdogSec", &sd.kexec, "kexec")
     } else {
-        ("RebootWatchdogSec", &sd.reboot)
+        ("RebootWatchdogSec", &sd.reboot, "reboot")
     };
     let show = |k: &str, v: &Option<String>| format!("{k}={}", v.as_deref().unwrap_or("?"));
     let settings = format!(
@@ -143,15 +143,13 @@ pub fn sentence(devices: &[Device], sd: &Systemd, kexec: bool, kept: Option<bool
             ),
         };
         format!(
-            "watchdog: {}; systemd keeps it armed while running and through the {} ({settings}), {into}",
+            "watchdog: {}; systemd keeps it armed while running and through the {what} ({settings}), {into}",
             names.join(", "),
-            if kexec { "kexec" } else { "reboot" }
         )
     } else {
         format!(
-            "watchdog: {}, but systemd does not keep it armed through the {} ({settings}), so a kernel that hangs without panicking waits for someone: set RuntimeWatchdogSec={} and {key}=10min in /etc/systemd/system.conf{} to have it reset",
+            "watchdog: {}, but systemd does not keep it armed through the {what} ({settings}), so a kernel that hangs without panicking waits for someone: set RuntimeWatchdogSec={} and {key}=10min in /etc/systemd/system.conf{} to have it reset",
             names.join(", "),
-            if kexec { "kexec" } else { "reboot" },
             first.timeout_s.unwrap_or(30).clamp(10, 60),
             if kept == Some(true) {
                 ""

@@ -61,7 +61,10 @@ if ! pg_lsclusters -h | awk '$2 == "main" && $4 == "online"' | grep -q .; then
     echo "$pg" >"$dir/started-postgresql"
 fi
 # lava-server's postinst skips its database while PostgreSQL is down.
+# A new database numbers its jobs from 1 again: the logs of an earlier
+# database's jobs would be taken for theirs, so they go first.
 if ! su postgres -c "psql -lqt" | cut -d'|' -f1 | grep -qw lavaserver; then
+    rm -rf /var/lib/lava-server/default/media/job-output
     DEBIAN_FRONTEND=noninteractive dpkg-reconfigure lava-server >"$dir/reconfigure.log" 2>&1
 fi
 m() { lava-server manage "$@"; }

@@ -149,8 +149,12 @@ fn jobs_in(dir: &Path) -> Vec<PathBuf> {
 fn lava_run(dir: &Path, dev: &Path, job: &Path, n: usize) -> (PathBuf, String) {
     let log = dir.join(format!("{n}.log"));
     let file = std::fs::File::create(&log).unwrap();
+    // lava-run works in /var/lib/lava/dispatcher/tmp/JOB-ID, as a
+    // lava-worker does for the server's jobs, which `server.rs` runs at
+    // the same time with ids from 1: ids of their own keep the two from
+    // removing each other's files.
     let st = Command::new("lava-run")
-        .args(["--job-id", &n.to_string(), "--output-dir"])
+        .args(["--job-id", &(1_000_000 + n).to_string(), "--output-dir"])
         .arg(dir.join(format!("out-{n}")))
         .arg("--device")
         .arg(dev)

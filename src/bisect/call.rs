@@ -4,11 +4,14 @@
 //!
 //! The model is git bisect's: every candidate before the culprit behaves
 //! as the good end, every one from it on as the bad end.  A step asks two
-//! questions of its candidate c, each with the sequential rule of `--runs
-//! auto` (looks after 3, 5, 8, 12, … units and at the cap, the step's α
-//! spent over them in proportion to the units each has seen; at each look
-//! Welch's t referred to its permutation distribution, exact under the
-//! null whatever the values' shape: [`crate::stats::sequential`]):
+//! questions of its candidate c, each at the looks of `--runs auto`
+//! (after 3, 5, 8, 12, … units and at the cap) with the step's α split
+//! evenly over them ([`crate::stats::sequential::alpha_even`]: a step's
+//! change is the ends', already seen to be at least the threshold, so most
+//! steps end at early looks, where spending in proportion to the units
+//! would leave them little), each a one-sided test of Welch's t referred
+//! to its permutation distribution, exact under the null whatever the
+//! values' shape ([`crate::stats::permutation`]):
 //!
 //! - is c worse than the good end, by at least the threshold?  Then the
 //!   change is in c already: **like bad**.  If c behaves as the good end,
@@ -26,7 +29,8 @@
 //! against the change sought); it never guesses.
 
 use crate::stats::describe::{mean, variance};
-use crate::stats::sequential::{alpha_at, is_look, MIN_RUNS};
+use crate::stats::permutation::Tail;
+use crate::stats::sequential::{alpha_even, is_look, MIN_RUNS};
 use crate::stats::Better;
 
 /// A metric's values on the three sides of a step.
@@ -60,66 +64,65 @@ pub struct StepRule {
 }
 
 /// Is `x` worse (by `better`) than `base` at level `a`, by at least the
-/// threshold?  Two-sided p below `a` with the change in that direction:
-/// a one-sided test at `a / 2`, conservative.
+/// threshold?  A one-sided test at `a`: the step asks each question in
+/// one direction only, and under the model only one of its two questions
+/// can be wrongly answered yes (see the module's doc).
 pub fn worse(x: &[f64], base: &[f64], better: Better, a: f64, threshold_pct: f64) -> bool {
-    shifted(x, base, a, threshold_pct).is_some_and(|up| match better {
-        Better::Lower => up,
-        Better::Higher => !up,
+    match better {
+        Better::Lower => shifted(x, base, Tail::Greater, a, threshold_pct),
+        Better::Higher => shifted(x, base, Tail::Less, a, threshold_pct),
         Better::Neither => false,
-    })
+    }
 }
 
 /// Is `x` better than `base` (as [`worse`], the other way)?
 pub fn better_than(x: &[f64], base: &[f64], better: Better, a: f64, threshold_pct: f64) -> bool {
-    shifted(x, base, a, threshold_pct).is_some_and(|up| match better {
-        Better::Lower => !up,
-        Better::Higher => up,
+    match better {
+        Better::Lower => shifted(x, base, Tail::Less, a, threshold_pct),
+        Better::Higher => shifted(x, base, Tail::Greater, a, threshold_pct),
         Better::Neither => false,
-    })
+    }
 }
 
-/// `Some(x's mean is above base's)` when the permutation test of Welch's
-/// t finds a difference at `a` and the ratio of means is at least the
-/// threshold away from 1.
-fn shifted(x: &[f64], base: &[f64], a: f64, threshold_pct: f64) -> Option<bool> {
+/// Whether the permutation test of Welch's t finds `x` beyond `base` in
+/// the direction of `tail` at `a`, with the ratio of means at least the
+/// threshold away from 1.  `x` is the smaller sample where one side is a
+/// pool (a split costs its length).
+fn shifted(x: &[f64], base: &[f64], tail: Tail, a: f64, threshold_pct: f64) -> bool {
     let resamples = ((20.0 / a).ceil() as usize).clamp(1000, 200_000) - 1;
-    let w = crate::stats::permutation::test(x, base, resamples, Some(a))?;
+    let Some(w) = crate::stats::permutation::tailed(x, base, tail, resamples, Some(a)) else {
+        return false;
+    };
     let (mx, mb) = (mean(x), mean(base));
     if w.p >= a || mb == 0.0 {
-        return None;
+        return false;
     }
-    let change = (mx / mb - 1.0).abs() * 100.0;
-    (change >= threshold_pct).then_some(mx > mb)
+    (mx / mb - 1.0).abs() * 100.0 >= threshold_pct
 }
 
 /// The α each test of a look gets: the step's, over the metrics, spent at
 /// this look; `None` when `n` units are not a look.
 fn look_alpha(rule: &StepRule, metrics: usize, n: usize) -> Option<f64> {
     (n >= MIN_RUNS && is_look(n, rule.cap))
-        .then(|| alpha_at(rule.alpha / metrics.max(1) as f64, n, rule.cap))
+        .then(|| alpha_even(rule.alpha / metrics.max(1) as f64, n, rule.cap))
 }
 
-/// Decide a candidate's step from the units so far (each side's values
-/// as long as the shortest side: the rounds completed).
+/// Decide a candidate's step at the look its units make, against the
+/// ends' values as given: the step's own (the caller cuts them to the
+/// rounds completed) or a pool of every step's (see `search`).
 pub fn candidate(rule: &StepRule, metrics: &[Sides]) -> Call {
-    let n = metrics
-        .iter()
-        .map(|m| m.good.len().min(m.bad.len()).min(m.cand.len()))
-        .min()
-        .unwrap_or(0);
+    let n = metrics.iter().map(|m| m.cand.len()).min().unwrap_or(0);
     let Some(a) = look_alpha(rule, metrics.len(), n) else {
         return Call::NotYet;
     };
     let t = rule.threshold_pct;
-    let cut = |v: &[f64]| v[..n].to_vec();
     let mut all_good = true;
     let mut bad = false;
     let mut partly = false;
     for m in metrics {
-        let (g, b, c) = (cut(m.good), cut(m.bad), cut(m.cand));
-        let like_bad = worse(&c, &g, m.better, a, t);
-        let like_good = better_than(&c, &b, m.better, a, t);
+        let (g, b, c) = (m.good, m.bad, &m.cand[..n]);
+        let like_bad = worse(c, g, m.better, a, t);
+        let like_good = better_than(c, b, m.better, a, t);
         bad |= like_bad;
         partly |= like_bad && like_good;
         all_good &= like_good;
@@ -148,7 +151,7 @@ fn why_not(rule: &StepRule, metrics: &[Sides], n: usize) -> String {
                 m.good,
                 m.bad,
                 gap.abs().max(rule.threshold_pct),
-                alpha_at(rule.alpha / metrics.len().max(1) as f64, rule.cap, rule.cap),
+                alpha_even(rule.alpha / metrics.len().max(1) as f64, rule.cap, rule.cap),
             );
             format!(
                 "{}: the candidate's {n} units vary by {:.0} % (the ends' by {:.0} % and {:.0} %) against a change of {gap:+.1} % between the ends{}",

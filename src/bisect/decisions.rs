@@ -82,14 +82,17 @@ impl State {
             k,
             &[(0, Role::Good), (last, Role::Bad), (c, Role::Candidate)],
             |s, v| {
+                // The rounds completed (a resumed step may have one side
+                // a unit ahead).
+                let n = v.rounds();
                 let sides: Vec<Sides> = idx
                     .iter()
                     .map(|&j| Sides {
                         name: &s.metrics[j].0,
                         better: s.metrics[j].1,
-                        good: &v.v[0][j],
-                        bad: &v.v[1][j],
-                        cand: &v.v[2][j],
+                        good: &v.v[0][j][..n],
+                        bad: &v.v[1][j][..n],
+                        cand: &v.v[2][j][..n],
                     })
                     .collect();
                 match call::candidate(&s.rule(k), &sides) {
@@ -226,7 +229,7 @@ fn at_look(
     if !crate::stats::sequential::is_look(n, rule.cap) || n < crate::stats::sequential::MIN_RUNS {
         return None;
     }
-    let a = crate::stats::sequential::alpha_at(rule.alpha / idx.len().max(1) as f64, n, rule.cap);
+    let a = crate::stats::sequential::alpha_even(rule.alpha / idx.len().max(1) as f64, n, rule.cap);
     let one = |&j: &usize| {
         holds(
             &v.v[1][j],

@@ -40,7 +40,13 @@ fn welch_t(v: &[f64], nx: usize, total: f64, total_sq: f64) -> f64 {
     let (sx, sx2) = v[..nx]
         .iter()
         .fold((0.0, 0.0), |(s, q), &x| (s + x, q + x * x));
-    let (nxf, nyf) = (nx as f64, (v.len() - nx) as f64);
+    welch_of_sums(sx, sx2, nx, v.len(), total, total_sq)
+}
+
+/// Welch's t of a group of `nx` with sum `sx` and sum of squares `sx2`
+/// against the rest of `n` values whose sums are `total` and `total_sq`.
+fn welch_of_sums(sx: f64, sx2: f64, nx: usize, n: usize, total: f64, total_sq: f64) -> f64 {
+    let (nxf, nyf) = (nx as f64, (n - nx) as f64);
     let (sy, sy2) = (total - sx, total_sq - sx2);
     let (mx, my) = (sx / nxf, sy / nyf);
     let vx = ((sx2 - sx * mx) / (nxf - 1.0)).max(0.0);
@@ -56,10 +62,35 @@ fn welch_t(v: &[f64], nx: usize, total: f64, total_sq: f64) -> f64 {
     }
 }
 
+/// Which splits count as reaching the observed statistic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// |t| at least the observed |t|: a difference either way.
+    Both,
+    /// t at least the observed t: `x` above `y` (its one-sided p is exact
+    /// under no difference, as the two-sided one is).
+    Greater,
+    /// t at most the observed t: `x` below `y`.
+    Less,
+}
+
 /// Two-sided test of `x` against `y` with up to `resamples` random splits;
 /// with `alpha`, stop once p < alpha is out of reach.  `None` when either
 /// sample has fewer than two values or a value is not finite.
 pub fn test(x: &[f64], y: &[f64], resamples: usize, alpha: Option<f64>) -> Option<Perm> {
+    tailed(x, y, Tail::Both, resamples, alpha)
+}
+
+/// As [`test`], with the tail given: [`Tail::Greater`] asks only whether
+/// `x` is above `y`.  With `x` the smaller sample a split costs its
+/// length, so a few values against a large pool are cheap to test.
+pub fn tailed(
+    x: &[f64],
+    y: &[f64],
+    tail: Tail,
+    resamples: usize,
+    alpha: Option<f64>,
+) -> Option<Perm> {
     let (nx, n) = (x.len(), x.len() + y.len());
     if x.len() < 2 || y.len() < 2 || x.iter().chain(y).any(|v| !v.is_finite()) {
         return None;
@@ -71,7 +102,14 @@ pub fn test(x: &[f64], y: &[f64], resamples: usize, alpha: Option<f64>) -> Optio
     let total_sq: f64 = v.iter().map(|a| a * a).sum();
     let t = welch_t(&v, nx, total, total_sq);
     // |t| within rounding of the observed one counts as reaching it.
-    let bar = t.abs() * (1.0 - 1e-12);
+    let reaches = |u: f64| match tail {
+        Tail::Both => u.abs() >= t.abs() * (1.0 - 1e-12),
+        Tail::Greater => u >= t || u >= t - t.abs() * 1e-12,
+        Tail::Less => u <= t || u <= t + t.abs() * 1e-12,
+    };
+    if let Some(all) = splits(n, nx).filter(|&k| k <= resamples as u64) {
+        return Some(exact(&v, nx, t, all, alpha, &reaches, (total, total_sq)));
+    }
     let mut rng = SplitMix(seed(x, y));
     let (mut hits, mut drawn) = (0usize, 0usize);
     let give_up = alpha.map(|a| a * (resamples + 1) as f64);
@@ -82,7 +120,7 @@ pub fn test(x: &[f64], y: &[f64], resamples: usize, alpha: Option<f64>) -> Optio
             v.swap(i, j);
         }
         drawn += 1;
-        if welch_t(&v, nx, total, total_sq).abs() >= bar {
+        if reaches(welch_t(&v, nx, total, total_sq)) {
             hits += 1;
             if give_up.is_some_and(|g| (hits + 1) as f64 > g) {
                 break;
@@ -94,6 +132,65 @@ pub fn test(x: &[f64], y: &[f64], resamples: usize, alpha: Option<f64>) -> Optio
         p: (hits + 1) as f64 / (drawn + 1) as f64,
         drawn,
     })
+}
+
+/// C(n, k): how many groups of k the n values split into (`None` past
+/// u64).
+fn splits(n: usize, k: usize) -> Option<u64> {
+    let k = k.min(n - k) as u64;
+    let mut c: u64 = 1;
+    for i in 0..k {
+        c = c.checked_mul(n as u64 - i)? / (i + 1);
+    }
+    Some(c)
+}
+
+/// Every split enumerated, when there are no more of them than the
+/// draws asked for: the exact p-value (the share of all splits whose
+/// statistic reaches the observed one, the observed split among them),
+/// the same every time, and not a draw's luck at the edge (three values a
+/// side against three have a one-sided p of exactly 1/20, which a sampled
+/// p falls below half the time).  With `alpha`, it stops once p < alpha
+/// is out of reach, and the p it gives is then a lower bound at least
+/// alpha.
+fn exact(
+    v: &[f64],
+    nx: usize,
+    t: f64,
+    all: u64,
+    alpha: Option<f64>,
+    reaches: &dyn Fn(f64) -> bool,
+    (total, total_sq): (f64, f64),
+) -> Perm {
+    let n = v.len();
+    let mut idx: Vec<usize> = (0..nx).collect();
+    let (mut hits, mut drawn) = (0u64, 0u64);
+    let give_up = alpha.map(|a| a * all as f64);
+    loop {
+        let (sx, sx2) = idx
+            .iter()
+            .fold((0.0, 0.0), |(s, q), &i| (s + v[i], q + v[i] * v[i]));
+        drawn += 1;
+        if reaches(welch_of_sums(sx, sx2, nx, n, total, total_sq)) {
+            hits += 1;
+            if give_up.is_some_and(|g| hits as f64 >= g) {
+                break;
+            }
+        }
+        // The next group of nx in lexicographic order.
+        let Some(i) = (0..nx).rev().find(|&i| idx[i] < n - nx + i) else {
+            break;
+        };
+        idx[i] += 1;
+        for j in i + 1..nx {
+            idx[j] = idx[j - 1] + 1;
+        }
+    }
+    Perm {
+        t,
+        p: hits as f64 / all as f64,
+        drawn: drawn as usize,
+    }
 }
 
 /// Uniform in 0..k (Lemire's multiply-shift; bias under k/2^64).
@@ -142,15 +239,64 @@ mod tests {
 
     #[test]
     fn the_statistic_and_p_match_scipy_and_exact_enumeration() {
-        let b = 200_000;
         for (x, y, t, p) in CASES {
-            let r = test(x, y, b, None).unwrap();
+            // Fewer splits than draws asked: every one enumerated, exact.
+            let all = splits(x.len() + y.len(), x.len()).unwrap() as usize;
+            let r = test(x, y, 200_000, None).unwrap();
             assert!((r.t - t).abs() < 1e-9 * t.abs(), "t {} vs {t}", r.t);
-            // Sampling error of a proportion from B draws, 5 standard errors.
+            assert!((r.p - p).abs() < 1e-12, "p {} vs exact {p}", r.p);
+            assert_eq!(r.drawn, all);
+            // Fewer draws than splits: sampled, within 5 standard errors.
+            let b = all - 1;
+            let r = test(x, y, b, None).unwrap();
             let tol = 5.0 * (p * (1.0 - p) / b as f64).sqrt() + 2.0 / b as f64;
             assert!((r.p - p).abs() < tol, "p {} vs exact {p} (±{tol})", r.p);
             assert_eq!(r.drawn, b);
         }
+        assert_eq!(splits(6, 3), Some(20));
+        assert_eq!(splits(24, 12), Some(2_704_156));
+        assert_eq!(splits(200, 100), None);
+    }
+
+    /// One-sided: the share of all splits whose t reaches the observed t
+    /// (enumerated as above): 4/126, 33/84 and 41/1716; and the other way
+    /// round the complement's share.
+    #[test]
+    fn the_one_sided_p_matches_exact_enumeration() {
+        let b = 200_000;
+        for ((x, y, _, _), p) in CASES.iter().zip([4.0 / 126.0, 33.0 / 84.0, 41.0 / 1716.0]) {
+            let r = tailed(x, y, Tail::Greater, b, None).unwrap();
+            assert!((r.p - p).abs() < 1e-12, "p {} vs exact {p}", r.p);
+            // y above x: nearly every split reaches its (negative) t.
+            let r = tailed(y, x, Tail::Greater, b, None).unwrap();
+            assert!(r.p > 0.6, "{r:?}");
+        }
+        // Three a side: only the observed split reaches it, p exactly 1/20,
+        // which is not below 0.05.
+        let r = tailed(
+            &[2.0, 2.0, 2.0],
+            &[1.0, 1.0, 1.0],
+            Tail::Greater,
+            2000,
+            None,
+        )
+        .unwrap();
+        assert!(r.t.is_infinite() && r.p == 0.05, "{r:?}");
+        let r = tailed(
+            &[1.0, 1.0, 1.0],
+            &[2.0, 2.0, 2.0],
+            Tail::Greater,
+            2000,
+            None,
+        )
+        .unwrap();
+        assert_eq!(r.p, 1.0);
+        // Less is Greater with the values negated.
+        let (x, y) = (CASES[2].0, CASES[2].1);
+        let neg = |v: &[f64]| v.iter().map(|a| -a).collect::<Vec<_>>();
+        let l = tailed(&neg(x), &neg(y), Tail::Less, b, None).unwrap();
+        let g = tailed(x, y, Tail::Greater, b, None).unwrap();
+        assert_eq!(l.p, g.p, "{l:?} {g:?}");
     }
 
     #[test]
@@ -166,10 +312,18 @@ mod tests {
         let (x, y) = (CASES[1].0, CASES[1].1);
         let r = test(x, y, 20_000, Some(0.01)).unwrap();
         assert!(r.drawn < 1000 && r.p > 0.01, "{r:?}");
+        // 84 splits: it stops at the first that reaches |t|, p ≥ 1/84.
+        assert!(r.drawn < 84, "{r:?}");
         let far: Vec<f64> = (0..8).map(|i| 20.0 + i as f64 * 0.1).collect();
         let near: Vec<f64> = (0..8).map(|i| 10.0 + i as f64 * 0.1).collect();
         let r = test(&far, &near, 20_000, Some(0.01)).unwrap();
-        // Only the observed split (and its mirror) reach |t|: p ≈ 2/12870.
+        // Only the observed split and its mirror reach |t|: 2/12870, every
+        // split seen.
+        assert!(r.drawn == 12_870 && r.p == 2.0 / 12_870.0, "{r:?}");
+        // Twelve a side: 2.7 million splits, so sampled, all 20,000 drawn.
+        let far: Vec<f64> = (0..12).map(|i| 20.0 + i as f64 * 0.1).collect();
+        let near: Vec<f64> = (0..12).map(|i| 10.0 + i as f64 * 0.1).collect();
+        let r = test(&far, &near, 20_000, Some(0.01)).unwrap();
         assert!(r.drawn == 20_000 && r.p < 0.001, "{r:?}");
     }
 

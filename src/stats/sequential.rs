@@ -75,6 +75,21 @@ pub fn alpha_at(alpha: f64, n: usize, cap: usize) -> f64 {
     }
 }
 
+/// α spent at the look made with `n` values when it is split evenly over
+/// the planned looks (as Pocock's boundaries weigh every look alike:
+/// Pocock (1977), "Group sequential methods in the design and analysis of
+/// clinical trials", *Biometrika* 64(2), 191-199): for tests whose change
+/// is large beside the noise and so is seen at early looks.  The union
+/// bound holds as for [`alpha_at`]: the looks' shares sum to α.
+pub fn alpha_even(alpha: f64, n: usize, cap: usize) -> f64 {
+    let all = looks(cap);
+    if all.contains(&n) {
+        alpha / all.len() as f64
+    } else {
+        0.0
+    }
+}
+
 /// When to stop.
 #[derive(Clone, Debug)]
 pub struct Rule {
@@ -371,6 +386,13 @@ mod tests {
         }
         // Later looks get more: the look at 27 of 30 spends 27/103 of α.
         assert!((alpha_at(0.05, 27, 30) - 0.05 * 27.0 / 103.0).abs() < 1e-15);
+        for cap in [3, 8, 30, 80, 1000] {
+            let s: f64 = (1..=cap).map(|n| alpha_even(0.05, n, cap)).sum();
+            assert!((s - 0.05).abs() < 1e-12, "cap {cap}: {s}");
+        }
+        // 3, 5, 8, 12, 18, 27, 41, 62 and 80: a ninth each.
+        assert!((alpha_even(0.05, 3, 80) - 0.05 / 9.0).abs() < 1e-15);
+        assert_eq!(alpha_even(0.05, 4, 80), 0.0);
     }
 
     /// At no true difference, repeating up to 30 runs and stopping at the

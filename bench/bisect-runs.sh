@@ -15,7 +15,7 @@
 # Goal: no more runs than Pinpoint's rule at CV 5 % with at most 1 %
 # wrong culprits.  Not met yet: kbench measures both ends again beside
 # every candidate (so that a machine that drifts between steps cannot
-# decide one) and spends 2-2.3 times Pinpoint's runs (631/237/166
+# decide one) and spends 1.7-1.9 times Pinpoint's runs (486/190/134
 # against 275/102/80 at 200 trials); what it buys is accuracy (no wrong
 # culprit where Pinpoint names 1-2 %).
 #

@@ -141,11 +141,16 @@ pub fn candidate(rule: &StepRule, metrics: &[Sides]) -> Call {
 
 /// Why the cap came without a decision: the units' spread against the
 /// change between the ends, and about how many units would decide it.
-fn why_not(rule: &StepRule, metrics: &[Sides], n: usize) -> String {
+pub fn why_not(rule: &StepRule, metrics: &[Sides], n: usize) -> String {
     let parts: Vec<String> = metrics
         .iter()
         .map(|m| {
-            let cv = |v: &[f64]| variance(v).sqrt() / mean(v).abs().max(f64::MIN_POSITIVE) * 100.0;
+            let cv = |v: &[f64]| {
+                if v.len() < 2 {
+                    return f64::NAN;
+                }
+                variance(v).sqrt() / mean(v).abs().max(f64::MIN_POSITIVE) * 100.0
+            };
             let gap = (mean(m.bad) / mean(m.good) - 1.0) * 100.0;
             let need = crate::stats::power::runs_needed(
                 m.good,

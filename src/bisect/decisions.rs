@@ -77,26 +77,67 @@ impl State {
     ) -> Result<Option<Call>> {
         let k = self.open_step("candidate", c);
         let idx = self.bisected_idx();
-        let (got, _) = self.measure(
+        let (got, _) = self.measure_led(
             m,
             k,
             &[(0, Role::Good), (last, Role::Bad), (c, Role::Candidate)],
+            Some(2),
             |s, v| {
-                // The rounds completed (a resumed step may have one side
-                // a unit ahead).
+                // The rounds completed.  An end measured in every one of
+                // them is tested on as many units as the candidate has; an
+                // end behind (rested) is not tested on at all, so that
+                // every test compares units measured in the same rounds.
                 let n = v.rounds();
+                let end =
+                    |side: usize, j: usize| -> &[f64] { v.v[side][j].get(..n).unwrap_or(&[]) };
                 let sides: Vec<Sides> = idx
                     .iter()
                     .map(|&j| Sides {
                         name: &s.metrics[j].0,
                         better: s.metrics[j].1,
-                        good: &v.v[0][j][..n],
-                        bad: &v.v[1][j][..n],
+                        good: end(0, j),
+                        bad: end(1, j),
                         cand: &v.v[2][j][..n],
                     })
                     .collect();
+                // Each end's mean over every unit of it so far: the earlier
+                // decisions' and this step's.
+                let ends: Vec<(f64, f64)> = idx
+                    .iter()
+                    .map(|&j| {
+                        let mean = |side: usize| {
+                            let (n0, m0) = s
+                                .ends_pool
+                                .get(j)
+                                .map_or((0, 0.0), |e| (e[side].0, e[side].1));
+                            let here = &v.v[side][j];
+                            let n = n0 + here.len();
+                            (m0 * n0 as f64 + here.iter().sum::<f64>()) / n as f64
+                        };
+                        (mean(0), mean(1))
+                    })
+                    .collect();
+                // An end rests only while the other one is measured in
+                // every round; else the one behind is caught up first.
+                let full = |side: usize| idx.iter().all(|&j| v.v[side][j].len() >= n);
+                v.resting
+                    .set(rest(&sides, &ends).filter(|&side| full(1 - side)));
                 match call::candidate(&s.rule(k), &sides) {
                     Call::NotYet => None,
+                    // Why, from every unit of the ends (a rested one too).
+                    Call::CannotTell(_) => {
+                        let all: Vec<Sides> = idx
+                            .iter()
+                            .map(|&j| Sides {
+                                name: &s.metrics[j].0,
+                                better: s.metrics[j].1,
+                                good: &v.v[0][j],
+                                bad: &v.v[1][j],
+                                cand: &v.v[2][j][..n],
+                            })
+                            .collect();
+                        Some(Call::CannotTell(call::why_not(&s.rule(k), &all, n)))
+                    }
                     d => Some(d),
                 }
             },
@@ -206,6 +247,40 @@ impl State {
     }
 }
 
+/// The end a candidate's step can leave out of its next round: once the
+/// candidate has its first look's units, the end it sits near in every
+/// bisected metric (its mean in the nearer 40 % of the gap between the
+/// ends' means, from every unit of theirs so far, `ends`) cannot be the one
+/// it is told apart from, so only the far end and the candidate are
+/// measured (two units a round, not three).  The far end's test is
+/// unchanged: its units and the candidate's are still measured in the
+/// same rounds, and which end rests depends on nothing that test's error
+/// rests on.  Should the candidate leave that part of the gap, the rested
+/// end is caught up (its missed units measured then) before it is tested
+/// on, and measured every round again.
+fn rest(sides: &[Sides], ends: &[(f64, f64)]) -> Option<usize> {
+    use crate::stats::describe::mean;
+    let mut near = None;
+    for (m, &(g, b)) in sides.iter().zip(ends) {
+        if m.cand.len() < crate::stats::sequential::MIN_RUNS || !(b - g).is_normal() {
+            return None;
+        }
+        let q = (mean(m.cand) - g) / (b - g);
+        let side = if q < 0.4 {
+            0
+        } else if q > 0.6 {
+            1
+        } else {
+            return None;
+        };
+        if near.is_some_and(|n| n != side) {
+            return None;
+        }
+        near = Some(side);
+    }
+    near
+}
+
 /// Whether a one-sided test must hold for any bisected metric or for all.
 #[derive(Clone, Copy)]
 enum Quantifier {
@@ -244,4 +319,41 @@ fn at_look(
         Quantifier::All => idx.iter().all(one),
     };
     (yes || n >= rule.cap).then_some(yes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side<'a>(cand: &'a [f64], better: Better) -> Sides<'a> {
+        Sides {
+            name: "t",
+            better,
+            good: &[],
+            bad: &[],
+            cand,
+        }
+    }
+
+    #[test]
+    fn the_end_the_candidate_sits_near_rests() {
+        let ends = [(100.0, 110.0)];
+        let low = side(&[101.0, 100.0, 102.0], Better::Lower);
+        assert_eq!(rest(&[low], &ends), Some(0), "near the good end");
+        let high = side(&[109.0, 110.0, 111.0], Better::Lower);
+        assert_eq!(rest(&[high], &ends), Some(1), "near the bad end");
+        let mid = side(&[105.0, 104.0, 106.0], Better::Lower);
+        assert_eq!(rest(&[mid], &ends), None, "halfway: both ends are measured");
+        let few = side(&[100.0, 100.0], Better::Lower);
+        assert_eq!(rest(&[few], &ends), None, "before the first look");
+        // Higher is better: the same position in the gap, whichever way.
+        let up = side(&[109.0, 110.0, 111.0], Better::Higher);
+        assert_eq!(rest(&[up], &[(110.0, 100.0)]), Some(0));
+        // Metrics that disagree rest nothing; ends with no gap neither.
+        let a = side(&[101.0, 100.0, 102.0], Better::Lower);
+        let b = side(&[109.0, 110.0, 111.0], Better::Lower);
+        assert_eq!(rest(&[a, b], &[(100.0, 110.0), (100.0, 110.0)]), None);
+        let c = side(&[101.0, 100.0, 102.0], Better::Lower);
+        assert_eq!(rest(&[c], &[(100.0, 100.0)]), None);
+    }
 }

@@ -180,6 +180,12 @@ pub struct State {
 pub(super) struct Values {
     sides: Vec<(usize, Role)>,
     pub(super) v: Vec<Vec<Vec<f64>>>,
+    /// The side whose units count the rounds (a candidate's step: the
+    /// candidate); `None`, the side with the fewest.
+    lead: Option<usize>,
+    /// A side left out of the rounds from now on, as the decision says
+    /// (a candidate's step rests the end it cannot be decided against).
+    pub(super) resting: std::cell::Cell<Option<usize>>,
 }
 
 impl Values {
@@ -187,6 +193,8 @@ impl Values {
         Values {
             sides: sides.to_vec(),
             v: vec![vec![Vec::new(); metrics]; sides.len()],
+            lead: None,
+            resting: std::cell::Cell::new(None),
         }
     }
 
@@ -202,7 +210,12 @@ impl Values {
         self.v[side].first().map_or(0, Vec::len)
     }
 
+    /// Rounds completed: the lead side's units while a side rests, else
+    /// the fewest of any side (one behind is caught up first).
     pub(super) fn rounds(&self) -> usize {
+        if let (Some(l), Some(_)) = (self.lead, self.resting.get()) {
+            return self.len(l);
+        }
         (0..self.sides.len())
             .map(|s| self.len(s))
             .min()
@@ -355,7 +368,22 @@ impl State {
         sides: &[(usize, Role)],
         decide: impl Fn(&State, &Values) -> Option<T>,
     ) -> Result<(Option<T>, Values)> {
+        self.measure_led(m, k, sides, None, decide)
+    }
+
+    /// [`State::measure`] where the decision may rest a side
+    /// ([`Values::resting`]): while it does, the rounds are counted by side
+    /// `lead`'s units and the rested side is not measured.
+    pub(super) fn measure_led<T>(
+        &mut self,
+        m: &mut dyn Measure,
+        k: usize,
+        sides: &[(usize, Role)],
+        lead: Option<usize>,
+        decide: impl Fn(&State, &Values) -> Option<T>,
+    ) -> Result<(Option<T>, Values)> {
         let mut vals = Values::new(sides, self.metrics.len());
+        vals.lead = lead;
         // Ready (again, after a resume) every side measured here.
         for &(c, _) in sides {
             if m.prepare(c).is_err() {
@@ -390,8 +418,8 @@ impl State {
             }
             let mut rng = SplitMix(self.seed ^ ((k as u64) << 32) ^ r as u64);
             for side in crate::experiment::order::permutation(&mut rng, sides.len()) {
-                if vals.len(side) > r {
-                    continue; // measured before a resume
+                if vals.len(side) > r || vals.resting.get() == Some(side) {
+                    continue; // measured before a resume, or resting
                 }
                 let (c, role) = sides[side];
                 match m.unit(c, k, role)? {

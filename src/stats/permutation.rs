@@ -81,7 +81,7 @@ pub fn test(x: &[f64], y: &[f64], resamples: usize, alpha: Option<f64>) -> Optio
     tailed(x, y, Tail::Both, resamples, alpha)
 }
 
-/// As [`test`], with the tail given: [`Tail::Greater`] asks only whether
+/// As [`test()`], with the tail given: [`Tail::Greater`] asks only whether
 /// `x` is above `y`.  With `x` the smaller sample a split costs its
 /// length, so a few values against a large pool are cheap to test.
 pub fn tailed(

@@ -86,8 +86,7 @@ pub fn better_than(x: &[f64], base: &[f64], better: Better, a: f64, threshold_pc
 
 /// Whether the permutation test of Welch's t finds `x` beyond `base` in
 /// the direction of `tail` at `a`, with the ratio of means at least the
-/// threshold away from 1.  `x` is the smaller sample where one side is a
-/// pool (a split costs its length).
+/// threshold away from 1.
 fn shifted(x: &[f64], base: &[f64], tail: Tail, a: f64, threshold_pct: f64) -> bool {
     let resamples = ((20.0 / a).ceil() as usize).clamp(1000, 200_000) - 1;
     let Some(w) = crate::stats::permutation::tailed(x, base, tail, resamples, Some(a)) else {
@@ -108,8 +107,8 @@ fn look_alpha(rule: &StepRule, metrics: usize, n: usize) -> Option<f64> {
 }
 
 /// Decide a candidate's step at the look its units make, against the
-/// ends' values as given: the step's own (the caller cuts them to the
-/// rounds completed) or a pool of every step's (see `search`).
+/// ends' values as given (the caller cuts them to the rounds completed,
+/// and gives none of an end that was not measured in all of them).
 pub fn candidate(rule: &StepRule, metrics: &[Sides]) -> Call {
     let n = metrics.iter().map(|m| m.cand.len()).min().unwrap_or(0);
     let Some(a) = look_alpha(rule, metrics.len(), n) else {

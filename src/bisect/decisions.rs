@@ -88,18 +88,9 @@ impl State {
                 // end behind (rested) is not tested on at all, so that
                 // every test compares units measured in the same rounds.
                 let n = v.rounds();
-                let end =
+                let tested =
                     |side: usize, j: usize| -> &[f64] { v.v[side][j].get(..n).unwrap_or(&[]) };
-                let sides: Vec<Sides> = idx
-                    .iter()
-                    .map(|&j| Sides {
-                        name: &s.metrics[j].0,
-                        better: s.metrics[j].1,
-                        good: end(0, j),
-                        bad: end(1, j),
-                        cand: &v.v[2][j][..n],
-                    })
-                    .collect();
+                let sides = step_sides(s, v, &idx, n, tested);
                 // Each end's mean over every unit of it so far: the earlier
                 // decisions' and this step's.
                 let ends: Vec<(f64, f64)> = idx
@@ -126,16 +117,7 @@ impl State {
                     Call::NotYet => None,
                     // Why, from every unit of the ends (a rested one too).
                     Call::CannotTell(_) => {
-                        let all: Vec<Sides> = idx
-                            .iter()
-                            .map(|&j| Sides {
-                                name: &s.metrics[j].0,
-                                better: s.metrics[j].1,
-                                good: &v.v[0][j],
-                                bad: &v.v[1][j],
-                                cand: &v.v[2][j][..n],
-                            })
-                            .collect();
+                        let all = step_sides(s, v, &idx, n, |side, j| &v.v[side][j]);
                         Some(Call::CannotTell(call::why_not(&s.rule(k), &all, n)))
                     }
                     d => Some(d),
@@ -245,6 +227,27 @@ impl State {
         self.close_step(k, said);
         Ok(Some(said.to_string()))
     }
+}
+
+/// A candidate step's sides per bisected metric `idx`: the candidate's
+/// first `n` units, and of each end (0 the good, 1 the bad) what `end`
+/// gives.
+fn step_sides<'a>(
+    s: &'a State,
+    v: &'a super::search::Values,
+    idx: &[usize],
+    n: usize,
+    end: impl Fn(usize, usize) -> &'a [f64],
+) -> Vec<Sides<'a>> {
+    idx.iter()
+        .map(|&j| Sides {
+            name: &s.metrics[j].0,
+            better: s.metrics[j].1,
+            good: end(0, j),
+            bad: end(1, j),
+            cand: &v.v[2][j][..n],
+        })
+        .collect()
 }
 
 /// The end a candidate's step can leave out of its next round: once the

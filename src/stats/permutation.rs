@@ -101,7 +101,9 @@ pub fn tailed(
     let total: f64 = v.iter().sum();
     let total_sq: f64 = v.iter().map(|a| a * a).sum();
     let t = welch_t(&v, nx, total, total_sq);
-    // |t| within rounding of the observed one counts as reaching it.
+    // |t| within rounding of the observed one counts as reaching it (and
+    // an infinite t is reached only by an infinite one, where the rounding
+    // margin would be NaN).
     let reaches = |u: f64| match tail {
         Tail::Both => u.abs() >= t.abs() * (1.0 - 1e-12),
         Tail::Greater => u >= t || u >= t - t.abs() * 1e-12,
@@ -314,16 +316,14 @@ mod tests {
         assert!(r.drawn < 1000 && r.p > 0.01, "{r:?}");
         // 84 splits: it stops at the first that reaches |t|, p ≥ 1/84.
         assert!(r.drawn < 84, "{r:?}");
-        let far: Vec<f64> = (0..8).map(|i| 20.0 + i as f64 * 0.1).collect();
-        let near: Vec<f64> = (0..8).map(|i| 10.0 + i as f64 * 0.1).collect();
-        let r = test(&far, &near, 20_000, Some(0.01)).unwrap();
+        let ramp =
+            |from: f64, n: usize| -> Vec<f64> { (0..n).map(|i| from + i as f64 * 0.1).collect() };
+        let r = test(&ramp(20.0, 8), &ramp(10.0, 8), 20_000, Some(0.01)).unwrap();
         // Only the observed split and its mirror reach |t|: 2/12870, every
         // split seen.
         assert!(r.drawn == 12_870 && r.p == 2.0 / 12_870.0, "{r:?}");
         // Twelve a side: 2.7 million splits, so sampled, all 20,000 drawn.
-        let far: Vec<f64> = (0..12).map(|i| 20.0 + i as f64 * 0.1).collect();
-        let near: Vec<f64> = (0..12).map(|i| 10.0 + i as f64 * 0.1).collect();
-        let r = test(&far, &near, 20_000, Some(0.01)).unwrap();
+        let r = test(&ramp(20.0, 12), &ramp(10.0, 12), 20_000, Some(0.01)).unwrap();
         assert!(r.drawn == 20_000 && r.p < 0.001, "{r:?}");
     }
 

@@ -13,11 +13,15 @@
 # threshold of 0.05.
 #
 # Goal: no more runs than Pinpoint's rule at CV 5 % with at most 1 %
-# wrong culprits.  Not met yet: kbench measures both ends again beside
-# every candidate (so that a machine that drifts between steps cannot
-# decide one) and spends 1.7-1.9 times Pinpoint's runs (486/190/134
-# against 275/102/80 at 200 trials); what it buys is accuracy (no wrong
-# culprit where Pinpoint names 1-2 %).
+# wrong culprits.  Met: at 200 trials kbench spent 248/90/55 runs against
+# Pinpoint's 275/102/80 (0.90, 0.88 and 0.69 of them) and named no wrong
+# culprit where Pinpoint named 1-2 %.  Its steps test a candidate against
+# every unit of the candidates already decided, and a culprit is named
+# only when confirmed afresh against its parent at alpha.  The
+# --fresh-ends column measures both ends beside every candidate (a
+# machine that drifts between steps cannot mislead it): about 2.5 times
+# the runs.  KBENCH_SIM_SHIFTS and KBENCH_SIM_CVS (comma-separated, %)
+# choose the rows.
 #
 # Usage: bench/bisect-runs.sh [TRIALS] [MAX_RUNS]   (defaults 200 and 80, bisect's own)
 set -euo pipefail

@@ -1,21 +1,23 @@
-//! The bisection's error, spent over its steps.
+//! The bisection's error, and the search's levels.
 //!
-//! Under the model every bisection assumes (one change: each candidate
-//! behaves as the good end before it and as the bad end from it on), a
-//! wrong culprit can come two ways.  If nothing changed, any culprit is
-//! wrong, and one is named only if the ends are wrongly found to differ:
-//! the ends' test runs at α.  If one change did happen, the culprit is
-//! wrong only if a step decided a candidate wrongly; by the union bound
-//! (Bonferroni) that chance is at most the sum of the steps' own error
-//! rates, whatever their dependence.  The steps a bisection of N
-//! candidates needs are known when none is skipped, ⌈log₂(N − 1)⌉, and
-//! each of those S gets 0.9·α / S; a skip adds steps nobody planned, and
-//! the k-th of those gets 0.1·α / 2ᵏ, so however many come the steps'
-//! sum stays under α: 0.9·α + 0.1·α·(½ + ¼ + …) < α.  Either way the
-//! chance of a wrong culprit is at most α.  The confirmation against the
-//! parent only withholds a culprit (one not shown worse is named as not
-//! confirmed), and the revert only informs: both run at α and add nothing
-//! to the bound.
+//! A culprit is named only when a comparison of its own, measured afresh
+//! (its units and its parent's interleaved in seeded random rounds, none
+//! of them seen by the search), finds it worse than its parent at α:
+//! so whatever led the search there (an unlucky step, units of earlier
+//! steps that a drifting machine made stale, two changes in the range),
+//! the chance that the named culprit is not worse than its parent is at
+//! most α.  The same holds of a span named when skips leave several
+//! candidates: its last good candidate and its first bad one are
+//! compared afresh.  Neither needs the one-change model.
+//!
+//! The search's steps decide which candidate to look at next; an error
+//! there costs runs and, when the confirmation then fails, the answer,
+//! never a wrong culprit.  Each step still runs at a level that keeps the
+//! search's own errors rare: under the one-change model, with a level of
+//! 0.9·α / S for each of the ⌈log₂(N − 1)⌉ = S steps a bisection of N
+//! candidates plans and halving shares of 0.1·α for the steps skips add,
+//! the steps' levels sum to less than α (union bound).  The ends' test
+//! (which metrics got worse) and the revert run at α.
 
 /// How `--alpha` is spent.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -40,12 +42,13 @@ impl Budget {
         }
     }
 
-    /// The α of the ends, the confirmation and the revert.
+    /// The α of the ends, the confirmation (the bound) and the revert.
     pub fn whole(&self) -> f64 {
         self.alpha
     }
 
-    /// The α of step `k` (0-based, in the order they are made).
+    /// The search's level for step `k` (0-based, in the order they are
+    /// made).
     pub fn step(&self, k: usize) -> f64 {
         if k < self.planned {
             PLANNED_SHARE * self.alpha / self.planned as f64
@@ -58,7 +61,7 @@ impl Budget {
     /// The sentence a bisection opens and closes with.
     pub fn describe(&self) -> String {
         format!(
-            "the chance that this bisection names a wrong culprit is at most {a} (--alpha): the ends are decided at {a}, each of its {} planned steps at {:.4}, and steps a skip adds at halving shares of the {:.4} held back",
+            "the chance that this bisection names a culprit that is not worse than its parent is at most {a} (--alpha): one is named only when a comparison of its own, measured afresh, finds it worse at {a}; the search's {} planned steps run at {:.4} each and steps a skip adds at halving shares of the {:.4} held back",
             self.planned,
             self.step(0),
             (1.0 - PLANNED_SHARE) * self.alpha,

@@ -1,32 +1,32 @@
 //! One step of a bisection decided: is this candidate like the good end,
-//! like the bad end, or not yet known, from values measured interleaved
-//! (a value per unit: a run's figure, or a boot's mean).
+//! like the bad end, or not yet known, from its units against those of
+//! the good level and the bad level (a value per unit: a run's figure,
+//! or a boot's mean).
 //!
 //! The model is git bisect's: every candidate before the culprit behaves
 //! as the good end, every one from it on as the bad end.  A step asks two
 //! questions of its candidate c, each at the looks of `--runs auto`
-//! (after 3, 5, 8, 12, … units and at the cap) with the step's α split
-//! evenly over them ([`crate::stats::sequential::alpha_even`]: a step's
-//! change is the ends', already seen to be at least the threshold, so most
-//! steps end at early looks, where spending in proportion to the units
-//! would leave them little), each a one-sided test of Welch's t referred
-//! to its permutation distribution, exact under the null whatever the
-//! values' shape ([`crate::stats::permutation`]):
+//! (after 3, 5, 8, 12, … units and at the cap) with the step's level
+//! split evenly over them ([`crate::stats::sequential::alpha_even`]: a
+//! step's change is the ends', already seen to be at least the
+//! threshold, so most steps end at early looks), each a one-sided test
+//! of Welch's t referred to its permutation distribution
+//! ([`crate::stats::permutation`]):
 //!
-//! - is c worse than the good end, by at least the threshold?  Then the
-//!   change is in c already: **like bad**.  If c behaves as the good end,
-//!   this errs with probability at most the step's α.
-//! - is c better than the bad end, by at least the threshold?  Then c does
-//!   not have the change: **like good**.  If c behaves as the bad end, this
-//!   errs with probability at most the step's α.
+//! - is c worse than the good level, by at least the threshold?  Then the
+//!   change is in c already: **like bad**.
+//! - is c better than the bad level, by at least the threshold?  Then c
+//!   does not have the change: **like good**.
 //!
-//! Under the model only one of the two can be true of c, so the step errs
-//! with probability at most its α, and the bisection, by the union bound
-//! over its steps ([`super::budget`]), at most `--alpha`.  With several
-//! metrics, each test runs at α / metrics (Bonferroni): c is like bad when
-//! any metric says so, like good when every one does.  Neither by the
-//! cap: the step cannot tell, and says why (how much the units vary
-//! against the change sought); it never guesses.
+//! With several metrics, each test runs at the level / metrics
+//! (Bonferroni): c is like bad when any metric says so, like good when
+//! every one does.  Neither by the cap: the step cannot tell, and says
+//! why (how much the units vary against the change sought); it never
+//! guesses.  The levels hold units that earlier steps stopped on, so a
+//! step's error is not bounded by its level; it only steers the search.
+//! The bisection's error rests on the confirmation, which the same
+//! [`worse`] decides on fresh units of the culprit and its parent alone
+//! ([`super::budget`]).
 
 use crate::stats::describe::{mean, variance};
 use crate::stats::permutation::Tail;

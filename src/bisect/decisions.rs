@@ -18,7 +18,7 @@ impl State {
     ) -> Result<Option<String>> {
         let k = self.open_step("ends", last);
         let names: Vec<String> = self.metrics.iter().map(|x| x.0.clone()).collect();
-        let (vals, _) = self.measure(m, k, &[(0, Role::Good), (last, Role::Bad)], |s, v| {
+        let (vals, units) = self.measure(m, k, &[(0, Role::Good), (last, Role::Bad)], |s, v| {
             let metrics: Vec<(&str, Better, &[f64], &[f64])> = s
                 .metrics
                 .iter()
@@ -48,6 +48,8 @@ impl State {
                     ));
                 }
                 self.bisected = w;
+                self.join(0, &units.v[0]);
+                self.join(1, &units.v[1]);
                 m.save(self)?;
                 Ok(None)
             }
@@ -68,7 +70,15 @@ impl State {
             .collect()
     }
 
-    /// A candidate's step: `None` when it gave no value.
+    /// A candidate's step: `None` when it gave no value.  The candidate
+    /// is tested against every unit of the good level and of the bad level
+    /// so far ([`State::levels`]); an end is measured in a round only
+    /// while its level has fewer units than the candidate will have, so
+    /// after the first steps only the candidate is.  The units a step
+    /// stopped on join the level it decided (those of a candidate unlike
+    /// both join neither).  With `--fresh-ends` both ends are measured
+    /// every round and the levels are not used: about 2.5 times the units, and
+    /// a machine drifting between steps cannot mislead the step.
     pub(super) fn decide_candidate(
         &mut self,
         m: &mut dyn Measure,
@@ -77,71 +87,71 @@ impl State {
     ) -> Result<Option<Call>> {
         let k = self.open_step("candidate", c);
         let idx = self.bisected_idx();
-        let (got, _) = self.measure_led(
-            m,
-            k,
-            &[(0, Role::Good), (last, Role::Bad), (c, Role::Candidate)],
-            Some(2),
-            |s, v| {
-                // The rounds completed.  An end measured in every one of
-                // them is tested on as many units as the candidate has; an
-                // end behind (rested) is not tested on at all, so that
-                // every test compares units measured in the same rounds.
-                let n = v.rounds();
-                let tested =
-                    |side: usize, j: usize| -> &[f64] { v.v[side][j].get(..n).unwrap_or(&[]) };
-                let sides = step_sides(s, v, &idx, n, tested);
-                // Each end's mean over every unit of it so far: the earlier
-                // decisions' and this step's.
-                let ends: Vec<(f64, f64)> = idx
-                    .iter()
-                    .map(|&j| {
-                        let mean = |side: usize| {
-                            let (n0, m0) = s
-                                .ends_pool
-                                .get(j)
-                                .map_or((0, 0.0), |e| (e[side].0, e[side].1));
-                            let here = &v.v[side][j];
-                            let n = n0 + here.len();
-                            (m0 * n0 as f64 + here.iter().sum::<f64>()) / n as f64
-                        };
-                        (mean(0), mean(1))
-                    })
-                    .collect();
-                // An end rests only while the other one is measured in
-                // every round; else the one behind is caught up first.
-                let full = |side: usize| idx.iter().all(|&j| v.v[side][j].len() >= n);
-                v.resting
-                    .set(rest(&sides, &ends).filter(|&side| full(1 - side)));
-                match call::candidate(&s.rule(k), &sides) {
-                    Call::NotYet => None,
-                    // Why, from every unit of the ends (a rested one too).
-                    Call::CannotTell(_) => {
-                        let all = step_sides(s, v, &idx, n, |side, j| &v.v[side][j]);
-                        Some(Call::CannotTell(call::why_not(&s.rule(k), &all, n)))
-                    }
-                    d => Some(d),
-                }
-            },
-        )?;
+        let sides = [(0, Role::Good), (last, Role::Bad), (c, Role::Candidate)];
+        let (got, vals) = self.measure_led(m, k, &sides, Some(2), |s, v| {
+            let n = v.rounds();
+            // Each level: its units from earlier decisions (unless the ends
+            // are measured afresh in every round) and this step's units of
+            // its end.
+            let level = |e: usize, j: usize| -> Vec<f64> {
+                let mut x = match s.levels.get(j) {
+                    Some(l) if !s.fresh_ends => l[e].clone(),
+                    _ => Vec::new(),
+                };
+                x.extend_from_slice(&v.v[e][j]);
+                x
+            };
+            let pools: Vec<[Vec<f64>; 2]> =
+                idx.iter().map(|&j| [level(0, j), level(1, j)]).collect();
+            let sides = level_sides(s, v, &idx, n, &pools);
+            let want = if s.fresh_ends { usize::MAX } else { n + 1 };
+            let rest = (0..2)
+                .filter(|&e| pools.iter().all(|p| p[e].len() >= want))
+                .fold(0u32, |m, e| m | 1 << e);
+            v.resting.set(rest);
+            match call::candidate(&s.rule(k), &sides) {
+                Call::NotYet => None,
+                Call::CannotTell(_) => Some(Call::CannotTell(call::why_not(&s.rule(k), &sides, n))),
+                d => Some(d),
+            }
+        })?;
         if let Some(d) = &got {
             let said = match d {
                 Call::LikeGood => "like good".to_string(),
                 Call::LikeBad { partly: false } => "like bad".to_string(),
                 Call::LikeBad { partly: true } => {
-                    "like bad (and unlike the bad end too: the change may come in parts)"
-                        .to_string()
+                    format!("{PARTLY}: the change may come in parts)")
                 }
                 Call::CannotTell(_) => "cannot tell".to_string(),
                 Call::NotYet => String::new(),
             };
+            let level = match d {
+                Call::LikeGood => Some(0),
+                Call::LikeBad { partly: false } => Some(1),
+                _ => None,
+            };
+            self.join(0, &vals.v[0]);
+            self.join(1, &vals.v[1]);
+            if let Some(l) = level {
+                self.join(l, &vals.v[2]);
+            }
             self.close_step(k, &said);
             m.say(&format!(
-                "{} {}: {said} after {} units a side",
+                "{} {}: {said} after {} units of it",
                 self.candidates[c].name, self.candidates[c].detail, self.steps[k].units
             ));
         }
         Ok(got)
+    }
+
+    /// Add a decided side's values to a level (0 good, 1 bad), per metric.
+    pub(super) fn join(&mut self, level: usize, v: &[Vec<f64>]) {
+        if self.levels.len() < v.len() {
+            self.levels.resize(v.len(), [Vec::new(), Vec::new()]);
+        }
+        for (j, x) in v.iter().enumerate() {
+            self.levels[j][level].extend_from_slice(x);
+        }
     }
 
     /// The culprit against its parent, afresh: confirmed when worse in a
@@ -188,12 +198,20 @@ impl State {
             .iter()
             .filter_map(|&j| Some((j, super::parts::of(&vals.v[0][j], &vals.v[1][j])?)))
             .collect();
-        let parts = super::parts::lines(
+        let mut parts = super::parts::lines(
             &self.metrics,
             &super::parts::ends(&self.ends_pool),
             &culprit,
             self.steps[k].alpha,
         );
+        if parts.is_empty() {
+            parts.extend(self.steps.iter().filter(|s| s.call.starts_with(PARTLY)).map(|s| {
+                format!(
+                    "{} was worse than the good candidates and better than the bad ones: the change comes in parts or gradually, and the rest lies elsewhere in the range",
+                    self.candidates[s.candidate].name
+                )
+            }).take(1));
+        }
         Ok((confirmed, changes, parts))
     }
 
@@ -230,59 +248,28 @@ impl State {
 }
 
 /// A candidate step's sides per bisected metric `idx`: the candidate's
-/// first `n` units, and of each end (0 the good, 1 the bad) what `end`
-/// gives.
-fn step_sides<'a>(
+/// first `n` units against the good and the bad level.
+fn level_sides<'a>(
     s: &'a State,
     v: &'a super::search::Values,
     idx: &[usize],
     n: usize,
-    end: impl Fn(usize, usize) -> &'a [f64],
+    pools: &'a [[Vec<f64>; 2]],
 ) -> Vec<Sides<'a>> {
     idx.iter()
-        .map(|&j| Sides {
+        .zip(pools)
+        .map(|(&j, p)| Sides {
             name: &s.metrics[j].0,
             better: s.metrics[j].1,
-            good: end(0, j),
-            bad: end(1, j),
+            good: &p[0],
+            bad: &p[1],
             cand: &v.v[2][j][..n],
         })
         .collect()
 }
 
-/// The end a candidate's step can leave out of its next round: once the
-/// candidate has its first look's units, the end it sits near in every
-/// bisected metric (its mean in the nearer 40 % of the gap between the
-/// ends' means, from every unit of theirs so far, `ends`) cannot be the one
-/// it is told apart from, so only the far end and the candidate are
-/// measured (two units a round, not three).  The far end's test is
-/// unchanged: its units and the candidate's are still measured in the
-/// same rounds, and which end rests depends on nothing that test's error
-/// rests on.  Should the candidate leave that part of the gap, the rested
-/// end is caught up (its missed units measured then) before it is tested
-/// on, and measured every round again.
-fn rest(sides: &[Sides], ends: &[(f64, f64)]) -> Option<usize> {
-    use crate::stats::describe::mean;
-    let mut near = None;
-    for (m, &(g, b)) in sides.iter().zip(ends) {
-        if m.cand.len() < crate::stats::sequential::MIN_RUNS || !(b - g).is_normal() {
-            return None;
-        }
-        let q = (mean(m.cand) - g) / (b - g);
-        let side = if q < 0.4 {
-            0
-        } else if q > 0.6 {
-            1
-        } else {
-            return None;
-        };
-        if near.is_some_and(|n| n != side) {
-            return None;
-        }
-        near = Some(side);
-    }
-    near
-}
+/// How a candidate's step that found it unlike both levels begins.
+const PARTLY: &str = "like bad (and unlike the bad end too";
 
 /// Whether a one-sided test must hold for any bisected metric or for all.
 #[derive(Clone, Copy)]
@@ -325,38 +312,5 @@ fn at_look(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn side<'a>(cand: &'a [f64], better: Better) -> Sides<'a> {
-        Sides {
-            name: "t",
-            better,
-            good: &[],
-            bad: &[],
-            cand,
-        }
-    }
-
-    #[test]
-    fn the_end_the_candidate_sits_near_rests() {
-        let ends = [(100.0, 110.0)];
-        let low = side(&[101.0, 100.0, 102.0], Better::Lower);
-        assert_eq!(rest(&[low], &ends), Some(0), "near the good end");
-        let high = side(&[109.0, 110.0, 111.0], Better::Lower);
-        assert_eq!(rest(&[high], &ends), Some(1), "near the bad end");
-        let mid = side(&[105.0, 104.0, 106.0], Better::Lower);
-        assert_eq!(rest(&[mid], &ends), None, "halfway: both ends are measured");
-        let few = side(&[100.0, 100.0], Better::Lower);
-        assert_eq!(rest(&[few], &ends), None, "before the first look");
-        // Higher is better: the same position in the gap, whichever way.
-        let up = side(&[109.0, 110.0, 111.0], Better::Higher);
-        assert_eq!(rest(&[up], &[(110.0, 100.0)]), Some(0));
-        // Metrics that disagree rest nothing; ends with no gap neither.
-        let a = side(&[101.0, 100.0, 102.0], Better::Lower);
-        let b = side(&[109.0, 110.0, 111.0], Better::Lower);
-        assert_eq!(rest(&[a, b], &[(100.0, 110.0), (100.0, 110.0)]), None);
-        let c = side(&[101.0, 100.0, 102.0], Better::Lower);
-        assert_eq!(rest(&[c], &[(100.0, 100.0)]), None);
-    }
-}
+#[path = "decisions_tests.rs"]
+mod tests;

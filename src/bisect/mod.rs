@@ -3,14 +3,17 @@
 //! `kbench decide`, the verdict `git bisect run` can use.
 //!
 //! Candidates are a git range (each built in a work tree of its own) or a
-//! list (kernel images, or labels already in the store).  Every decision
-//! measures its candidate interleaved with fresh units of both ends, in
-//! seeded random rounds, and decides with a sequential test at its share
-//! of `--alpha` ([`call`], [`budget`]); a candidate that does not build
-//! or run is skipped as `git bisect skip` does.  The first bad candidate
-//! is confirmed against its parent in a comparison of its own, and where
-//! its revert applies cleanly on the bad end, the revert is measured
-//! against the bad end too.  The state is a store document, saved after
+//! list (kernel images, or labels already in the store).  Each step
+//! measures its candidate (and an end only while the units known to be
+//! like that end are fewer than the candidate's) and decides it against
+//! every unit of the candidates already decided, with a sequential test
+//! ([`call`]); a candidate that does not build or run is skipped as `git
+//! bisect skip` does.  The first bad candidate is named only when a
+//! comparison of its own, measured afresh against its parent, finds it
+//! worse at `--alpha` ([`budget`]: that bounds the chance of naming a
+//! culprit that is not, whatever the search did), and where its revert
+//! applies cleanly on the bad end, the revert is measured against the bad
+//! end too.  The state is a store document, saved after
 //! every unit, so Ctrl-C, SIGKILL or a reboot lose at most the unit being
 //! measured (`--resume`).
 
@@ -114,6 +117,9 @@ pub struct Plan {
     /// Runs are labelled `<label>/<candidate>`.
     pub label: String,
     pub allow_emulated: bool,
+    /// Measure both ends beside every candidate and test on those alone.
+    #[serde(default)]
+    pub fresh_ends: bool,
     pub started: f64,
 }
 
@@ -130,6 +136,7 @@ pub struct Options {
     pub seed: Option<u64>,
     pub label: Option<String>,
     pub allow_emulated: bool,
+    pub fresh_ends: bool,
     pub dry_run: bool,
     pub parse: crate::experiment::ParseCommand,
     pub env: Env,
@@ -162,6 +169,7 @@ pub fn run(o: &Options) -> Result<()> {
         threshold_pct: o.threshold_pct,
         seed: o.seed.unwrap_or_else(crate::experiment::order::fresh_seed),
         allow_emulated: o.allow_emulated,
+        fresh_ends: o.fresh_ends,
         started: crate::sys::time::unix_now(),
     };
     session::start(&plan, &o.env, o.dry_run)

@@ -42,11 +42,12 @@ fn bisect(mean: fn(usize) -> f64, trials: u64) -> (usize, usize, usize) {
             cv: 0.03,
             rng: SplitMix(1000 + t),
         };
+        let o = s.run(&mut r);
         if let Ok(Outcome::Culprit {
             parts: p,
             confirmed: c,
             ..
-        }) = s.run(&mut r)
+        }) = o
         {
             named += 1;
             parts += usize::from(!p.is_empty());
@@ -83,16 +84,20 @@ fn a_drift_is_called_parts() {
     assert!(parts * 10 >= named * 8, "{parts} of {named}");
 }
 
-/// A near-null pair is not confirmed: under a drift of +0.2 % a commit
-/// (ends 8 % apart, no single change), whatever commit the search ends
-/// at differs from its parent by 0.2 %, under the threshold; the
-/// confirmation says so in at most alpha (0.05) of bisections.  (An
-/// audit of 11b479b found 8.3 % of such bisections "confirmed".)
+/// A near-null pair is seldom confirmed: under a drift of +0.2 % a
+/// commit (ends 8 % apart, no single change), whatever commit the search
+/// ends at differs from its parent by 0.2 %, under the threshold; the
+/// confirmation, which alone lets a culprit be named, says so in at most
+/// alpha (0.05) of bisections.  Over 200 seeded bisections a count above
+/// 15 (7.5 %) would have a chance under 2 % at a true rate of 5 %; 1,000
+/// of them (release build) confirmed 3.3 %.  (An audit of 11b479b found
+/// 8.3 % of such bisections "confirmed".)
 #[test]
-fn a_drift_is_never_confirmed_commit_by_commit() {
-    let (named, _, confirmed) = bisect(|i| 100.0 * (1.0 + 0.002 * i as f64), 40);
-    eprintln!("+0.2 % a commit: {named} of 40 named, {confirmed} confirmed");
-    assert!(confirmed <= 2, "{confirmed} of {named} confirmed");
+fn a_drift_is_seldom_confirmed_commit_by_commit() {
+    let (named, _, confirmed) = bisect(|i| 100.0 * (1.0 + 0.002 * i as f64), 200);
+    eprintln!("+0.2 % a commit: {named} of 200 named, {confirmed} confirmed");
+    assert!(named >= 180, "{named}");
+    assert!(confirmed <= 15, "{confirmed} of {named} confirmed");
 }
 
 /// The arithmetic: ends +10 % and a culprit +10 % is one change; ends

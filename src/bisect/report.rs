@@ -148,13 +148,19 @@ fn outcome_lines(s: &State) -> Vec<String> {
             }
             if !confirmed {
                 lines.push("  measured afresh against its parent, it was not shown worse: treat it as a lead, not a verdict".into());
+                if !s.fresh_ends {
+                    lines.push("  (a machine that drifts between steps can mislead a search that reuses earlier units: `--fresh-ends` measures both ends beside every candidate)".into());
+                }
             }
             if let Some(r) = revert {
                 lines.push(format!("  {r}"));
             }
             lines.extend(parts.iter().map(|p| format!("  {p}")));
         }
-        Some(Outcome::Among { candidates }) => {
+        Some(Outcome::Among {
+            candidates,
+            confirmed,
+        }) => {
             let skipped: Vec<String> = candidates
                 .iter()
                 .map(|&i| match &s.candidates[i].status {
@@ -164,6 +170,9 @@ fn outcome_lines(s: &State) -> Vec<String> {
                 .collect();
             lines.push("the culprit lies among these (skipped candidates stand between the last good and the first bad):".into());
             lines.extend(skipped.into_iter().map(|l| format!("  {l}")));
+            if !confirmed {
+                lines.push("  measured afresh, the first bad one was not shown worse than the last good one: treat the span as a lead, not a verdict".into());
+            }
         }
         Some(Outcome::CannotTell { candidate, why }) => {
             lines.push(format!("cannot tell at {}: {why}", name(*candidate)));
@@ -289,8 +298,8 @@ pub fn log(p: &Plan, s: &State, front: &Front) -> Result<()> {
         "#",
         "decision",
         "candidate",
-        "alpha",
-        "units a side",
+        "level",
+        "units (its side)",
         "decided",
     ]);
     for (i, st) in s.steps.iter().enumerate() {

@@ -143,12 +143,23 @@ pub enum Outcome {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         parts: Vec<String>,
     },
-    /// Skips left several: the first bad one is among these.
-    Among { candidates: Vec<usize> },
+    /// Skips left several: the first bad one is among these; `confirmed`
+    /// when the last good candidate and the first bad one were compared
+    /// afresh and the bad one found worse (a state from before that
+    /// comparison was made reads as confirmed: its steps bounded it).
+    Among {
+        candidates: Vec<usize>,
+        #[serde(default = "yes")]
+        confirmed: bool,
+    },
     /// A step could not tell, and why.
     CannotTell { candidate: usize, why: String },
     /// The ends do not differ (or the bad end cannot be measured).
     Nothing { why: String },
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Everything the search knows; saved after every unit.
@@ -165,6 +176,15 @@ pub struct State {
     /// metric, as running moments (see [`super::parts`]).
     #[serde(default)]
     pub ends_pool: Vec<[super::parts::Moments; 2]>,
+    /// Every unit of the candidates decided so far, per metric: those of
+    /// the good level (the good end and the candidates like it), then
+    /// those of the bad level.
+    #[serde(default)]
+    pub levels: Vec<[Vec<f64>; 2]>,
+    /// Steps measure both ends every round and test on those units alone
+    /// (`--fresh-ends`), not on the levels.
+    #[serde(default)]
+    pub fresh_ends: bool,
     pub steps: Vec<Step>,
     pub budget: Budget,
     /// Most units a side one decision may take.
@@ -183,9 +203,10 @@ pub(super) struct Values {
     /// The side whose units count the rounds (a candidate's step: the
     /// candidate); `None`, the side with the fewest.
     lead: Option<usize>,
-    /// A side left out of the rounds from now on, as the decision says
-    /// (a candidate's step rests the end it cannot be decided against).
-    pub(super) resting: std::cell::Cell<Option<usize>>,
+    /// The sides left out of the next round, as the decision says (a bit
+    /// a side): a candidate's step measures an end only while its level
+    /// has fewer units than the step needs.
+    pub(super) resting: std::cell::Cell<u32>,
 }
 
 impl Values {
@@ -194,7 +215,7 @@ impl Values {
             sides: sides.to_vec(),
             v: vec![vec![Vec::new(); metrics]; sides.len()],
             lead: None,
-            resting: std::cell::Cell::new(None),
+            resting: std::cell::Cell::new(0),
         }
     }
 
@@ -210,10 +231,11 @@ impl Values {
         self.v[side].first().map_or(0, Vec::len)
     }
 
-    /// Rounds completed: the lead side's units while a side rests, else
-    /// the fewest of any side (one behind is caught up first).
+    /// Rounds completed: the lead side's units when there is one (the
+    /// others are measured in a round only when the decision wants them),
+    /// else the fewest of any side (one behind is caught up first).
     pub(super) fn rounds(&self) -> usize {
-        if let (Some(l), Some(_)) = (self.lead, self.resting.get()) {
+        if let Some(l) = self.lead {
             return self.len(l);
         }
         (0..self.sides.len())
@@ -238,6 +260,8 @@ impl State {
             metrics,
             bisected: Vec::new(),
             ends_pool: Vec::new(),
+            levels: Vec::new(),
+            fresh_ends: false,
             steps: Vec::new(),
             budget,
             cap,
@@ -341,7 +365,14 @@ impl State {
     fn settle(&mut self, m: &mut dyn Measure, lo: usize, hi: usize) -> Result<Outcome> {
         if hi > lo + 1 {
             let candidates: Vec<usize> = (lo + 1..=hi).collect();
-            return self.finish(m, Outcome::Among { candidates });
+            let (confirmed, _, _) = self.confirm(m, lo, hi)?;
+            return self.finish(
+                m,
+                Outcome::Among {
+                    candidates,
+                    confirmed,
+                },
+            );
         }
         let (confirmed, changes, parts) = self.confirm(m, lo, hi)?;
         let revert = if confirmed { self.revert(m, hi)? } else { None };
@@ -371,9 +402,9 @@ impl State {
         self.measure_led(m, k, sides, None, decide)
     }
 
-    /// [`State::measure`] where the decision may rest a side
-    /// ([`Values::resting`]): while it does, the rounds are counted by side
-    /// `lead`'s units and the rested side is not measured.
+    /// [`State::measure`] where the decision may rest sides
+    /// ([`Values::resting`]): the rounds are counted by side `lead`'s
+    /// units, and a side resting is not measured in the next round.
     pub(super) fn measure_led<T>(
         &mut self,
         m: &mut dyn Measure,
@@ -418,7 +449,7 @@ impl State {
             }
             let mut rng = SplitMix(self.seed ^ ((k as u64) << 32) ^ r as u64);
             for side in crate::experiment::order::permutation(&mut rng, sides.len()) {
-                if vals.len(side) > r || vals.resting.get() == Some(side) {
+                if vals.len(side) > r || vals.resting.get() & (1 << side) != 0 {
                     continue; // measured before a resume, or resting
                 }
                 let (c, role) = sides[side];

@@ -21,7 +21,7 @@ pub fn start(plan: &Plan, env: &Env, dry_run: bool) -> Result<()> {
         ));
     }
     let budget = Budget::new(plan.alpha, candidates.len());
-    let state = State::new(
+    let mut state = State::new(
         candidates,
         metrics,
         budget,
@@ -29,6 +29,7 @@ pub fn start(plan: &Plan, env: &Env, dry_run: bool) -> Result<()> {
         plan.threshold_pct,
         plan.seed,
     );
+    state.fresh_ends = plan.fresh_ends;
     super::report::plan(plan, &state, env, dry_run);
     if dry_run {
         return Ok(());

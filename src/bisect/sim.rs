@@ -24,6 +24,8 @@ pub struct Cell {
     pub cv_pct: f64,
     pub trials: usize,
     pub kbench: Figures,
+    /// kbench with `--fresh-ends`.
+    pub fresh: Figures,
     pub pinpoint: Figures,
 }
 
@@ -93,15 +95,11 @@ pub fn state(n: usize, alpha: f64, cap: usize, seed: u64) -> State {
 }
 
 /// kbench's search on one trial: the culprit it named (if any) and runs.
-fn kbench_trial(
-    d: &mut Drawn,
-    n: usize,
-    alpha: f64,
-    cap: usize,
-    seed: u64,
-) -> (Option<usize>, usize) {
-    let mut s = state(n, alpha, cap, seed);
-    let named = match s.run(d) {
+fn kbench_trial(d: &mut Drawn, plan: &Plan, fresh_ends: bool, seed: u64) -> (Option<usize>, usize) {
+    let mut s = state(plan.n, plan.alpha, plan.cap, seed);
+    s.fresh_ends = fresh_ends;
+    let o = s.run(d);
+    let named = match o {
         Ok(Outcome::Culprit {
             index,
             confirmed: true,
@@ -130,13 +128,10 @@ pub fn cell(
     cv_pct: f64,
 ) -> Cell {
     let Plan {
-        n,
-        trials,
-        alpha,
-        cap,
-        seed,
+        n, trials, seed, ..
     } = *plan;
     let mut k_out = Vec::new();
+    let mut f_out = Vec::new();
     let mut p_out = Vec::new();
     let mut seeds = SplitMix(seed);
     for _ in 0..trials {
@@ -148,8 +143,10 @@ pub fn cell(
             cv: cv_pct / 100.0,
             rng: SplitMix(s ^ salt),
         };
-        let (named, runs) = kbench_trial(&mut mk(1), n, alpha, cap, s);
+        let (named, runs) = kbench_trial(&mut mk(1), plan, false, s);
         k_out.push((named.into_iter().collect(), runs, culprit));
+        let (named, runs) = kbench_trial(&mut mk(3), plan, true, s);
+        f_out.push((named.into_iter().collect(), runs, culprit));
         let mut d = mk(2);
         let (named, runs) = super::sim_pinpoint::bisect(pinpoint, n, shift_pct, |i| d.value(i));
         p_out.push((named, runs, culprit));
@@ -160,6 +157,7 @@ pub fn cell(
         cv_pct,
         trials,
         kbench: figures(&k_out),
+        fresh: figures(&f_out),
         pinpoint: figures(&p_out),
     }
 }
@@ -187,11 +185,20 @@ fn setting<T: std::str::FromStr>(key: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// A list of the bench's own (comma-separated), from the environment, or
+/// `default`.
+fn list(key: &str, default: &[f64]) -> Vec<f64> {
+    std::env::var(key).ok().map_or(default.to_vec(), |v| {
+        v.split(',').filter_map(|x| x.trim().parse().ok()).collect()
+    })
+}
+
 /// `bench/bisect-runs.sh`: the table, KBENCH_SIM_TRIALS trials a cell
 /// (default 200), KBENCH_SIM_MAX_RUNS units a side a decision (80),
-/// Pinpoint's low threshold KBENCH_SIM_PINPOINT_LOW (0.01) and
+/// Pinpoint's low threshold KBENCH_SIM_PINPOINT_LOW (0.01),
 /// KBENCH_SIM_PINPOINT_SIMS simulations a row of its high thresholds
-/// (2000).
+/// (2000), and the rows: KBENCH_SIM_SHIFTS (5,10,30) and KBENCH_SIM_CVS
+/// (5,20), in %.
 #[test]
 #[ignore]
 fn bisect_runs_figures() {
@@ -209,6 +216,9 @@ fn bisect_runs_figures() {
         "right",
         "wrong",
         "none",
+        "--fresh-ends runs",
+        "right",
+        "wrong",
         "Pinpoint runs (mean/median)",
         "right",
         "wrong",
@@ -218,8 +228,8 @@ fn bisect_runs_figures() {
     let low = setting("KBENCH_SIM_PINPOINT_LOW", 0.01);
     let sims = setting("KBENCH_SIM_PINPOINT_SIMS", 2000);
     let mut pinpoint = super::sim_pinpoint::Thresholds::new(low, sims, seed);
-    for shift in [5.0, 10.0, 30.0] {
-        for cv in [5.0, 20.0] {
+    for shift in list("KBENCH_SIM_SHIFTS", &[5.0, 10.0, 30.0]) {
+        for cv in list("KBENCH_SIM_CVS", &[5.0, 20.0]) {
             let plan = Plan {
                 n,
                 trials,
@@ -235,6 +245,9 @@ fn bisect_runs_figures() {
                 f(c.kbench.right_pct),
                 f(c.kbench.wrong_pct),
                 f(c.kbench.none_pct),
+                format!("{:.0} / {:.0}", c.fresh.runs_mean, c.fresh.runs_median),
+                f(c.fresh.right_pct),
+                f(c.fresh.wrong_pct),
                 format!(
                     "{:.0} / {:.0}",
                     c.pinpoint.runs_mean, c.pinpoint.runs_median
@@ -246,7 +259,7 @@ fn bisect_runs_figures() {
         }
     }
     println!(
-        "{n} candidates, a culprit seeded among them, {trials} trials a row (seed {seed}); kbench at --alpha {alpha} and at most {cap} units a side a decision; Pinpoint's published rule: 10 attempts a change, 10 more to the side with fewer while unknown, min(Mann-Whitney, KS) p <= {low} different, above the high threshold same (made by its published method from {sims} simulations a size), told the regression's true size, one midpoint at a time"
+        "{n} candidates, a culprit seeded among them, {trials} trials a row (seed {seed}); kbench at --alpha {alpha} and at most {cap} units a side a decision, alone and with --fresh-ends; Pinpoint's published rule: 10 attempts a change, 10 more to the side with fewer while unknown, min(Mann-Whitney, KS) p <= {low} different, above the high threshold same (made by its published method from {sims} simulations a size), told the regression's true size, one midpoint at a time"
     );
     println!("{t}");
 }

@@ -13,14 +13,16 @@ kbench bisect --repo ~/src/prog --good v1 --bad v2 --build make -- job --job-cmd
 kbench bisect --candidates a.img b.img c.img d.img --vm --metric p99_us -- cyclictest -t 1 -D 10s\n  \
 kbench bisect --candidates 6.1.42 6.1.44 6.1.46 6.1.48 --metric wakeup_p99_us   # stored labels\n  \
 kbench bisect --resume; kbench bisect --log\n\n\
-Each decision measures its candidate interleaved with fresh runs of both ends and decides \
-'like good', 'like bad' or 'not yet' with a sequential test at its share of --alpha, which \
-bounds the whole bisection's chance of naming a wrong culprit. The command's arguments that name \
+Each step measures its candidate (and an end only while the units known to be like it are \
+fewer than the candidate's) and decides 'like good', 'like bad' or 'not yet' with a sequential \
+test against every unit of the candidates already decided; the culprit is named only when a \
+comparison of its own, measured afresh, finds it worse than its parent at --alpha, which bounds \
+the chance of naming a culprit that is not. The command's arguments that name \
 --repo are turned into the candidate's own work tree.";
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = BISECT_HELP)]
-#[command(mut_arg("alpha", |a| a.help("The chance the whole bisection names a wrong culprit, at most")))]
+#[command(mut_arg("alpha", |a| a.help("The chance the bisection names a culprit that is not worse than its parent, at most")))]
 #[command(mut_arg("seed", |a| a.help("Seed of the rounds' order (default: a fresh one, printed and stored)")))]
 #[command(mut_arg("dry_run", |a| a.help("Print the plan (candidates, worst case in decisions and units, the error kept) and stop")))]
 pub struct BisectArgs {
@@ -65,6 +67,11 @@ pub struct BisectArgs {
     /// Decide on emulated guests' figures too (under TCG: a test of the bisection, not of the kernels)
     #[arg(long)]
     pub allow_emulated: bool,
+    /// Measure both ends beside every candidate and decide each step on those units alone, not on
+    /// every unit so far: about 2.5 times the runs, but a machine that drifts between steps cannot
+    /// mislead the search (it never makes a wrong culprit either way)
+    #[arg(long)]
+    pub fresh_ends: bool,
     #[command(flatten)]
     pub dry_run: super::shared::DryRun,
     /// Go on with a stopped bisection (the newest unfinished one, or ID)

@@ -75,6 +75,7 @@ pub fn bisect(ctx: &Ctx, a: &BisectArgs) -> Result<()> {
         seed: a.seed.seed,
         label: ctx.global.label.first().cloned(),
         allow_emulated: a.allow_emulated,
+        fresh_ends: a.fresh_ends,
         dry_run: a.dry_run.dry_run,
         parse: crate::cli::check,
         env: e,

@@ -238,7 +238,7 @@ fn a_bisection_names_the_slow_commit_and_confirms_it() {
         out.contains("reverting it on the bad end makes it better again"),
         "{out}\n{err}"
     );
-    let promise = "the chance that this bisection names a wrong culprit is at most 0.05";
+    let promise = "the chance that this bisection names a culprit that is not worse than its parent is at most 0.05";
     let flat = |t: &str| t.replace("\n  ", " ");
     assert!(
         flat(&err).contains(promise) && flat(&out).contains(promise),
@@ -271,7 +271,8 @@ fn a_bisection_names_the_slow_commit_and_confirms_it() {
 }
 
 /// The slow commit does not build: it is skipped, and the result says
-/// the culprit lies among the skipped and its neighbour.
+/// the culprit lies among the skipped and its neighbour, the span
+/// confirmed afresh (here with `--fresh-ends`, end to end).
 #[test]
 fn a_culprit_that_does_not_build_is_among_the_suspects() {
     if !have_tools() {
@@ -280,12 +281,21 @@ fn a_culprit_that_does_not_build_is_among_the_suspects() {
     let _l = one();
     let b = Bisect::new();
     let r = repo(b.env.dir.path(), 9, Some(9));
-    let (code, out, err) = b.run(&strs(&Bisect::args(&r)));
+    // With --fresh-ends: both ends beside every candidate.
+    let mut args = Bisect::args(&r);
+    args.insert(1, "--fresh-ends".into());
+    let (code, out, err) = b.run(&strs(&args));
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(
         out.starts_with("the culprit lies among these"),
         "{out}\n{err}"
     );
+    // The span is confirmed afresh: its first bad one against its last good.
+    assert!(!out.contains("a lead, not a verdict"), "{out}");
+    let log = b.log().unwrap();
+    assert_eq!(log["state"]["fresh_ends"], true, "{log}");
+    let steps = log["state"]["steps"].as_array().unwrap();
+    assert_eq!(steps.last().unwrap()["kind"], "confirm", "{log}");
     let nine = short(&r, "HEAD~7");
     let ten = short(&r, "HEAD~6");
     assert!(

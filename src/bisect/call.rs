@@ -86,7 +86,8 @@ pub fn better_than(x: &[f64], base: &[f64], better: Better, a: f64, threshold_pc
 
 /// Whether the permutation test of Welch's t finds `x` beyond `base` in
 /// the direction of `tail` at `a`, with the ratio of means at least the
-/// threshold away from 1.
+/// threshold away from 1.  `x` is the smaller sample where `base` is a
+/// level (a split costs its length).
 fn shifted(x: &[f64], base: &[f64], tail: Tail, a: f64, threshold_pct: f64) -> bool {
     let resamples = ((20.0 / a).ceil() as usize).clamp(1000, 200_000) - 1;
     let Some(w) = crate::stats::permutation::tailed(x, base, tail, resamples, Some(a)) else {

@@ -204,13 +204,12 @@ impl State {
             &culprit,
             self.steps[k].alpha,
         );
-        if parts.is_empty() {
-            parts.extend(self.steps.iter().filter(|s| s.call.starts_with(PARTLY)).map(|s| {
-                format!(
-                    "{} was worse than the good candidates and better than the bad ones: the change comes in parts or gradually, and the rest lies elsewhere in the range",
-                    self.candidates[s.candidate].name
-                )
-            }).take(1));
+        let partly = self.steps.iter().find(|s| s.call.starts_with(PARTLY));
+        if let (true, Some(s)) = (parts.is_empty(), partly) {
+            parts.push(format!(
+                "{} was worse than the good candidates and better than the bad ones: the change comes in parts or gradually, and the rest lies elsewhere in the range",
+                self.candidates[s.candidate].name
+            ));
         }
         Ok((confirmed, changes, parts))
     }

@@ -42,12 +42,11 @@ fn bisect(mean: fn(usize) -> f64, trials: u64) -> (usize, usize, usize) {
             cv: 0.03,
             rng: SplitMix(1000 + t),
         };
-        let o = s.run(&mut r);
         if let Ok(Outcome::Culprit {
             parts: p,
             confirmed: c,
             ..
-        }) = o
+        }) = s.run(&mut r)
         {
             named += 1;
             parts += usize::from(!p.is_empty());

@@ -98,8 +98,7 @@ pub fn state(n: usize, alpha: f64, cap: usize, seed: u64) -> State {
 fn kbench_trial(d: &mut Drawn, plan: &Plan, fresh_ends: bool, seed: u64) -> (Option<usize>, usize) {
     let mut s = state(plan.n, plan.alpha, plan.cap, seed);
     s.fresh_ends = fresh_ends;
-    let o = s.run(d);
-    let named = match o {
+    let named = match s.run(d) {
         Ok(Outcome::Culprit {
             index,
             confirmed: true,

@@ -18,6 +18,16 @@
 //! candidates plans and halving shares of 0.1·α for the steps skips add,
 //! the steps' levels sum to less than α (union bound).  The ends' test
 //! (which metrics got worse) and the revert run at α.
+//!
+//! A search that reuses earlier units can be misled by a machine that
+//! drifts between steps; its confirmation then fails, and sees why (the
+//! levels it reused are unlike fresh units of their members,
+//! [`super::stale`]).  Rather than end there with a lead, the search is
+//! made once more with both ends measured beside every candidate, and its
+//! culprit confirmed afresh again.  Two confirmations can each name a
+//! culprit, so where that second search may come the first runs at
+//! 0.8·α and the second at 0.2·α: together α (union bound), whatever
+//! either search did.
 
 /// How `--alpha` is spent.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -26,10 +36,18 @@ pub struct Budget {
     /// Steps planned at the start (the ends, confirmation and revert
     /// are not among them).
     pub planned: usize,
+    /// Whether a search whose levels went stale may be made again with
+    /// fresh ends (not for stored runs, which do not drift; a state from
+    /// before this reads as no).
+    #[serde(default)]
+    pub again: bool,
 }
 
 /// Share of α for the planned decisions (the rest is for unplanned ones).
 const PLANNED_SHARE: f64 = 0.9;
+
+/// Share of α for the first confirmation where a second may come.
+const FIRST_CONFIRM_SHARE: f64 = 0.8;
 
 impl Budget {
     /// For `candidates` (both ends included).
@@ -39,12 +57,24 @@ impl Budget {
         Budget {
             alpha,
             planned: steps,
+            again: true,
         }
     }
 
-    /// The α of the ends, the confirmation (the bound) and the revert.
+    /// The α of the ends and the revert.
     pub fn whole(&self) -> f64 {
         self.alpha
+    }
+
+    /// The α of a confirmation: all of it where no second search may
+    /// come (`may_again` false, and not `second`), else the first's or
+    /// the second's share.
+    pub fn confirm(&self, may_again: bool, second: bool) -> f64 {
+        match (may_again, second) {
+            (_, true) => (1.0 - FIRST_CONFIRM_SHARE) * self.alpha,
+            (true, false) => FIRST_CONFIRM_SHARE * self.alpha,
+            (false, false) => self.alpha,
+        }
     }
 
     /// The search's level for step `k` (0-based, in the order they are
@@ -58,10 +88,22 @@ impl Budget {
         }
     }
 
-    /// The sentence a bisection opens and closes with.
-    pub fn describe(&self) -> String {
+    /// The sentence a bisection opens and closes with; `may_again`
+    /// whether its search may yet be made again with fresh ends, `second`
+    /// whether it was.
+    pub fn describe(&self, may_again: bool, second: bool) -> String {
+        let at = if may_again || second {
+            format!(
+                "{:.4}, or, when that comparison finds the search's earlier units stale and the search is made again with both ends measured beside every candidate, its own at {:.4} (together {})",
+                self.confirm(true, false),
+                self.confirm(true, true),
+                self.alpha
+            )
+        } else {
+            format!("{}", self.alpha)
+        };
         format!(
-            "the chance that this bisection names a culprit that is not worse than its parent is at most {a} (--alpha): one is named only when a comparison of its own, measured afresh, finds it worse at {a}; the search's {} planned steps run at {:.4} each and steps a skip adds at halving shares of the {:.4} held back",
+            "the chance that this bisection names a culprit that is not worse than its parent is at most {a} (--alpha): one is named only when a comparison of its own, measured afresh, finds it worse at {at}; the search's {} planned steps run at {:.4} each and steps a skip adds at halving shares of the {:.4} held back",
             self.planned,
             self.step(0),
             (1.0 - PLANNED_SHARE) * self.alpha,
@@ -86,6 +128,24 @@ mod tests {
         assert_eq!(Budget::new(0.05, 2).planned, 0);
         assert_eq!(Budget::new(0.05, 64).planned, 6);
         assert_eq!(b.whole(), 0.05);
-        assert!(b.describe().contains("at most 0.05"));
+        assert!(b.describe(false, false).contains("at most 0.05"));
+    }
+
+    /// Two confirmations, where a second may come, stay within α.
+    #[test]
+    fn the_confirmations_share_alpha_when_the_search_may_be_made_again() {
+        let b = Budget::new(0.05, 16);
+        assert_eq!(b.confirm(false, false), 0.05);
+        let two = b.confirm(true, false) + b.confirm(true, true);
+        assert!(
+            (two - 0.05).abs() < 1e-12 && b.confirm(true, true) < 0.05,
+            "{two}"
+        );
+        let d = b.describe(true, false);
+        assert!(
+            d.contains("worse at 0.0400, or,") && d.contains("at 0.0100 (together 0.05)"),
+            "{d}"
+        );
+        assert!(!b.describe(false, false).contains("made again"));
     }
 }

@@ -186,14 +186,24 @@ impl State {
                 Some((self.metrics[j].0.clone(), change, ci))
             })
             .collect();
-        self.close_step(
-            k,
-            if confirmed {
-                "confirmed: worse than its parent"
-            } else {
-                "not confirmed against its parent"
-            },
-        );
+        let against = if culprit == parent + 1 {
+            "its parent"
+        } else {
+            "the last good candidate"
+        };
+        let said = if confirmed {
+            format!("confirmed: worse than {against}")
+        } else {
+            format!("not confirmed against {against}")
+        };
+        self.close_step(k, &said);
+        // Only a lead needs explaining; a culprit confirmed afresh stands
+        // whatever the levels did.
+        let stale = (!confirmed)
+            .then(|| self.stale_check(&idx, &vals, [parent, culprit]))
+            .flatten();
+        self.drifted = stale.as_ref().is_some_and(|s| s.drift);
+        self.stale = stale.map(|s| s.line);
         let culprit: Vec<(usize, super::parts::Lr)> = idx
             .iter()
             .filter_map(|&j| Some((j, super::parts::of(&vals.v[0][j], &vals.v[1][j])?)))
@@ -204,7 +214,10 @@ impl State {
             &culprit,
             self.steps[k].alpha,
         );
-        let partly = self.steps.iter().find(|s| s.call.starts_with(PARTLY));
+        let partly = self
+            .this_search()
+            .iter()
+            .find(|s| s.call.starts_with(PARTLY));
         if let (true, Some(s)) = (parts.is_empty(), partly) {
             parts.push(format!(
                 "{} was worse than the good candidates and better than the bad ones: the change comes in parts or gradually, and the rest lies elsewhere in the range",
@@ -212,6 +225,34 @@ impl State {
             ));
         }
         Ok((confirmed, changes, parts))
+    }
+
+    /// The confirmation's fresh units of `members` (a good candidate, a
+    /// bad one) against their levels: a line when the machine drifted
+    /// ([`super::stale`]).
+    fn stale_check(
+        &self,
+        idx: &[usize],
+        vals: &super::search::Values,
+        members: [usize; 2],
+    ) -> Option<super::stale::Stale> {
+        let sides: Vec<super::stale::Side> = (0..2)
+            .map(|e| super::stale::Side {
+                level: ["good", "bad"][e],
+                member: &self.candidates[members[e]].name,
+                metrics: idx
+                    .iter()
+                    .filter_map(|&j| {
+                        Some((
+                            self.metrics[j].0.as_str(),
+                            self.levels.get(j)?[e].as_slice(),
+                            vals.v.get(e)?.get(j)?.as_slice(),
+                        ))
+                    })
+                    .collect(),
+            })
+            .collect();
+        super::stale::check(&sides)
     }
 
     /// Reverting the culprit on the bad end, where it applies: better

@@ -33,6 +33,7 @@ mod sim;
 /// Pinpoint's published rule, beside it.
 #[cfg(test)]
 mod sim_pinpoint;
+mod stale;
 
 use crate::error::input;
 use crate::stats::Better;

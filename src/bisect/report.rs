@@ -61,7 +61,7 @@ pub fn plan(p: &Plan, s: &State, env: &Env, dry_run: bool) {
             if git { ", the revert" } else { "" },
             p.cap
         ),
-        format!("  {}", s.budget.describe()),
+        format!("  {}", s.describe_bound()),
         format!("  runs are labelled {}/<candidate>", p.label),
     ];
     let show = |i: usize| {
@@ -105,7 +105,7 @@ pub fn result(p: &Plan, s: &State, store: &dyn Store, env: &Env) -> Result<()> {
         s.steps.len(),
         s.units,
         took,
-        s.budget.describe()
+        s.describe_bound()
     ));
     lines.push(format!("`kbench bisect --log {}` shows every step", p.id));
     env.front
@@ -148,10 +148,9 @@ fn outcome_lines(s: &State) -> Vec<String> {
             }
             if !confirmed {
                 lines.push("  measured afresh against its parent, it was not shown worse: treat it as a lead, not a verdict".into());
-                if !s.fresh_ends {
-                    lines.push("  (a machine that drifts between steps can mislead a search that reuses earlier units: `--fresh-ends` measures both ends beside every candidate)".into());
-                }
             }
+            lines.extend(drift_lines(s, *confirmed));
+            lines.extend(again_line(s));
             if let Some(r) = revert {
                 lines.push(format!("  {r}"));
             }
@@ -173,12 +172,39 @@ fn outcome_lines(s: &State) -> Vec<String> {
             if !confirmed {
                 lines.push("  measured afresh, the first bad one was not shown worse than the last good one: treat the span as a lead, not a verdict".into());
             }
+            lines.extend(drift_lines(s, *confirmed));
+            lines.extend(again_line(s));
         }
         Some(Outcome::CannotTell { candidate, why }) => {
             lines.push(format!("cannot tell at {}: {why}", name(*candidate)));
         }
         Some(Outcome::Nothing { why }) => lines.push(format!("nothing to bisect: {why}")),
         None => lines.push("the bisection has not ended".into()),
+    }
+    lines
+}
+
+/// When the search was made again with fresh ends, why.
+fn again_line(s: &State) -> Option<String> {
+    s.again.as_ref().map(|why| {
+        format!("  (a first search ended not confirmed, and {why}: this is the second search, with both ends measured beside every candidate)")
+    })
+}
+
+/// For a lead (not confirmed): whether the confirmation found the levels
+/// stale ([`super::stale`]), and what to do.
+fn drift_lines(s: &State, confirmed: bool) -> Vec<String> {
+    let mut lines = Vec::new();
+    if confirmed {
+        return lines;
+    }
+    if let Some(why) = &s.stale {
+        lines.push(format!("  {why}"));
+    }
+    match (s.fresh_ends, s.stale.is_some()) {
+        (false, true) => lines.push("  run it again with `--fresh-ends`, which measures both ends beside every candidate and decides each step on those units alone".into()),
+        (false, false) => lines.push("  (a machine that drifts between steps can mislead a search that reuses earlier units: `--fresh-ends` measures both ends beside every candidate)".into()),
+        (true, _) => {}
     }
     lines
 }
@@ -292,7 +318,7 @@ pub fn log(p: &Plan, s: &State, front: &Front) -> Result<()> {
         p.id,
         p.seed,
         s.candidates.len(),
-        s.budget.describe()
+        s.describe_bound()
     ));
     let mut t = crate::text::table::new(&[
         "#",

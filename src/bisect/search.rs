@@ -110,7 +110,8 @@ pub struct Candidate {
 /// One decision, as the log shows it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Step {
-    /// `ends`, `candidate`, `confirm` or `revert`.
+    /// `ends`, `candidate`, `confirm`, `again` (the search made again
+    /// with fresh ends) or `revert`.
     pub kind: String,
     /// The candidate decided (the culprit for confirm, the revert for revert).
     pub candidate: usize,
@@ -185,6 +186,19 @@ pub struct State {
     /// (`--fresh-ends`), not on the levels.
     #[serde(default)]
     pub fresh_ends: bool,
+    /// What the confirmation's fresh units say of the levels: a line when
+    /// the machine drifted between steps ([`super::stale`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
+    /// That check found both levels moved the same way (set by the
+    /// confirmation, read at once: a resumed bisection measures the
+    /// confirmation again).
+    #[serde(skip)]
+    pub drifted: bool,
+    /// Why the search was made again with fresh ends (the first search's
+    /// stale levels), when it was ([`State::again`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub again: Option<String>,
     pub steps: Vec<Step>,
     pub budget: Budget,
     /// Most units a side one decision may take.
@@ -262,6 +276,9 @@ impl State {
             ends_pool: Vec::new(),
             levels: Vec::new(),
             fresh_ends: false,
+            stale: None,
+            drifted: false,
+            again: None,
             steps: Vec::new(),
             budget,
             cap,
@@ -304,7 +321,10 @@ impl State {
             let (lo, hi) = self.bounds();
             m.release(&[0, last, lo, hi]);
             let Some(c) = self.next(lo, hi) else {
-                return self.settle(m, lo, hi);
+                match self.settle(m, lo, hi)? {
+                    Some(o) => return Ok(o),
+                    None => continue,
+                }
             };
             if let Err(why) = m.prepare(c) {
                 m.say(&format!("{}: skipped ({why})", self.candidates[c].name));
@@ -361,31 +381,85 @@ impl State {
     }
 
     /// Nothing left untested between lo and hi: the culprit is hi (then
-    /// confirmed), or skips leave several.
-    fn settle(&mut self, m: &mut dyn Measure, lo: usize, hi: usize) -> Result<Outcome> {
+    /// confirmed), or skips leave several; `None` when the confirmation
+    /// failed on stale levels and the search begins again ([`State::again`]).
+    fn settle(&mut self, m: &mut dyn Measure, lo: usize, hi: usize) -> Result<Option<Outcome>> {
         if hi > lo + 1 {
             let candidates: Vec<usize> = (lo + 1..=hi).collect();
             let (confirmed, _, _) = self.confirm(m, lo, hi)?;
-            return self.finish(
-                m,
-                Outcome::Among {
-                    candidates,
-                    confirmed,
-                },
-            );
+            if self.again(m, confirmed)? {
+                return Ok(None);
+            }
+            let o = Outcome::Among {
+                candidates,
+                confirmed,
+            };
+            return self.finish(m, o).map(Some);
         }
         let (confirmed, changes, parts) = self.confirm(m, lo, hi)?;
+        if self.again(m, confirmed)? {
+            return Ok(None);
+        }
         let revert = if confirmed { self.revert(m, hi)? } else { None };
-        self.finish(
-            m,
-            Outcome::Culprit {
-                index: hi,
-                confirmed,
-                changes,
-                revert,
-                parts,
-            },
-        )
+        let o = Outcome::Culprit {
+            index: hi,
+            confirmed,
+            changes,
+            revert,
+            parts,
+        };
+        self.finish(m, o).map(Some)
+    }
+
+    /// Whether this search may yet be made again with fresh ends.
+    pub(super) fn may_again(&self) -> bool {
+        self.budget.again && !self.fresh_ends && self.again.is_none()
+    }
+
+    /// The bound, as the bisection states it.
+    pub fn describe_bound(&self) -> String {
+        self.budget.describe(self.may_again(), self.again.is_some())
+    }
+
+    /// After a confirmation that failed where both levels moved the same
+    /// way (the machine drifted, [`super::stale`]): make
+    /// the search again, once, with both ends measured beside every
+    /// candidate (as `--fresh-ends`), from the whole range (the first
+    /// search's calls rested on the stale units).  Its confirmation runs
+    /// at its own share of α ([`super::budget`]).  Skips stand.
+    fn again(&mut self, m: &mut dyn Measure, confirmed: bool) -> Result<bool> {
+        if confirmed || !self.may_again() || !self.drifted {
+            return Ok(false);
+        }
+        let Some(why) = self.stale.take() else {
+            return Ok(false);
+        };
+        m.say(&format!(
+            "not confirmed, and {why}: searching again with both ends measured beside every candidate"
+        ));
+        let k = self.open_step("again", self.bad_end);
+        self.close_step(k, "levels stale: search again with fresh ends");
+        for c in &mut self.candidates {
+            if matches!(c.status, Status::Good | Status::Bad) {
+                c.status = Status::Untested;
+            }
+        }
+        self.levels.clear();
+        self.fresh_ends = true;
+        self.again = Some(why);
+        m.save(self)?;
+        Ok(true)
+    }
+
+    /// The steps of the search now under way (after it was made again,
+    /// the second's).
+    pub(super) fn this_search(&self) -> &[Step] {
+        let from = self
+            .steps
+            .iter()
+            .rposition(|s| s.kind == "again")
+            .map_or(0, |k| k + 1);
+        &self.steps[from..]
     }
 
     /// Measure decision `k` over `sides` in seeded random rounds (one
@@ -472,11 +546,17 @@ impl State {
         let k = self.steps.len();
         // Steps share the bisection's α; the ends, the confirmation and
         // the revert each have all of it (see `budget`).
-        let alpha = if kind == "candidate" {
-            self.budget
-                .step(self.steps.iter().filter(|s| s.kind == "candidate").count())
-        } else {
-            self.budget.whole()
+        let alpha = match kind {
+            "candidate" => self.budget.step(
+                self.this_search()
+                    .iter()
+                    .filter(|s| s.kind == "candidate")
+                    .count(),
+            ),
+            "confirm" => self.budget.confirm(self.may_again(), self.again.is_some()),
+            // Not a test.
+            "again" => 0.0,
+            _ => self.budget.whole(),
         };
         self.steps.push(Step {
             kind: kind.into(),

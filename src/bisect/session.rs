@@ -20,7 +20,9 @@ pub fn start(plan: &Plan, env: &Env, dry_run: bool) -> Result<()> {
             "a bisection needs at least two candidates (a good and a bad end)",
         ));
     }
-    let budget = Budget::new(plan.alpha, candidates.len());
+    let mut budget = Budget::new(plan.alpha, candidates.len());
+    // Stored runs do not drift: nothing to search again for.
+    budget.again = plan.runner != Runner::Stored;
     let mut state = State::new(
         candidates,
         metrics,

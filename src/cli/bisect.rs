@@ -17,7 +17,9 @@ Each step measures its candidate (and an end only while the units known to be li
 fewer than the candidate's) and decides 'like good', 'like bad' or 'not yet' with a sequential \
 test against every unit of the candidates already decided; the culprit is named only when a \
 comparison of its own, measured afresh, finds it worse than its parent at --alpha, which bounds \
-the chance of naming a culprit that is not. The command's arguments that name \
+the chance of naming a culprit that is not. When that comparison fails and finds the machine \
+drifted (the units reused no longer match fresh ones), the search is made again, once, with \
+--fresh-ends, the two comparisons sharing --alpha. The command's arguments that name \
 --repo are turned into the candidate's own work tree.";
 
 #[derive(Args, Debug, Clone)]
@@ -69,7 +71,7 @@ pub struct BisectArgs {
     pub allow_emulated: bool,
     /// Measure both ends beside every candidate and decide each step on those units alone, not on
     /// every unit so far: about 2.5 times the runs, but a machine that drifts between steps cannot
-    /// mislead the search (it never makes a wrong culprit either way)
+    /// mislead the search (without it, a search the drift misled is made again this way)
     #[arg(long)]
     pub fresh_ends: bool,
     #[command(flatten)]

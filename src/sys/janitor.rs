@@ -117,7 +117,7 @@ impl Drop for Scratch {
     /// folder's drop) left a window in which a kill kept the folder for
     /// good.
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(self.dir.path());
+        self.dir.remove();
         end(self.janitor.take());
     }
 }

@@ -3,9 +3,11 @@
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
-/// A directory removed, with everything in it, when dropped.
+/// A directory removed, with everything in it, when dropped (or before,
+/// by [`PrivateDir::remove`], once).
 pub struct PrivateDir {
     path: PathBuf,
+    removed: bool,
 }
 
 impl PrivateDir {
@@ -21,11 +23,23 @@ impl PrivateDir {
     /// Create `path` (mode 0700; it must not exist).
     pub fn create(path: PathBuf) -> std::io::Result<PrivateDir> {
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
-        Ok(PrivateDir { path })
+        Ok(PrivateDir {
+            path,
+            removed: false,
+        })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Remove it now (an owner that must order the removal before
+    /// something else); the drop then leaves the path alone, which by
+    /// then may name another's directory.
+    pub fn remove(&mut self) {
+        if !std::mem::replace(&mut self.removed, true) {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
 }
 
@@ -44,6 +58,30 @@ pub fn remove_when_left(dir: &Path) {
 
 impl Drop for PrivateDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        self.remove();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Removed early, the directory is not removed again at the drop: a
+    /// directory made at the same path since is left alone.
+    #[test]
+    fn removed_early_is_removed_once() {
+        let parent = tempfile::tempdir().unwrap();
+        let path = PrivateDir::plan(parent.path(), "t");
+        let mut d = PrivateDir::create(path.clone()).unwrap();
+        std::fs::write(path.join("f"), "x").unwrap();
+        d.remove();
+        assert!(!path.exists());
+        std::fs::create_dir(&path).unwrap();
+        drop(d);
+        assert!(path.exists(), "a later directory at the path was removed");
+        let d = PrivateDir::create(parent.path().join("u")).unwrap();
+        let p = d.path().to_path_buf();
+        drop(d);
+        assert!(!p.exists());
     }
 }

@@ -20,9 +20,8 @@
 //! (which metrics got worse) and the revert run at α.
 //!
 //! A search that reuses earlier units can be misled by a machine that
-//! drifts between steps; its confirmation then fails, and sees why (the
-//! levels it reused are unlike fresh units of their members,
-//! [`super::stale`]).  Rather than end there with a lead, the search is
+//! drifts between steps; its confirmation then fails, and sees why (a
+//! candidate unlike its own earlier units, [`super::stale`]).  Rather than end there with a lead, the search is
 //! made once more with both ends measured beside every candidate, and its
 //! culprit confirmed afresh again.  Two confirmations can each name a
 //! culprit, so where that second search may come the first runs at
@@ -94,7 +93,7 @@ impl Budget {
     pub fn describe(&self, may_again: bool, second: bool) -> String {
         let at = if may_again || second {
             format!(
-                "{:.4}, or, when that comparison finds the search's earlier units stale and the search is made again with both ends measured beside every candidate, its own at {:.4} (together {})",
+                "{:.4}, or, when that comparison finds the machine drifted and the search is made again with both ends measured beside every candidate, its own at {:.4} (together {})",
                 self.confirm(true, false),
                 self.confirm(true, true),
                 self.alpha

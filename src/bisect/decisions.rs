@@ -50,6 +50,8 @@ impl State {
                 self.bisected = w;
                 self.join(0, &units.v[0]);
                 self.join(1, &units.v[1]);
+                self.keep_own(0, &units.v[0]);
+                self.keep_own(last, &units.v[1]);
                 m.save(self)?;
                 Ok(None)
             }
@@ -135,6 +137,9 @@ impl State {
             if let Some(l) = level {
                 self.join(l, &vals.v[2]);
             }
+            self.keep_own(0, &vals.v[0]);
+            self.keep_own(last, &vals.v[1]);
+            self.keep_own(c, &vals.v[2]);
             self.close_step(k, &said);
             m.say(&format!(
                 "{} {}: {said} after {} units of it",
@@ -142,6 +147,17 @@ impl State {
             ));
         }
         Ok(got)
+    }
+
+    /// Add a candidate's values (per metric) to its own ([`State::own`]).
+    fn keep_own(&mut self, c: usize, v: &[Vec<f64>]) {
+        let own = self.own.entry(c).or_default();
+        if own.len() < v.len() {
+            own.resize(v.len(), Vec::new());
+        }
+        for (j, x) in v.iter().enumerate() {
+            own[j].extend_from_slice(x);
+        }
     }
 
     /// Add a decided side's values to a level (0 good, 1 bad), per metric.
@@ -228,7 +244,8 @@ impl State {
     }
 
     /// The confirmation's fresh units of `members` (a good candidate, a
-    /// bad one) against their levels: a line when the machine drifted
+    /// bad one) against their own earlier units and their levels': a line
+    /// when either is off, and whether the machine drifted
     /// ([`super::stale`]).
     fn stale_check(
         &self,
@@ -236,23 +253,33 @@ impl State {
         vals: &super::search::Values,
         members: [usize; 2],
     ) -> Option<super::stale::Stale> {
-        let sides: Vec<super::stale::Side> = (0..2)
-            .map(|e| super::stale::Side {
-                level: ["good", "bad"][e],
-                member: &self.candidates[members[e]].name,
-                metrics: idx
-                    .iter()
-                    .filter_map(|&j| {
-                        Some((
-                            self.metrics[j].0.as_str(),
-                            self.levels.get(j)?[e].as_slice(),
-                            vals.v.get(e)?.get(j)?.as_slice(),
-                        ))
-                    })
-                    .collect(),
-            })
-            .collect();
-        super::stale::check(&sides)
+        let side = |e: usize, own: bool| super::stale::Side {
+            against: match (own, e) {
+                (true, _) => "its own",
+                (false, 0) => "the good level's",
+                (false, _) => "the bad level's",
+            },
+            member: &self.candidates[members[e]].name,
+            metrics: idx
+                .iter()
+                .filter_map(|&j| {
+                    let earlier = if own {
+                        self.own.get(&members[e])?.get(j)?
+                    } else {
+                        &self.levels.get(j)?[e]
+                    };
+                    Some((
+                        self.metrics[j].0.as_str(),
+                        earlier.as_slice(),
+                        vals.v.get(e)?.get(j)?.as_slice(),
+                    ))
+                })
+                .collect(),
+        };
+        super::stale::check(
+            &[side(0, true), side(1, true)],
+            &[side(0, false), side(1, false)],
+        )
     }
 
     /// Reverting the culprit on the bad end, where it applies: better

@@ -57,9 +57,17 @@ pub fn plan(p: &Plan, s: &State, env: &Env, dry_run: bool) {
         ),
         format!("  each unit: kbench {}", p.command.join(" ")),
         format!(
-            "  {decisions} decisions planned (the ends, {steps} steps, the confirmation{}), each to at most {} units a side: {worst} units in the worst case",
+            "  {decisions} decisions planned (the ends, {steps} steps, the confirmation{}), each to at most {} units a side: {worst} units in the worst case{}",
             if git { ", the revert" } else { "" },
-            p.cap
+            p.cap,
+            if s.may_again() {
+                format!(
+                    "; should the machine drift and the search be made again with fresh ends, up to {} more",
+                    steps * sides(3) + sides(2)
+                )
+            } else {
+                String::new()
+            }
         ),
         format!("  {}", s.describe_bound()),
         format!("  runs are labelled {}/<candidate>", p.label),
@@ -221,7 +229,8 @@ fn side_by_side(
     if p.runner == Runner::Stored {
         return Ok(());
     }
-    let Some(k) = s.steps.iter().position(|st| st.kind == "confirm") else {
+    // The last: a search made again has two.
+    let Some(k) = s.steps.iter().rposition(|st| st.kind == "confirm") else {
         return Ok(());
     };
     let f = crate::store::RunFilter {
@@ -337,7 +346,11 @@ pub fn log(p: &Plan, s: &State, front: &Front) -> Result<()> {
             (i + 1).to_string(),
             st.kind.clone(),
             c,
-            format!("{:.4}", st.alpha),
+            if st.kind == "again" {
+                "-".to_string()
+            } else {
+                format!("{:.4}", st.alpha)
+            },
             st.units.to_string(),
             if st.call.is_empty() {
                 "(measuring)".into()

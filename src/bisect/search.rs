@@ -182,6 +182,11 @@ pub struct State {
     /// those of the bad level.
     #[serde(default)]
     pub levels: Vec<[Vec<f64>; 2]>,
+    /// Every unit of each candidate measured so far in this search, per
+    /// metric: what the confirmation's fresh units of a candidate are
+    /// checked against for drift ([`super::stale`]).
+    #[serde(default)]
+    pub own: std::collections::BTreeMap<usize, Vec<Vec<f64>>>,
     /// Steps measure both ends every round and test on those units alone
     /// (`--fresh-ends`), not on the levels.
     #[serde(default)]
@@ -275,6 +280,7 @@ impl State {
             bisected: Vec::new(),
             ends_pool: Vec::new(),
             levels: Vec::new(),
+            own: Default::default(),
             fresh_ends: false,
             stale: None,
             drifted: false,
@@ -445,6 +451,7 @@ impl State {
             }
         }
         self.levels.clear();
+        self.own.clear();
         self.fresh_ends = true;
         self.again = Some(why);
         m.save(self)?;

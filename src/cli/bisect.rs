@@ -18,7 +18,7 @@ fewer than the candidate's) and decides 'like good', 'like bad' or 'not yet' wit
 test against every unit of the candidates already decided; the culprit is named only when a \
 comparison of its own, measured afresh, finds it worse than its parent at --alpha, which bounds \
 the chance of naming a culprit that is not. When that comparison fails and finds the machine \
-drifted (the units reused no longer match fresh ones), the search is made again, once, with \
+drifted (a candidate unlike its own earlier units), the search is made again, once, with \
 --fresh-ends, the two comparisons sharing --alpha. The command's arguments that name \
 --repo are turned into the candidate's own work tree.";
 

@@ -444,7 +444,10 @@ impl State {
             "not confirmed, and {why}: searching again with both ends measured beside every candidate"
         ));
         let k = self.open_step("again", self.bad_end);
-        self.close_step(k, "levels stale: search again with fresh ends");
+        self.close_step(
+            k,
+            "the machine drifted: the search made again with fresh ends",
+        );
         for c in &mut self.candidates {
             if matches!(c.status, Status::Good | Status::Bad) {
                 c.status = Status::Untested;

@@ -9,6 +9,12 @@ use super::search::{Change, Measure, Role, State};
 use crate::stats::Better;
 use anyhow::Result;
 
+/// What a confirmation found: whether it confirmed; per bisected metric
+/// the change and its interval; the lines that say the change comes in
+/// parts ([`super::parts`]); and, when not confirmed, why it may have
+/// failed ([`super::stale`]).
+type Confirmation = (bool, Vec<Change>, Vec<String>, Option<super::stale::Stale>);
+
 impl State {
     /// The ends: which metrics got worse.  `Some(why)` when none did.
     pub(super) fn decide_ends(
@@ -177,7 +183,7 @@ impl State {
         m: &mut dyn Measure,
         parent: usize,
         culprit: usize,
-    ) -> Result<(bool, Vec<Change>, Vec<String>)> {
+    ) -> Result<Confirmation> {
         let k = self.open_step("confirm", culprit);
         let idx = self.bisected_idx();
         let (got, vals) = self.measure(
@@ -218,8 +224,6 @@ impl State {
         let stale = (!confirmed)
             .then(|| self.stale_check(&idx, &vals, [parent, culprit]))
             .flatten();
-        self.drifted = stale.as_ref().is_some_and(|s| s.drift);
-        self.stale = stale.map(|s| s.line);
         let culprit: Vec<(usize, super::parts::Lr)> = idx
             .iter()
             .filter_map(|&j| Some((j, super::parts::of(&vals.v[0][j], &vals.v[1][j])?)))
@@ -240,7 +244,7 @@ impl State {
                 self.candidates[s.candidate].name
             ));
         }
-        Ok((confirmed, changes, parts))
+        Ok((confirmed, changes, parts, stale))
     }
 
     /// The confirmation's fresh units of `members` (a good candidate, a

@@ -199,8 +199,8 @@ fn again_line(s: &State) -> Option<String> {
     })
 }
 
-/// For a lead (not confirmed): whether the confirmation found the levels
-/// stale ([`super::stale`]), and what to do.
+/// For a lead (not confirmed): why it may be one, when the confirmation
+/// found it ([`super::stale`]), and what to do.
 fn drift_lines(s: &State, confirmed: bool) -> Vec<String> {
     let mut lines = Vec::new();
     if confirmed {

@@ -191,17 +191,13 @@ pub struct State {
     /// (`--fresh-ends`), not on the levels.
     #[serde(default)]
     pub fresh_ends: bool,
-    /// What the confirmation's fresh units say of the levels: a line when
-    /// the machine drifted between steps ([`super::stale`]).
+    /// Why a lead (a confirmation that failed) may be one, from its fresh
+    /// units against earlier ones ([`super::stale`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stale: Option<String>,
-    /// That check found both levels moved the same way (set by the
-    /// confirmation, read at once: a resumed bisection measures the
-    /// confirmation again).
-    #[serde(skip)]
-    pub drifted: bool,
-    /// Why the search was made again with fresh ends (the first search's
-    /// stale levels), when it was ([`State::again`]).
+    /// Why the search was made again with fresh ends (the first
+    /// confirmation found the machine drifted), when it was
+    /// ([`State::again`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub again: Option<String>,
     pub steps: Vec<Step>,
@@ -283,7 +279,6 @@ impl State {
             own: Default::default(),
             fresh_ends: false,
             stale: None,
-            drifted: false,
             again: None,
             steps: Vec::new(),
             budget,
@@ -392,8 +387,8 @@ impl State {
     fn settle(&mut self, m: &mut dyn Measure, lo: usize, hi: usize) -> Result<Option<Outcome>> {
         if hi > lo + 1 {
             let candidates: Vec<usize> = (lo + 1..=hi).collect();
-            let (confirmed, _, _) = self.confirm(m, lo, hi)?;
-            if self.again(m, confirmed)? {
+            let (confirmed, _, _, stale) = self.confirm(m, lo, hi)?;
+            if self.again(m, confirmed, stale)? {
                 return Ok(None);
             }
             let o = Outcome::Among {
@@ -402,8 +397,8 @@ impl State {
             };
             return self.finish(m, o).map(Some);
         }
-        let (confirmed, changes, parts) = self.confirm(m, lo, hi)?;
-        if self.again(m, confirmed)? {
+        let (confirmed, changes, parts, stale) = self.confirm(m, lo, hi)?;
+        if self.again(m, confirmed, stale)? {
             return Ok(None);
         }
         let revert = if confirmed { self.revert(m, hi)? } else { None };
@@ -427,18 +422,25 @@ impl State {
         self.budget.describe(self.may_again(), self.again.is_some())
     }
 
-    /// After a confirmation that failed where both levels moved the same
-    /// way (the machine drifted, [`super::stale`]): make
-    /// the search again, once, with both ends measured beside every
-    /// candidate (as `--fresh-ends`), from the whole range (the first
-    /// search's calls rested on the stale units).  Its confirmation runs
-    /// at its own share of α ([`super::budget`]).  Skips stand.
-    fn again(&mut self, m: &mut dyn Measure, confirmed: bool) -> Result<bool> {
-        if confirmed || !self.may_again() || !self.drifted {
-            return Ok(false);
-        }
-        let Some(why) = self.stale.take() else {
-            return Ok(false);
+    /// After a confirmation that failed and found the machine drifted (a
+    /// candidate unlike its own earlier units, [`super::stale`]): make the
+    /// search again, once, with both ends measured beside every candidate
+    /// (as `--fresh-ends`), from the whole range (the first search's calls
+    /// rested on stale units).  Its confirmation runs at its own share of
+    /// α ([`super::budget`]).  Skips stand.  Otherwise what the check
+    /// found is kept for the result, and `false`.
+    fn again(
+        &mut self,
+        m: &mut dyn Measure,
+        confirmed: bool,
+        stale: Option<super::stale::Stale>,
+    ) -> Result<bool> {
+        let why = match stale {
+            Some(s) if !confirmed && s.drift && self.may_again() => s.line,
+            other => {
+                self.stale = other.map(|s| s.line);
+                return Ok(false);
+            }
         };
         m.say(&format!(
             "not confirmed, and {why}: searching again with both ends measured beside every candidate"
@@ -554,8 +556,8 @@ impl State {
             return k;
         }
         let k = self.steps.len();
-        // Steps share the bisection's α; the ends, the confirmation and
-        // the revert each have all of it (see `budget`).
+        // Steps share the bisection's α; the ends and the revert each have
+        // all of it, a confirmation all or its share (see `budget`).
         let alpha = match kind {
             "candidate" => self.budget.step(
                 self.this_search()

@@ -1242,10 +1242,10 @@ fn the_front_checker_finds_a_planted_print_and_open() {
 }
 
 /// Files that may start a child kbench, and why: a unit is run only
-/// through `experiment::unit::Runner`.
+/// through `experiment::runner::Runner`.
 const CHILD_MAKERS: &[(&str, &str)] = &[
     (
-        "experiment/unit/here.rs",
+        "experiment/runner/here.rs",
         "the runner of a unit in this boot",
     ),
     (
@@ -1266,7 +1266,7 @@ fn children_started(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec
         for (n, l) in non_test_lines(src) {
             if l.contains("Child::new(") {
                 out.push(format!(
-                    "src/{rel}:{n} starts a child kbench (run a unit through experiment::unit::Runner): {}",
+                    "src/{rel}:{n} starts a child kbench (run a unit through experiment::runner::Runner): {}",
                     l.trim()
                 ));
             }

@@ -400,7 +400,7 @@ fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord
 
 /// One run of the candidate's command (a child kbench), as stored.
 fn measure_one(o: &Options, label: &str) -> Result<Option<RunRecord>> {
-    use crate::experiment::unit::{Here, Runner, Unit};
+    use crate::experiment::runner::{Here, Runner, Unit};
     let mut store = o.env.front.write_store()?;
     let mut here = Here {
         db: o.env.front.db().map(str::to_string),
@@ -414,6 +414,7 @@ fn measure_one(o: &Options, label: &str) -> Result<Option<RunRecord>> {
         tag: None,
         number: 0,
         of: 0,
+        env: &[],
     };
     let ran = here.run(&mut *store, &unit)?;
     if ran.interrupted {

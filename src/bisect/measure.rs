@@ -9,7 +9,7 @@ use super::git::{self, Commit};
 use super::search::{Candidate, Measure, Role, State, Status, Unit};
 use super::{Env, Plan, Runner, Source};
 use crate::error::input;
-use crate::experiment::unit::{self, Here, Ran, Runner as _, Stored};
+use crate::experiment::runner::{self as unit, Here, Ran, Runner as _, Stored};
 use crate::store::{Kind, RunFilter, RunRecord, Store, Tag};
 use anyhow::{anyhow, Result};
 use std::collections::BTreeMap;
@@ -278,6 +278,7 @@ impl<'a> Real<'a> {
             tag: Some(tag),
             number: 0,
             of: 0,
+            env: &[],
         };
         match self.ready.get_mut(&i) {
             Some(Ready::Stored(stored)) => stored.run(store, &unit),
@@ -288,7 +289,7 @@ impl<'a> Real<'a> {
                     quiet: true,
                     quiet_stdout: true,
                     dir: Some(tree.clone()),
-                    env: Vec::new(),
+                    ..Default::default()
                 };
                 unit.command = &command;
                 here.run(store, &unit)

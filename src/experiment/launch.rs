@@ -89,6 +89,41 @@ impl Child {
         wait(self.cmd.spawn()?)
     }
 
+    /// Run it to the end as [`Child::run`] does, its standard error read
+    /// line by line and each line handed to `each` (under `--json` the
+    /// parent relays them as events) instead of passed through.
+    pub fn run_relaying(mut self, each: &(dyn Fn(&str) + Sync)) -> Result<Option<i32>> {
+        use std::io::BufRead;
+        self.cmd.stderr(Stdio::piped());
+        let mut child = self.cmd.spawn()?;
+        let err = child.stderr.take();
+        std::thread::scope(|s| {
+            let reader = err.map(|e| {
+                s.spawn(move || {
+                    // A line is kept to 64 KiB: kbench's own child writes
+                    // short lines, and nothing it writes is held whole.
+                    let mut r = std::io::BufReader::new(e);
+                    let mut buf = Vec::new();
+                    loop {
+                        buf.clear();
+                        match std::io::Read::take(&mut r, 64 * 1024).read_until(b'\n', &mut buf) {
+                            Ok(0) | Err(_) => break,
+                            Ok(_) => {
+                                let line = String::from_utf8_lossy(&buf);
+                                each(line.trim_end_matches(['\n', '\r']));
+                            }
+                        }
+                    }
+                })
+            });
+            let status = wait(child);
+            if let Some(r) = reader {
+                let _ = r.join();
+            }
+            status
+        })
+    }
+
     /// Run it with its output captured (a `--dry-run` asked of it).
     pub fn output(mut self) -> Result<Output> {
         Ok(self.cmd.output()?)

@@ -17,18 +17,22 @@
 pub mod campaign;
 mod combos;
 pub mod command;
+pub mod engine;
+pub mod event;
+pub mod kinds;
 pub mod knob;
 pub mod launch;
 pub mod lock;
 pub(crate) mod look;
-pub mod matrix;
 pub mod order;
 pub mod plan;
 pub mod restore;
+pub mod runner;
 pub mod sched;
 pub mod setup;
-pub mod unit;
 pub mod vary;
+
+pub use kinds::matrix;
 
 /// How kbench parses a whole command line (program name first): the
 /// command line's own parser, handed down by `cmd/`, so an experiment

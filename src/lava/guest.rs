@@ -5,7 +5,7 @@
 //! as one bundle (see [`super::bundle`]).
 
 use super::bundle::{self, Boot};
-use crate::experiment::unit::{Here, Runner, Unit};
+use crate::experiment::runner::{Here, Runner, Unit};
 use crate::store::{Access, RunStatus, Tag};
 use anyhow::Result;
 
@@ -57,6 +57,7 @@ pub fn run(o: &Options) -> Result<i32> {
             tag: Some(&tag),
             number: o.boot as usize,
             of: 0,
+            env: &[],
         };
         Here {
             db: Some(db_text.clone()),

@@ -27,6 +27,14 @@ pub trait Say: Send + Sync {
     fn out(&self, text: &str);
     /// One line of progress or warning.
     fn note(&self, line: &str);
+    /// A typed event: `json` for a program, `text` (possibly empty: a
+    /// person is told nothing) for a person.
+    fn event(&self, json: &str, text: &str) {
+        if !text.is_empty() {
+            self.note(text)
+        }
+        let _ = json;
+    }
 }
 
 /// A person at a terminal (or a file they redirect to).
@@ -42,8 +50,9 @@ impl Say for Terminal {
 }
 
 /// A program: the result is the JSON document the command prints, and
-/// each note a JSON line `{"note": "…"}` on standard error, so a wrapper
-/// can follow progress without parsing prose.
+/// every line on standard error a JSON object with an `event` field (a
+/// note is `{"event": "note", "text": "…"}`), so a wrapper can follow
+/// progress without parsing prose.
 pub struct Json;
 
 impl Say for Json {
@@ -51,7 +60,10 @@ impl Say for Json {
         Terminal.out(text)
     }
     fn note(&self, line: &str) {
-        Terminal.note(&serde_json::json!({ "note": line }).to_string())
+        Terminal.note(&serde_json::json!({ "event": "note", "text": line }).to_string())
+    }
+    fn event(&self, json: &str, _text: &str) {
+        Terminal.note(json)
     }
 }
 
@@ -153,6 +165,15 @@ impl Front {
     pub fn progress(&self, line: &str) {
         if !self.quiet {
             self.say.note(line)
+        }
+    }
+
+    /// A typed event (`experiment::event`): its JSON line under
+    /// `--json`, else its text; progress (not with `--quiet`) unless
+    /// `always`.
+    pub fn event(&self, json: &str, text: &str, always: bool) {
+        if always || !self.quiet {
+            self.say.event(json, text)
         }
     }
 }

@@ -8,7 +8,7 @@ use super::image::Image;
 use super::initramfs;
 use super::{accel, job, plan, qemu, record};
 use crate::error::input;
-use crate::experiment::unit::Ran;
+use crate::experiment::runner::Ran;
 use crate::store::{RunStatus, Store};
 use anyhow::{anyhow, Result};
 use std::path::{Path, PathBuf};

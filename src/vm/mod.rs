@@ -44,7 +44,7 @@ pub use plan::KernelSpec;
 pub use unit::Booter;
 
 use crate::error::input;
-use crate::experiment::unit::{Runner, Unit};
+use crate::experiment::runner::{Runner, Unit};
 use crate::store::Kind;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -287,6 +287,7 @@ impl Session {
                 tag: Some(&tag),
                 number: n + 1,
                 of: flat.len(),
+                env: &[],
             };
             let booted = Booter {
                 machine: &self.machine,

@@ -5,7 +5,7 @@
 
 use super::{Options, Session};
 use crate::compare;
-use crate::experiment::unit::Ran;
+use crate::experiment::runner::Ran;
 use crate::store::{RunFilter, RunRecord, Store};
 use anyhow::Result;
 use std::io::IsTerminal;

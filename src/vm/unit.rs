@@ -5,7 +5,7 @@
 
 use super::machine::{Guest, Machine, Place};
 use super::report::Bar;
-use crate::experiment::unit::{Ran, Runner, Unit};
+use crate::experiment::runner::{Ran, Runner, Unit};
 use crate::session::Front;
 use crate::store::Store;
 use anyhow::{bail, Result};

@@ -6,7 +6,7 @@ use super::reboot::shell_quote;
 use super::service::remove_service;
 use super::*;
 use crate::error::resource;
-use crate::experiment::unit::{Here, Ran, Runner, Unit};
+use crate::experiment::runner::{Here, Ran, Runner, Unit};
 use crate::store::{RunFilter, Tag};
 
 /// Options of `step`.
@@ -424,6 +424,7 @@ fn run_block(f: &Front, store: &mut dyn Store, plan: &Plan, label: &str, tag: &T
         tag: Some(tag),
         number: plan.next + 1,
         of: plan.order.len(),
+        env: &[],
     };
     Here {
         db: f.db().map(str::to_string),

@@ -41,6 +41,9 @@ pub struct Unit<'a> {
     /// Its 1-based number in the experiment, of how many (0: open-ended).
     pub number: usize,
     pub of: usize,
+    /// More of a child's environment for this unit alone (a matrix's
+    /// sched_ext variant); a runner with no child ignores it.
+    pub env: &'a [(String, String)],
 }
 
 /// What a unit left.
@@ -134,6 +137,7 @@ mod tests {
                 tag: Some(&t),
                 number: n,
                 of: 3,
+                env: &[],
             };
             let ran = sim.run(&mut store, &u).unwrap();
             assert!(ran.failed.is_none() && !ran.interrupted);
@@ -152,6 +156,7 @@ mod tests {
             tag: Some(&t),
             number: 1,
             of: 0,
+            env: &[],
         };
         for want in &made {
             let ran = stored.run(&mut store, &u).unwrap();
@@ -185,6 +190,7 @@ mod tests {
             tag: Some(&t),
             number: 1,
             of: 1,
+            env: &[],
         };
         sim.run(&mut store, &u).unwrap();
         assert_eq!(tagged(&store, "m/a", Some(&t), 0.0).unwrap().len(), 1);

@@ -19,8 +19,27 @@ pub struct Here {
     pub quiet_stdout: bool,
     /// Where it runs (a bisection's work tree); here, if `None`.
     pub dir: Option<PathBuf>,
-    /// More of its environment (a matrix's sched_ext variant).
+    /// More of its environment, for every unit.
     pub env: Vec<(String, String)>,
+    /// Its standard-error lines relayed as events (`--json`), not passed
+    /// through.
+    pub relay: Option<crate::experiment::event::Events>,
+}
+
+impl Here {
+    /// A child on the command's store, as quiet as the command, its
+    /// report thrown away and its lines relayed under `--json`.
+    pub fn for_front(front: &crate::session::Front) -> Here {
+        Here {
+            db: front.db().map(str::to_string),
+            quiet: front.quiet,
+            quiet_stdout: front.json,
+            relay: front
+                .json
+                .then(|| crate::experiment::event::Events::new(front)),
+            ..Default::default()
+        }
+    }
 }
 
 impl Runner for Here {
@@ -35,10 +54,13 @@ impl Runner for Here {
         if let Some(d) = &self.dir {
             child = child.in_dir(d);
         }
-        for (k, v) in &self.env {
+        for (k, v) in self.env.iter().chain(unit.env) {
             child = child.env(k, v);
         }
-        let status = child.run()?;
+        let status = match &self.relay {
+            Some(ev) => child.run_relaying(&|l| ev.child(unit.number, l))?,
+            None => child.run()?,
+        };
         let failed = match status {
             Some(0) => None,
             Some(s) => Some(format!("exit {s}")),

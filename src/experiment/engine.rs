@@ -324,6 +324,21 @@ pub fn runs_of(
     labels: &[String],
     since: Option<f64>,
 ) -> Result<Vec<RunRecord>> {
+    runs_where(store, labels, since, |r| {
+        Tag::of(r).is_some_and(|t| t.is(kind, id))
+    })
+}
+
+/// The complete runs under `labels` (any when empty) stored since
+/// `since` that `keep` keeps, oldest first: for a kind whose units' runs
+/// are known by more than their tag (a vm guest's own matrix tags its
+/// runs as its own; the session is in `settings.vm`).
+pub fn runs_where(
+    store: &dyn Store,
+    labels: &[String],
+    since: Option<f64>,
+    keep: impl Fn(&RunRecord) -> bool,
+) -> Result<Vec<RunRecord>> {
     let filter = RunFilter {
         labels: labels.to_vec(),
         since: since.map(|s| s - 1.0),
@@ -333,7 +348,7 @@ pub fn runs_of(
     let mut runs: Vec<RunRecord> = store
         .load_runs(&filter, false)?
         .into_iter()
-        .filter(|r| Tag::of(r).is_some_and(|t| t.is(kind, id)))
+        .filter(|r| keep(r))
         .collect();
     runs.sort_by(|a, b| a.started.total_cmp(&b.started).then(a.id.cmp(&b.id)));
     Ok(runs)

@@ -44,7 +44,8 @@ pub use plan::KernelSpec;
 pub use unit::Booter;
 
 use crate::error::input;
-use crate::experiment::runner::{Runner, Unit};
+use crate::experiment::engine::{self, After, Ctx, Design, Plan, Step};
+use crate::experiment::runner::Ran;
 use crate::store::Kind;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -228,13 +229,22 @@ impl Session {
             initrds.push(path);
         }
         let mut isolation = isolate(o.isolate, &mut self.machine, |m| report::say(o, m));
-        let outcome = self.boots(o, &initrds, &command, &files, scratch.path());
+        let mut plan = Plan {
+            id: self.id.clone(),
+            ..Plan::new(
+                Kind::Vm,
+                self.seed,
+                self.order.clone(),
+                report::State::new(self),
+            )
+        };
+        let outcome = self.boots(o, &mut plan, &initrds, (&command, &files), scratch.path());
         if let Some(i) = isolation.as_mut() {
             i.undo();
         }
-        let (store, log) = outcome?;
-        report::closing(o, self, &*store, &log)?;
-        if log.ok_boots() == 0 {
+        let store = outcome?;
+        report::closing(o, self, &*store, &plan)?;
+        if plan.state.ok_boots() == 0 {
             // Every boot failed: the report says why; the exit says so too.
             return Err(crate::error::resource(format!(
                 "none of the {} boots completed (see the boots above, and `kbench runs list`)",
@@ -259,52 +269,89 @@ impl Session {
         }
     }
 
-    /// Every boot in order, each stored as it ends; the session's record
-    /// kept in the store after each.
+    /// Every boot in order through the engine, each stored as it ends
+    /// and the session's plan saved after each.
     fn boots(
         &self,
         o: &Options,
+        plan: &mut Plan<report::State>,
         initrds: &[PathBuf],
-        command: &[String],
-        files: &[initramfs::Entry],
+        (command, files): (&[String], &[initramfs::Entry]),
         scratch: &Path,
-    ) -> Result<(Box<dyn crate::store::Store>, report::Log)> {
+    ) -> Result<Box<dyn crate::store::Store>> {
         let mut store = o.front.write_store()?;
-        let mut log = report::Log::new(self);
-        let flat: Vec<usize> = self.order.iter().flatten().copied().collect();
-        for (n, &arm) in flat.iter().enumerate() {
-            let a = &self.arms[arm];
-            let tag = crate::store::Tag::Vm {
-                id: self.id.clone(),
-                round: n + 1,
+        let mut runner = unit::Arms {
+            boots: self
+                .arms
+                .iter()
+                .enumerate()
+                .map(|(i, a)| Booter {
+                    machine: &self.machine,
+                    front: &o.front,
+                    guest: self.guest(a, command, files),
+                    initrd: &initrds[i],
+                    scratch,
+                    session: &self.id,
+                })
+                .collect(),
+        };
+        let events = crate::experiment::event::Events::new(&o.front);
+        let mut design = Boots {
+            session: self,
+            command,
+        };
+        engine::drive(&mut design, plan, &mut runner, store.as_mut(), &events)?;
+        Ok(store)
+    }
+}
+
+/// A session as a design: each unit a boot of the arm the order names.
+struct Boots<'a> {
+    session: &'a Session,
+    command: &'a [String],
+}
+
+impl Design for Boots<'_> {
+    type State = report::State;
+
+    fn next(&mut self, plan: &Plan<report::State>) -> Result<Option<Step>> {
+        let Some((_, _, arm)) = plan.at(plan.next) else {
+            return Ok(None);
+        };
+        let a = &self.session.arms[arm];
+        Ok(Some(Step {
+            label: a.label.clone(),
+            command: self.command.to_vec(),
+            tag: Some(crate::store::Tag::Vm {
+                id: plan.id.clone(),
+                round: plan.next + 1,
                 position: arm + 1,
                 kernel: a.kernel,
                 arm,
-            };
-            let unit = Unit {
-                label: &a.label,
-                command,
-                tag: Some(&tag),
-                number: n + 1,
-                of: flat.len(),
-                env: &[],
-            };
-            let booted = Booter {
-                machine: &self.machine,
-                front: &o.front,
-                guest: self.guest(a, command, files),
-                initrd: &initrds[arm],
-                scratch,
-                session: &self.id,
-            }
-            .run(&mut *store, &unit)?;
-            log.boot(n + 1, arm, &booted);
-            report::boot_line(o, self, n + 1, flat.len(), arm, &booted);
-            crate::experiment::plan::save(&mut *store, Kind::Vm, &self.id, &log.document())?;
-            if booted.interrupted {
-                return Err(crate::error::Interrupted.into());
-            }
+            }),
+            env: Vec::new(),
+            // The boot's own bar says it started.
+            text: String::new(),
+        }))
+    }
+
+    fn after(
+        &mut self,
+        plan: &mut Plan<report::State>,
+        step: &Step,
+        ran: &Ran,
+        _cx: &mut Ctx,
+    ) -> Result<After> {
+        if let Some(crate::store::Tag::Vm { round, arm, .. }) = &step.tag {
+            plan.state.boot(*round, *arm, ran);
         }
-        Ok((store, log))
+        Ok(After::Continue)
+    }
+
+    fn ended(&self, plan: &Plan<report::State>, step: &Step, ran: &Ran) -> String {
+        report::done_line(
+            &format!("boot {}/{} {}", plan.next + 1, plan.units(), step.label),
+            ran,
+        )
     }
 }

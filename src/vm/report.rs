@@ -5,8 +5,9 @@
 
 use super::{Options, Session};
 use crate::compare;
+use crate::experiment::engine::Plan;
 use crate::experiment::runner::Ran;
-use crate::store::{RunFilter, RunRecord, Store};
+use crate::store::{RunRecord, Store};
 use anyhow::Result;
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -172,12 +173,6 @@ impl Bar {
     }
 }
 
-/// The line a finished boot leaves.
-pub fn boot_line(o: &Options, s: &Session, n: usize, total: usize, arm: usize, b: &Ran) {
-    let head = format!("boot {n}/{total} {}", s.arms[arm].label);
-    say(o, &done_line(&head, b));
-}
-
 /// `head: 15.1 s to its result; runs 4-5`, or why it failed.
 pub fn done_line(head: &str, b: &Ran) -> String {
     let ids = crate::text::id_list(&b.ids);
@@ -191,27 +186,33 @@ pub fn done_line(head: &str, b: &Ran) -> String {
     crate::text::wrap(&crate::text::clean(&line), crate::text::width())
 }
 
-/// The session as a store document (`vm/<id>`): the plan and each boot.
-pub struct Log {
-    plan: serde_json::Value,
-    boots: Vec<serde_json::Value>,
+/// A session's own part of its plan (`vm/<id>` in the store): its arms,
+/// the accelerator and each boot as it ended.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct State {
+    pub arms: Vec<serde_json::Value>,
+    pub accel: serde_json::Value,
+    pub started: f64,
+    pub boots: Vec<serde_json::Value>,
 }
 
-impl Log {
-    pub fn new(s: &Session) -> Log {
-        Log {
-            plan: serde_json::json!({
-                "id": s.id, "seed": s.seed,
-                "arms": s.arms.iter().map(|a| serde_json::json!({
-                    "label": a.label, "kernel": a.kernel, "calibration": a.calibration,
-                    "image": s.images[a.kernel].path.display().to_string(),
-                    "release": s.images[a.kernel].release,
-                    "cmdline": s.cmdlines[a.kernel],
-                })).collect::<Vec<_>>(),
-                "order": s.order,
-                "accel": s.machine.accel,
-                "started": crate::sys::time::unix_now(),
-            }),
+impl State {
+    pub fn new(s: &Session) -> State {
+        State {
+            arms: s
+                .arms
+                .iter()
+                .map(|a| {
+                    serde_json::json!({
+                        "label": a.label, "kernel": a.kernel, "calibration": a.calibration,
+                        "image": s.images[a.kernel].path.display().to_string(),
+                        "release": s.images[a.kernel].release,
+                        "cmdline": s.cmdlines[a.kernel],
+                    })
+                })
+                .collect(),
+            accel: serde_json::to_value(&s.machine.accel).unwrap_or_default(),
+            started: crate::sys::time::unix_now(),
             boots: Vec::new(),
         }
     }
@@ -229,30 +230,15 @@ impl Log {
     pub fn ok_boots(&self) -> usize {
         self.boots.iter().filter(|b| b["status"] == "ok").count()
     }
-
-    pub fn document(&self) -> serde_json::Value {
-        let mut d = self.plan.clone();
-        d["boots"] = serde_json::Value::Array(self.boots.clone());
-        d
-    }
-
-    fn started(&self) -> f64 {
-        self.plan["started"].as_f64().unwrap_or(0.0)
-    }
 }
 
-/// The session's complete runs.
-fn session_runs(store: &dyn Store, s: &Session, log: &Log) -> Result<Vec<RunRecord>> {
-    let f = RunFilter {
-        since: Some(log.started() - 1.0),
-        only_complete: true,
-        ..Default::default()
-    };
-    Ok(store
-        .load_runs(&f, false)?
-        .into_iter()
-        .filter(|r| r.settings["vm"]["session"] == s.id.as_str())
-        .collect())
+/// The session's complete runs: those its guests stored, whatever
+/// experiment a guest's own command tagged them with (a matrix in the
+/// guest tags its runs as its own).
+fn session_runs(store: &dyn Store, plan: &Plan<State>) -> Result<Vec<RunRecord>> {
+    crate::experiment::engine::runs_where(store, &[], Some(plan.state.started), |r| {
+        r.settings["vm"]["session"] == plan.id.as_str()
+    })
 }
 
 fn options(o: &Options, labels: Vec<String>) -> compare::Options {
@@ -265,8 +251,8 @@ fn options(o: &Options, labels: Vec<String>) -> compare::Options {
 }
 
 /// The closing report: the A/A calibration when asked, then the kernels.
-pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result<()> {
-    let runs = session_runs(store, s, log)?;
+pub fn closing(o: &Options, s: &Session, store: &dyn Store, plan: &Plan<State>) -> Result<()> {
+    let runs = session_runs(store, plan)?;
     let has_runs = |l: &String| runs.iter().any(|r| &r.label == l);
     let ab_labels: Vec<String> = s
         .arms
@@ -290,8 +276,7 @@ pub fn closing(o: &Options, s: &Session, store: &dyn Store, log: &Log) -> Result
         .transpose()?;
     let f = &o.front;
     if f.json {
-        let doc =
-            serde_json::json!({ "session": log.document(), "calibration": aa, "comparison": ab });
+        let doc = serde_json::json!({ "session": plan, "calibration": aa, "comparison": ab });
         f.line(&crate::session::json_doc("vm", doc)?);
         return Ok(());
     }

@@ -58,3 +58,21 @@ impl Runner for Booter<'_> {
         ran
     }
 }
+
+/// Every arm's guest, each unit booted as the arm its tag names: the
+/// runner a `kbench vm` session is driven with.
+pub struct Arms<'a> {
+    pub boots: Vec<Booter<'a>>,
+}
+
+impl Runner for Arms<'_> {
+    fn run(&mut self, store: &mut dyn Store, unit: &Unit) -> Result<Ran> {
+        let Some(crate::store::Tag::Vm { arm, .. }) = unit.tag else {
+            bail!("a vm unit of {} has no boot's tag", unit.label);
+        };
+        match self.boots.get_mut(*arm) {
+            Some(b) => b.run(store, unit),
+            None => bail!("a vm unit names arm {arm}, of {}", self.boots.len()),
+        }
+    }
+}

@@ -206,7 +206,7 @@ fn uses_of(file: &str, module: &[String], src: &str) -> Vec<Use> {
 }
 
 /// Every `.rs` file under `dir`, as (path relative to `src/`, text).
-fn sources(dir: &Path) -> Vec<(String, String)> {
+pub(crate) fn sources(dir: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -645,7 +645,7 @@ fn mod_decl(line: &str) -> Option<(String, bool)> {
 
 /// The files (relative to `src/`) that are test code: declared behind
 /// `#[cfg(test)]` as `mod x;`, and every module below such a file.
-fn test_files(files: &[(String, String)]) -> BTreeSet<String> {
+pub(crate) fn test_files(files: &[(String, String)]) -> BTreeSet<String> {
     let known: BTreeSet<&str> = files.iter().map(|(r, _)| r.as_str()).collect();
     let child = |parent: &str, name: &str| -> Option<String> {
         let dir = match parent.rsplit_once('/') {

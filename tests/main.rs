@@ -1,6 +1,7 @@
 //! kbench's integration tests: one binary, helpers in `common`.
 
 mod architecture;
+mod code_rules;
 mod coldwalk;
 mod common;
 mod compare;

@@ -101,8 +101,6 @@ pub enum After {
     Continue,
     /// Stop here, with the reason (decided, a cap reached).
     Stop(String),
-    /// Stop here to reboot: the next unit runs in another boot.
-    Reboot,
 }
 
 /// What a design may use while it decides.
@@ -153,23 +151,12 @@ pub enum Ended {
     Done,
     /// The design stopped it, with the reason.
     Stopped(String),
-    /// The design asked for a reboot before the next unit.
-    Reboot,
 }
 
 /// Save the plan: the one place a kind on the engine stores it.
 pub fn save<S: Serialize>(store: &mut dyn Store, plan: &Plan<S>) -> Result<()> {
     let kind = kind_of(&plan.kind)?;
     super::plan::save(store, kind, &plan.id, plan)
-}
-
-/// The plan of `kind` `id`, to take up again.
-pub fn load<S: DeserializeOwned>(
-    store: &dyn Store,
-    kind: Kind,
-    id: &str,
-) -> Result<Option<Plan<S>>> {
-    super::plan::load(store, kind, id)
 }
 
 fn kind_of(s: &str) -> Result<Kind> {
@@ -256,7 +243,6 @@ pub fn drive<D: Design>(
                 });
                 return Ok(Ended::Stopped(why));
             }
-            After::Reboot => return Ok(Ended::Reboot),
         }
     }
 }
@@ -440,7 +426,9 @@ mod tests {
         let end = drive(&mut design, &mut plan, &mut sim, &mut s, &ev).unwrap();
         assert_eq!(end, Ended::Done);
         assert_eq!((design.befores, design.afters, plan.done), (6, 6, 6));
-        let saved: Plan<Vec<String>> = load(&s, Kind::Vm, &plan.id).unwrap().unwrap();
+        let saved: Plan<Vec<String>> = crate::experiment::plan::load(&s, Kind::Vm, &plan.id)
+            .unwrap()
+            .unwrap();
         assert_eq!((saved.done, saved.next), (6, 6));
         let runs = runs_of(&s, Kind::Vm, &plan.id, &[], None).unwrap();
         let labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
@@ -472,7 +460,9 @@ mod tests {
         };
         let end = drive(&mut first, &mut plan, &mut sim, &mut s, &ev).unwrap();
         assert_eq!(end, Ended::Stopped("enough".into()));
-        let mut again: Plan<Vec<String>> = load(&s, Kind::Vm, &plan.id).unwrap().unwrap();
+        let mut again: Plan<Vec<String>> = crate::experiment::plan::load(&s, Kind::Vm, &plan.id)
+            .unwrap()
+            .unwrap();
         assert_eq!((again.next, again.stopped.as_deref()), (3, Some("enough")));
         let mut rest = Two {
             stop_after: None,

@@ -116,11 +116,6 @@ impl Events {
         }
     }
 
-    /// Is a program reading (`--json`)?
-    pub fn json(&self) -> bool {
-        self.front.json
-    }
-
     /// Say `e`.
     pub fn emit(&self, e: &Event) {
         let json = serde_json::to_string(e).unwrap_or_default();

@@ -31,8 +31,9 @@ pub struct Plan<'a> {
     pub dir: &'a Path,
     pub timeout: Duration,
     pub placement: &'a Placement,
-    /// Copy the guest's console to stderr as it comes.
-    pub console: bool,
+    /// Where the guest's console goes, line by line, as it comes
+    /// (`--console`: the front's notes).
+    pub console: Option<&'a dyn Fn(&str)>,
 }
 
 /// The host's CPU time split, for steal and load over a boot.
@@ -104,6 +105,7 @@ pub fn run(p: &Plan, mut progress: impl FnMut(Duration)) -> Result<Outcome> {
         let _ = child.wait();
     }
     console.pass_on();
+    console.flush();
     let wall_s = started.elapsed().as_secs_f64();
     let host = Host {
         steal_pct: match (start_stat, cpustat::all_cpus()) {
@@ -247,27 +249,30 @@ fn read_tail(path: &Path, most: u64) -> String {
     String::from_utf8_lossy(&b).into_owned()
 }
 
-/// The console, copied to stderr as it grows (with `--console`).
-struct Console {
+/// The console, handed on line by line as it grows (with `--console`);
+/// a line not yet ended waits for its end, or for the boot's.
+struct Console<'a> {
     path: PathBuf,
-    on: bool,
+    say: Option<&'a dyn Fn(&str)>,
     at: u64,
+    rest: String,
 }
 
-impl Console {
-    fn new(path: &Path, on: bool) -> Console {
+impl<'a> Console<'a> {
+    fn new(path: &Path, say: Option<&'a dyn Fn(&str)>) -> Console<'a> {
         Console {
             path: path.to_path_buf(),
-            on,
+            say,
             at: 0,
+            rest: String::new(),
         }
     }
 
     fn pass_on(&mut self) {
-        use std::io::{Read, Seek, SeekFrom, Write};
-        if !self.on {
+        use std::io::{Read, Seek, SeekFrom};
+        let Some(say) = self.say else {
             return;
-        }
+        };
         let Ok(mut f) = std::fs::File::open(&self.path) else {
             return;
         };
@@ -277,13 +282,24 @@ impl Console {
         let mut b = Vec::new();
         let _ = f.take(1 << 20).read_to_end(&mut b);
         self.at += b.len() as u64;
-        let text = String::from_utf8_lossy(&b).replace('\r', "");
-        let mut err = std::io::stderr().lock();
-        for l in text.split_inclusive('\n') {
-            let _ = write!(err, "{}", crate::text::clean(l.trim_end_matches('\n')));
-            if l.ends_with('\n') {
-                let _ = writeln!(err);
-            }
+        self.rest
+            .push_str(&String::from_utf8_lossy(&b).replace('\r', ""));
+        while let Some(i) = self.rest.find('\n') {
+            say(&crate::text::clean(&self.rest[..i]));
+            self.rest.drain(..=i);
+        }
+        // A line that never ends is handed on in pieces of 4 KiB.
+        if self.rest.len() > 4096 {
+            say(&crate::text::clean(&self.rest));
+            self.rest.clear();
+        }
+    }
+
+    /// The last line, unended, at the boot's end.
+    fn flush(&mut self) {
+        if let (Some(say), false) = (self.say, self.rest.is_empty()) {
+            say(&crate::text::clean(&self.rest));
+            self.rest.clear();
         }
     }
 }

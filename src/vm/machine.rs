@@ -61,6 +61,8 @@ pub struct Place<'a> {
     pub number: usize,
     pub of: usize,
     pub experiment: crate::store::Tag,
+    /// Where the console goes with `--console`.
+    pub console: &'a dyn Fn(&str),
 }
 
 impl Machine {
@@ -173,7 +175,7 @@ impl Machine {
                 dir,
                 timeout: self.timeout,
                 placement: &self.placement,
-                console: self.console,
+                console: self.console.then_some(at.console),
             },
             progress,
         )?;

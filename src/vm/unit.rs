@@ -45,6 +45,7 @@ impl Runner for Booter<'_> {
             number: unit.number,
             of: unit.of,
             experiment: tag.clone(),
+            console: &|l| self.front.note(l),
         };
         let shown = match unit.of {
             0 => format!("boot {}", unit.number),

@@ -122,7 +122,7 @@ pub fn run(o: &Options) -> Result<()> {
     }
     let (done, stop) = match outcome? {
         Ended::Stopped(why) => (plan.done / combos.len().max(1), why),
-        Ended::Done | Ended::Reboot => (
+        Ended::Done => (
             plan.order.len(),
             if matches!(o.rounds, Runs::Auto { .. }) {
                 format!("undecided at the cap of {} rounds", plan.order.len())
@@ -171,7 +171,6 @@ fn state_of(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::experiment::combos::combinations;
     use crate::experiment::knob::{self, Knob};
 

@@ -17,6 +17,7 @@ pub mod interval;
 /// simulator's model of Pinpoint (tests and benches only).
 #[cfg(test)]
 pub mod ks;
+pub mod maxt;
 
 pub mod mann_whitney;
 pub mod multiple;

@@ -36,7 +36,16 @@ use crate::stats::Better;
 use serde::Serialize;
 
 /// Fewest units (boots) on each side of a split.
-pub const MIN_UNITS: usize = 3;
+pub const MIN_UNITS: usize = 2;
+
+/// Fewest units before the last label for `--fail-on change`'s question.
+const FAIL_ON_MIN: usize = 3;
+
+/// Segments of fewer units are scanned by the largest t with its exact
+/// normal null ([`crate::stats::maxt`]); from here on the rank tests'
+/// closed forms have no floor that matters, and are robust to units
+/// that are not normal.
+pub const RANKS_FROM: usize = 40;
 
 /// One change point of one series.
 #[derive(Clone, Debug, Serialize)]
@@ -95,18 +104,28 @@ fn test_segment(u: &Units, from: usize, to: usize, at: f64) -> Option<(f64, usiz
         .collect();
     let point = |k: usize| (from + 1..to).find(|&i| u.start(from, i) == k);
     let values = u.flat(from, to);
-    let level = changepoint::test(&values, &splits, at / 2.0).and_then(|f: Found| {
-        // A shift in level is placed by the values, not their ranks.
-        let k = match f.score {
-            Score::Level => changepoint::place_level(&values, &splits)?,
-            Score::Spread => f.split,
-        };
-        Some((f.p, point(k)?, f.score))
-    });
-    // The runs' spread within labels: one value a point.
+    let level = if n < RANKS_FROM {
+        scan_level(&values, &splits, at).and_then(|(p, k, sc)| Some((p, point(k)?, sc)))
+    } else {
+        changepoint::test(&values, &splits, at / 2.0).and_then(|f: Found| {
+            // A shift in level is placed by the values, not their ranks.
+            let k = match f.score {
+                Score::Level => changepoint::place_level(&values, &splits)?,
+                Score::Spread => f.split,
+            };
+            Some((f.p, point(k)?, f.score))
+        })
+    };
+    // The runs' spread within labels: one value a point, on the log
+    // scale (a spread that triples is a shift there).
     let within = u.spreads(from, to).and_then(|v| {
         let splits: Vec<usize> = (MIN_UNITS..=v.len().saturating_sub(MIN_UNITS)).collect();
-        changepoint::test(&v, &splits, at / 2.0).map(|f| (f.p, from + f.split, Score::Spread))
+        if v.len() < RANKS_FROM && v.iter().all(|&x| x > 0.0 && x.is_finite()) {
+            let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+            crate::stats::maxt::scan(&logs, &splits).map(|f| (f.p, from + f.split, Score::Spread))
+        } else {
+            changepoint::test(&v, &splits, at / 2.0).map(|f| (f.p, from + f.split, Score::Spread))
+        }
     });
     match (level, within) {
         (Some(l), Some(w)) => {
@@ -117,6 +136,32 @@ fn test_segment(u: &Units, from: usize, to: usize, at: f64) -> Option<(f64, usiz
         }
         (one, None) | (None, one) => one,
     }
+}
+
+/// A short segment's units: a shift in level by the largest t over the
+/// splits ([`crate::stats::maxt`], no floor), a change in their spread
+/// or a tail by Mood's rank score ([`changepoint`]); each p doubled
+/// (Bonferroni), the split the level's when it passes alone at `at`.
+fn scan_level(values: &[f64], splits: &[usize], at: f64) -> Option<(f64, usize, Score)> {
+    let level = crate::stats::maxt::scan(values, splits)
+        .map(|s| ((2.0 * s.p).min(1.0), s.split, Score::Level));
+    // Mood's p is doubled in `test_both` already.
+    let spread = changepoint::test_both(values, splits)
+        .and_then(|b| b.spread)
+        .map(|f| (f.p, f.split, Score::Spread));
+    match (level, spread) {
+        (Some(l), _) if l.0 <= at / 2.0 => Some(l),
+        (Some(l), Some(s)) => Some(if s.0 < l.0 { s } else { l }),
+        (l, s) => l.or(s),
+    }
+    .map(|(_, k, sc)| {
+        let p = [level, spread]
+            .iter()
+            .flatten()
+            .map(|x| x.0)
+            .fold(1.0, f64::min);
+        (p, k, sc)
+    })
 }
 
 /// Benjamini–Hochberg ([`crate::stats::multiple::adjust`]): the
@@ -343,9 +388,9 @@ pub fn last_worse(series: &[Series], d: &Detection, q: f64, threshold_pct: f64) 
             .unwrap_or(0);
         let (before, last) = (u.flat(from, n - 1), u.flat(n - 1, n));
         let p = match last.len() {
-            _ if before.len() < MIN_UNITS => None,
+            _ if before.len() < FAIL_ON_MIN => None,
             1 => prediction_p(&before, last[0]),
-            k if k >= MIN_UNITS => crate::stats::mann_whitney::test(&last, &before).map(|t| t.p),
+            k if k >= FAIL_ON_MIN => crate::stats::mann_whitney::test(&last, &before).map(|t| t.p),
             _ => None,
         };
         let Some(p) = p else { continue };
@@ -562,6 +607,64 @@ mod tests {
         eprintln!("+5 % placed exactly: {exact} of 200; spread ×3 found: {spread} of 200");
         assert!(exact >= 150, "{exact} of 200 placed exactly");
         assert!(spread >= 160, "{spread} of 200 spread changes found");
+    }
+
+    /// The closed loop's first step: a +30 % change (10 run SDs) in a
+    /// series of 8 one-boot labels (5 runs, CV 3 %, label SD 1 %) is
+    /// found where it is, off centre too, alone and among 39 series that
+    /// did not change (the rank CUSUM's floor made it impossible at 12
+    /// labels or fewer).
+    #[test]
+    fn a_thirty_percent_change_is_found_in_eight_labels_alone_and_among_forty() {
+        let mut rng = SplitMix(808);
+        for at in [2usize, 3, 5, 6] {
+            let (mut alone, mut among) = (0, 0);
+            for _ in 0..25 {
+                let step = |l: usize| if l >= at { 130.0 } else { 100.0 };
+                let one = booted(&mut rng, 8, 0.01, step, |_| 1.0);
+                if detect(std::slice::from_ref(&one), 0.05, 2.0).per_series[0]
+                    .iter()
+                    .map(|c| c.at)
+                    .eq([at])
+                {
+                    alone += 1;
+                }
+                let mut many: Vec<Series> = (0..39)
+                    .map(|_| booted(&mut rng, 8, 0.01, |_| 100.0, |_| 1.0))
+                    .collect();
+                many.insert(17, one);
+                let d = detect(&many, 0.05, 2.0);
+                if d.per_series[17].iter().map(|c| c.at).eq([at]) {
+                    among += 1;
+                }
+            }
+            eprintln!("+30 % at label {at} of 8: alone {alone}/25, among 40 series {among}/25");
+            assert!(alone >= 24, "at {at}: alone {alone} of 25");
+            assert!(among >= 22, "at {at}: among 40, {among} of 25");
+        }
+    }
+
+    /// Null reports of short series (8 and 12 one-boot labels, 40 series,
+    /// label SD 0, 1 and 3 %): the share with any change point stays at
+    /// the stated 5 % (binomial 95 % bound for 200 reports: 8.5 %).
+    #[test]
+    fn null_reports_of_short_series_keep_the_stated_rate() {
+        for (labels, sd, seed) in [(8, 0.0, 51), (8, 0.03, 52), (12, 0.01, 53)] {
+            let mut rng = SplitMix(seed);
+            let any = (0..200)
+                .filter(|_| {
+                    let s: Vec<Series> = (0..40)
+                        .map(|_| booted(&mut rng, labels, sd, |_| 100.0, |_| 1.0))
+                        .collect();
+                    detect(&s, 0.05, 2.0)
+                        .per_series
+                        .iter()
+                        .any(|c| !c.is_empty())
+                })
+                .count();
+            eprintln!("{labels} labels, label SD {sd}: {any} of 200 null reports");
+            assert!(any <= 17, "{labels} labels, SD {sd}: {any} of 200");
+        }
     }
 
     /// R, the count BH accepts (its adjusted values are pinned where

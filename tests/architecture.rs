@@ -185,20 +185,39 @@ fn group_heads(s: &str) -> Vec<String> {
     out
 }
 
+/// The unit of layering a module path belongs to: the longest prefix of
+/// it that a layer names (`experiment::kinds` for
+/// [experiment, kinds, matrix] when a layer names it), else its
+/// top-level module.
+fn unit_of(path: &[String], units: &BTreeSet<String>) -> String {
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].join("::"))
+        .find(|u| units.contains(u))
+        .unwrap_or_else(|| path.first().cloned().unwrap_or_else(|| "main".into()))
+}
+
 /// The imports of one file, given its module path (`report/curves.rs`:
-/// [report, curves]): the top-level module each path it names starts at.
-fn uses_of(file: &str, module: &[String], src: &str) -> Vec<Use> {
-    let top = module.first().map_or("main", String::as_str);
+/// [report, curves]): the unit of layering each path it names starts at
+/// ([`unit_of`]; a top-level module unless a layer names a deeper one).
+fn uses_of(file: &str, module: &[String], src: &str, units: &BTreeSet<String>) -> Vec<Use> {
+    let top = unit_of(module, units);
     let mut out = Vec::new();
     for (n, line) in code_only(src).lines().enumerate() {
         for path in named_paths(line, module) {
-            match path.first() {
-                Some(to) if to != top && to != "self" && to != "super" => out.push(Use {
-                    from: top.to_string(),
-                    to: to.clone(),
+            if matches!(
+                path.first().map(String::as_str),
+                None | Some("self" | "super")
+            ) {
+                continue;
+            }
+            let to = unit_of(&path, units);
+            if to != top {
+                out.push(Use {
+                    from: top.clone(),
+                    to,
                     at: format!("{file}:{}", n + 1),
-                }),
-                _ => {}
+                });
             }
         }
     }
@@ -234,10 +253,11 @@ fn problems(layers: &[Vec<String>], files: &[(String, String)]) -> Vec<String> {
     let mut out = Vec::new();
     let mut graph: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     let mut tops = BTreeSet::new();
+    let units: BTreeSet<String> = level.keys().map(|k| k.to_string()).collect();
     for (rel, src) in files {
         let module = module_path(rel);
         tops.insert(module.first().cloned().unwrap_or_else(|| "main".into()));
-        for u in uses_of(&format!("src/{rel}"), &module, src) {
+        for u in uses_of(&format!("src/{rel}"), &module, src, &units) {
             graph
                 .entry(u.from.clone())
                 .or_default()
@@ -485,6 +505,72 @@ fn layers_only_import_downward_and_never_in_a_circle() {
         "{} problem(s) with the layers:\n{}",
         found.len(),
         found.join("\n")
+    );
+}
+
+/// A layer may name a module inside a top-level one (`experiment::kinds`
+/// above `bisect`, the rest of `experiment` below it): the deeper module
+/// is its own unit, and its parent importing it is an upward import.
+#[test]
+fn a_layer_may_name_a_module_inside_another() {
+    let layers = vec![
+        vec!["exp".to_string()],
+        vec!["bis".into()],
+        vec!["exp::kinds".into()],
+    ];
+    let f = |rel: &str, src: &str| (rel.to_string(), src.to_string());
+    let fine = [
+        f(
+            "exp/mod.rs",
+            "pub mod kinds;
+",
+        ),
+        f(
+            "exp/engine.rs",
+            "fn e() {}
+",
+        ),
+        f(
+            "bis/mod.rs",
+            "use crate::exp::engine;
+",
+        ),
+        f(
+            "exp/kinds/mod.rs",
+            "use crate::bis::x;
+use super::super::engine::e;
+",
+        ),
+    ];
+    assert_eq!(problems(&layers, &fine), Vec::<String>::new());
+    let wrong = [
+        f(
+            "exp/engine.rs",
+            "use crate::exp::kinds::m;
+",
+        ),
+        f(
+            "exp/kinds/mod.rs",
+            "fn k() {}
+",
+        ),
+        f(
+            "bis/mod.rs",
+            "use crate::exp::kinds::m;
+",
+        ),
+    ];
+    let p = problems(&layers, &wrong);
+    assert!(
+        p.iter()
+            .any(|l| l
+                .starts_with("src/exp/engine.rs:1: exp (layer 1) imports exp::kinds (layer 3)")),
+        "{p:?}"
+    );
+    assert!(
+        p.iter()
+            .any(|l| l.starts_with("src/bis/mod.rs:1: bis (layer 2) imports exp::kinds (layer 3)")),
+        "{p:?}"
     );
 }
 

@@ -1,7 +1,8 @@
 //! `kbench matrix` and `kbench campaign`: flags to options.
 
 use crate::cli::{CampaignCommand, MatrixArgs};
-use crate::experiment::{campaign, knob, matrix};
+use crate::experiment::kinds::matrix;
+use crate::experiment::{campaign, knob};
 use crate::session::Ctx;
 use crate::values::Runs;
 use anyhow::Result;

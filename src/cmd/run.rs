@@ -342,7 +342,7 @@ fn sweep(ctx: &Ctx, a: &RunArgs, sc: &crate::scenario::Scenario) -> Result<()> {
             "a sweep compares its stored runs: --no-store does not fit",
         ));
     }
-    crate::experiment::matrix::run(&crate::experiment::matrix::Options {
+    crate::experiment::kinds::matrix::run(&crate::experiment::kinds::matrix::Options {
         knobs: Vec::new(),
         vary,
         scheds: Vec::new(),

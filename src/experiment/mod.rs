@@ -32,8 +32,6 @@ pub mod sched;
 pub mod setup;
 pub mod vary;
 
-pub use kinds::matrix;
-
 /// How kbench parses a whole command line (program name first): the
 /// command line's own parser, handed down by `cmd/`, so an experiment
 /// checks the command it will run exactly as kbench will read it.

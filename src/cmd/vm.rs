@@ -15,7 +15,7 @@ pub fn vm(ctx: &Ctx, a: &VmArgs) -> Result<()> {
             "kbench vm compares its stored runs: --no-store does not fit",
         ));
     }
-    crate::vm::run(&crate::vm::Options {
+    crate::experiment::kinds::vm::run(&crate::vm::Options {
         kernels: a.kernel.clone(),
         append: a.append.clone(),
         boots: a.boots,

@@ -83,6 +83,37 @@ pub struct Detection {
     /// Per series, how much its one-boot labels differ from one to the
     /// next (% of their median; [`Units::label_spread_pct`]).
     pub label_spread_pct: Vec<Option<f64>>,
+    /// Per series, the smallest shift in level between its halves (% of
+    /// its mean) that its first test could have passed alone
+    /// ([`detectable_pct`]); `None` for a series too long for the scan
+    /// or too short to test.
+    pub detectable_pct: Vec<Option<f64>>,
+}
+
+/// The smallest shift between the halves of a series' units that the
+/// scan ([`crate::stats::maxt`]) passes at the level the report's first
+/// step would need if this series alone changed (`q / m`, shared with the
+/// other tests of the segment: a quarter of it), as a % of the units'
+/// mean: the critical |t| times the SE of a difference of the halves'
+/// means, the units' SD taken from successive differences (which a
+/// shift barely moves: the median |Δ| / 0.954, as for normal units).
+pub fn detectable_pct(u: &Units, n_points: usize, q: f64, m: usize) -> Option<f64> {
+    let values = u.flat(0, n_points);
+    let n = values.len();
+    if n >= RANKS_FROM || n < 2 * MIN_UNITS {
+        return None;
+    }
+    let splits: Vec<usize> = (1..n_points)
+        .map(|i| u.start(0, i))
+        .filter(|&k| k >= MIN_UNITS && n - k >= MIN_UNITS)
+        .collect();
+    let k = *splits.iter().min_by_key(|&&k| k.abs_diff(n / 2))?;
+    let c = crate::stats::maxt::critical(n, &splits, q / (4.0 * m.max(1) as f64))?;
+    let d: Vec<f64> = values.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
+    let sd = median(&d) / 0.953_872;
+    let mu = mean(&values);
+    let se = sd * (1.0 / k as f64 + 1.0 / (n - k) as f64).sqrt();
+    (mu != 0.0 && se.is_finite()).then(|| c * se / mu.abs() * 100.0)
 }
 
 /// Every run of points `[from, to)` (what the segments' medians and
@@ -275,6 +306,11 @@ pub fn detect(series: &[Series], q: f64, threshold_pct: f64) -> Detection {
     Detection {
         per_series,
         label_spread_pct: units.iter().map(Units::label_spread_pct).collect(),
+        detectable_pct: series
+            .iter()
+            .zip(&units)
+            .map(|(s, u)| detectable_pct(u, s.points.len(), q, m))
+            .collect(),
         tests: m,
         found,
         q,

@@ -105,6 +105,37 @@ pub fn head(t: &Tracked) -> String {
     )
 }
 
+/// What a report that found nothing could have seen: the series with no
+/// change point, the smallest shift between halves the tests could have
+/// passed in them (the median over those series), and the series too
+/// short to test.
+pub fn unseen(t: &Tracked, quiet: usize) -> String {
+    let d = &t.detection;
+    let could: Vec<f64> = d
+        .per_series
+        .iter()
+        .zip(&d.detectable_pct)
+        .filter(|(c, _)| c.is_empty())
+        .filter_map(|(_, x)| *x)
+        .collect();
+    let mut line = format!("{quiet} series show no change point");
+    if !could.is_empty() {
+        line.push_str(&format!(
+            "; in them a shift in level of about {:.1} % between the halves could have been seen (the median over those series)",
+            crate::stats::describe::median(&could)
+        ));
+    }
+    let untested = t.series.len().saturating_sub(d.tests);
+    if untested > 0 {
+        line.push_str(&format!(
+            "; {untested} series too short to test (a split needs {} units a side)",
+            super::detect::MIN_UNITS
+        ));
+    }
+    line.push('.');
+    line
+}
+
 /// The median, over the series, of how much one-boot labels differ from
 /// one to the next, in %.
 fn label_spread(d: &Detection) -> Option<f64> {
@@ -121,8 +152,14 @@ pub fn footer(t: &Tracked) -> String {
         )
     });
     format!(
-        "change points: rank CUSUM tests over each series' units, its boots (a label of one boot is one unit, its runs' mean; a label of several gives its boot means), for level (Wilcoxon scores), spread or a tail (Mood's), and the spread of runs within one-boot labels (Kolmogorov's distribution, a closed form), a shift placed where the values' absolute deviations are least, the split between two labels; the false discovery rate is held at {} across all {} series of this report (Benjamini-Hochberg: {} found changed; with no change anywhere, the chance of any change point is at most {}), each side then tested again at the level BH reached; a change point must move the median or the 90th percentile by at least {} % (--threshold). The bound assumes that, with no change, boots vary alike at every label: it covers boot-to-boot variation, not a trend or a label measured under other conditions{spread}",
-        d.q, d.tests, d.found, d.q, d.threshold_pct
+        "change points: tests over each series' units, its boots (a label of one boot is one unit, its runs' mean; a label of several gives its boot means): for a shift in level the largest two-sample t over the splits, referred to its exact null for normal units (below {} units; rank CUSUM with Wilcoxon scores from there), for spread or a tail Mood's rank scores, and the spread of runs within one-boot labels (the largest t on its logarithm), a split between two labels with at least {} units a side; the false discovery rate is held at {} across all {} series of this report (Benjamini-Hochberg: {} found changed; with no change anywhere, the chance of any change point is at most {}), each side then tested again at the level BH reached; a change point must move the median or the 90th percentile by at least {} % (--threshold). The bound assumes that, with no change, boots vary alike at every label: it covers boot-to-boot variation, not a trend or a label measured under other conditions{spread}",
+        super::detect::RANKS_FROM,
+        super::detect::MIN_UNITS,
+        d.q,
+        d.tests,
+        d.found,
+        d.q,
+        d.threshold_pct
     )
 }
 
@@ -197,10 +234,7 @@ pub fn text(t: &Tracked) -> String {
             .iter()
             .filter(|c| !c.is_empty())
             .count();
-    out.push_str(&crate::text::wrap(
-        &format!("{quiet} series show no change point."),
-        w,
-    ));
+    out.push_str(&crate::text::wrap(&unseen(t, quiet), w));
     out.push('\n');
     out.push_str(&crate::text::wrap(&crate::text::clean(&footer(t)), w));
     out.push('\n');

@@ -35,7 +35,7 @@ mod qemu;
 mod qmp;
 mod record;
 pub mod report;
-mod unit;
+pub mod unit;
 
 pub use accel::Wanted as Accel;
 pub use image::Image;
@@ -44,8 +44,6 @@ pub use plan::KernelSpec;
 pub use unit::Booter;
 
 use crate::error::input;
-use crate::experiment::engine::{self, After, Ctx, Design, Plan, Step};
-use crate::experiment::runner::Ran;
 use crate::store::Kind;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -130,8 +128,10 @@ pub fn guest_command(command: &[String]) -> Result<(Vec<String>, Vec<initramfs::
     Ok((cmd, files))
 }
 
-/// The whole session.
-pub fn run(o: &Options) -> Result<()> {
+/// The session planned: the command, the kernels and the machine checked,
+/// each image inspected, the arms and the seeded order made.  The
+/// session is driven by its kind (`experiment::kinds::vm`).
+pub fn session(o: &Options) -> Result<Session> {
     check_command(o)?;
     if o.kernels.is_empty() {
         return Err(input("give at least one --kernel IMAGE[=LABEL]"));
@@ -163,7 +163,7 @@ pub fn run(o: &Options) -> Result<()> {
     let arms = plan::arms(&images, &o.kernels, &cmdlines, o.aa)?;
     let seed = o.seed.unwrap_or_else(crate::experiment::order::fresh_seed);
     let order = plan::order(arms.len(), o.boots, seed);
-    let mut session = Session {
+    Ok(Session {
         id: crate::experiment::plan::new_id(Kind::Vm),
         machine,
         cmdlines,
@@ -171,12 +171,7 @@ pub fn run(o: &Options) -> Result<()> {
         arms,
         order,
         seed,
-    };
-    report::plan(o, &session);
-    if o.dry_run {
-        return Ok(());
-    }
-    session.boot_all(o)
+    })
 }
 
 /// Everything decided before the first boot.
@@ -216,42 +211,49 @@ pub fn isolate(
 }
 
 impl Session {
-    /// Write each arm's initramfs; then every boot in order.
-    fn boot_all(&mut self, o: &Options) -> Result<()> {
-        let scratch = crate::sys::janitor::Scratch::in_tmp("vm")?;
-        let (command, files) = guest_command(&o.command)?;
-        self.machine.check_room(self.arms.len(), scratch.path())?;
+    /// Each arm's initramfs written into `scratch`, after checking there
+    /// is room for them; their paths, by arm.
+    pub fn initrds(
+        &self,
+        command: &[String],
+        files: &[initramfs::Entry],
+        scratch: &Path,
+    ) -> Result<Vec<PathBuf>> {
+        self.machine.check_room(self.arms.len(), scratch)?;
         let mut initrds = Vec::new();
         for (i, arm) in self.arms.iter().enumerate() {
-            let path = scratch.path().join(format!("initramfs-{i}.cpio"));
+            let path = scratch.join(format!("initramfs-{i}.cpio"));
             self.machine
-                .initramfs(&self.guest(arm, &command, &files), &path)?;
+                .initramfs(&self.guest(arm, command, files), &path)?;
             initrds.push(path);
         }
-        let mut isolation = isolate(o.isolate, &mut self.machine, |m| report::say(o, m));
-        let mut plan = Plan {
-            id: self.id.clone(),
-            ..Plan::new(
-                Kind::Vm,
-                self.seed,
-                self.order.clone(),
-                report::State::new(self),
-            )
-        };
-        let outcome = self.boots(o, &mut plan, &initrds, (&command, &files), scratch.path());
-        if let Some(i) = isolation.as_mut() {
-            i.undo();
+        Ok(initrds)
+    }
+
+    /// Every arm's guest as a runner: each unit booted as the arm its tag
+    /// names.
+    pub fn runner<'a>(
+        &'a self,
+        front: &'a crate::session::Front,
+        initrds: &'a [PathBuf],
+        (command, files): (&'a [String], &'a [initramfs::Entry]),
+        scratch: &'a Path,
+    ) -> unit::Arms<'a> {
+        unit::Arms {
+            boots: self
+                .arms
+                .iter()
+                .enumerate()
+                .map(|(i, a)| Booter {
+                    machine: &self.machine,
+                    front,
+                    guest: self.guest(a, command, files),
+                    initrd: &initrds[i],
+                    scratch,
+                    session: &self.id,
+                })
+                .collect(),
         }
-        let store = outcome?;
-        report::closing(o, self, &*store, &plan)?;
-        if plan.state.ok_boots() == 0 {
-            // Every boot failed: the report says why; the exit says so too.
-            return Err(crate::error::resource(format!(
-                "none of the {} boots completed (see the boots above, and `kbench runs list`)",
-                self.order.iter().flatten().count()
-            )));
-        }
-        Ok(())
     }
 
     fn guest<'a>(
@@ -267,91 +269,5 @@ impl Session {
             command,
             files,
         }
-    }
-
-    /// Every boot in order through the engine, each stored as it ends
-    /// and the session's plan saved after each.
-    fn boots(
-        &self,
-        o: &Options,
-        plan: &mut Plan<report::State>,
-        initrds: &[PathBuf],
-        (command, files): (&[String], &[initramfs::Entry]),
-        scratch: &Path,
-    ) -> Result<Box<dyn crate::store::Store>> {
-        let mut store = o.front.write_store()?;
-        let mut runner = unit::Arms {
-            boots: self
-                .arms
-                .iter()
-                .enumerate()
-                .map(|(i, a)| Booter {
-                    machine: &self.machine,
-                    front: &o.front,
-                    guest: self.guest(a, command, files),
-                    initrd: &initrds[i],
-                    scratch,
-                    session: &self.id,
-                })
-                .collect(),
-        };
-        let events = crate::experiment::event::Events::new(&o.front);
-        let mut design = Boots {
-            session: self,
-            command,
-        };
-        engine::drive(&mut design, plan, &mut runner, store.as_mut(), &events)?;
-        Ok(store)
-    }
-}
-
-/// A session as a design: each unit a boot of the arm the order names.
-struct Boots<'a> {
-    session: &'a Session,
-    command: &'a [String],
-}
-
-impl Design for Boots<'_> {
-    type State = report::State;
-
-    fn next(&mut self, plan: &Plan<report::State>) -> Result<Option<Step>> {
-        let Some((_, _, arm)) = plan.at(plan.next) else {
-            return Ok(None);
-        };
-        let a = &self.session.arms[arm];
-        Ok(Some(Step {
-            label: a.label.clone(),
-            command: self.command.to_vec(),
-            tag: Some(crate::store::Tag::Vm {
-                id: plan.id.clone(),
-                round: plan.next + 1,
-                position: arm + 1,
-                kernel: a.kernel,
-                arm,
-            }),
-            env: Vec::new(),
-            // The boot's own bar says it started.
-            text: String::new(),
-        }))
-    }
-
-    fn after(
-        &mut self,
-        plan: &mut Plan<report::State>,
-        step: &Step,
-        ran: &Ran,
-        _cx: &mut Ctx,
-    ) -> Result<After> {
-        if let Some(crate::store::Tag::Vm { round, arm, .. }) = &step.tag {
-            plan.state.boot(*round, *arm, ran);
-        }
-        Ok(After::Continue)
-    }
-
-    fn ended(&self, plan: &Plan<report::State>, step: &Step, ran: &Ran) -> String {
-        report::done_line(
-            &format!("boot {}/{} {}", plan.next + 1, plan.units(), step.label),
-            ran,
-        )
     }
 }

@@ -5,3 +5,4 @@
 //! [`super::engine`]'s.
 
 pub mod matrix;
+pub mod vm;

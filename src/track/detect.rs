@@ -100,7 +100,7 @@ pub struct Detection {
 pub fn detectable_pct(u: &Units, n_points: usize, q: f64, m: usize) -> Option<f64> {
     let values = u.flat(0, n_points);
     let n = values.len();
-    if n >= RANKS_FROM || n < 2 * MIN_UNITS {
+    if !(2 * MIN_UNITS..RANKS_FROM).contains(&n) {
         return None;
     }
     let splits: Vec<usize> = (1..n_points)

@@ -21,7 +21,7 @@ mod budget;
 mod call;
 pub mod decide;
 mod decisions;
-mod git;
+pub mod git;
 mod measure;
 mod parts;
 mod report;
@@ -173,7 +173,82 @@ pub fn run(o: &Options) -> Result<()> {
         fresh_ends: o.fresh_ends,
         started: crate::sys::time::unix_now(),
     };
-    session::start(&plan, &o.env, o.dry_run)
+    session::start(&plan, &o.env, o.dry_run).map(|_| ())
+}
+
+/// A bisection's answer, for an experiment that bisects as one of its
+/// steps (`track --follow`): the first bad candidate, if one was found.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Answer {
+    /// The bisection's id and the label its runs are under
+    /// (`<label>/<candidate>`).
+    pub id: String,
+    pub label: String,
+    pub culprit: Option<Culprit>,
+    /// How it ended, in words.
+    pub outcome: String,
+    /// Units it measured.
+    pub units: usize,
+}
+
+/// A first bad candidate and its parent.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Culprit {
+    /// Its name (a commit's short id) and subject; its parent's name.
+    pub rev: String,
+    pub subject: String,
+    pub parent: String,
+    /// Measured afresh against its parent, shown worse at the bisection's
+    /// alpha.
+    pub confirmed: bool,
+    /// Per bisected metric: the change from the parent (%) and its 95 %
+    /// interval.
+    pub changes: Vec<search::Change>,
+}
+
+/// Bisect as [`run`] does, and hand back its answer.
+pub fn answer(o: &Options) -> Result<Answer> {
+    crate::experiment::command::check_command(&o.command, o.parse)?;
+    let id = crate::experiment::plan::new_id(crate::store::Kind::Bisect);
+    let plan = Plan {
+        label: o.label.clone().unwrap_or_else(|| format!("bisect-{id}")),
+        id,
+        source: o.source.clone(),
+        runner: o.runner.clone(),
+        command: o.command.clone(),
+        metrics: o.metrics.clone(),
+        alpha: o.alpha,
+        cap: o.cap,
+        threshold_pct: o.threshold_pct,
+        seed: o.seed.unwrap_or_else(crate::experiment::order::fresh_seed),
+        allow_emulated: o.allow_emulated,
+        fresh_ends: o.fresh_ends,
+        started: crate::sys::time::unix_now(),
+    };
+    let state = session::start(&plan, &o.env, false)?
+        .ok_or_else(|| anyhow::anyhow!("the bisection did not run"))?;
+    let culprit = match state.outcome.as_ref() {
+        Some(search::Outcome::Culprit {
+            index,
+            confirmed,
+            changes,
+            ..
+        }) => Some(Culprit {
+            rev: state.candidates[*index].name.clone(),
+            subject: state.candidates[*index].detail.clone(),
+            parent: state.candidates[index.saturating_sub(1)].name.clone(),
+            confirmed: *confirmed,
+            changes: changes.iter().map(|c| (c.0.clone(), c.1, c.2)).collect(),
+        }),
+        _ => None,
+    };
+    Ok(Answer {
+        id: plan.id.clone(),
+        label: plan.label.clone(),
+        culprit,
+        outcome: report::outcome_lines(&state).join("; "),
+        units: state.units,
+    })
 }
 
 /// Go on with a stopped bisection (`None`: the newest unfinished one).
@@ -186,7 +261,7 @@ pub fn resume(env: &Env, id: Option<&str>) -> Result<()> {
         )));
     }
     let (plan, state) = report::load(env, id, true)?;
-    session::go_on(plan, state, env)
+    session::go_on(plan, state, env).map(|_| ())
 }
 
 /// Every step of a bisection, with its decision and units.

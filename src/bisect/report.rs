@@ -125,7 +125,7 @@ pub fn result(p: &Plan, s: &State, store: &dyn Store, env: &Env) -> Result<()> {
 }
 
 /// How the bisection ended, in lines.
-fn outcome_lines(s: &State) -> Vec<String> {
+pub fn outcome_lines(s: &State) -> Vec<String> {
     let name = |i: usize| format!("{} {}", s.candidates[i].name, s.candidates[i].detail);
     let mut lines = Vec::new();
     match s.outcome.as_ref() {

@@ -11,8 +11,9 @@ use super::{Env, Plan, Runner, Source};
 use crate::error::input;
 use anyhow::Result;
 
-/// Plan the candidates, say the plan, and (unless a dry run) bisect.
-pub fn start(plan: &Plan, env: &Env, dry_run: bool) -> Result<()> {
+/// Plan the candidates, say the plan, and (unless a dry run) bisect: the
+/// search's state at its end (`None` for a dry run).
+pub fn start(plan: &Plan, env: &Env, dry_run: bool) -> Result<Option<State>> {
     let metrics = super::directions(plan)?;
     let candidates = candidates(plan, env)?;
     if candidates.len() < 2 {
@@ -34,9 +35,9 @@ pub fn start(plan: &Plan, env: &Env, dry_run: bool) -> Result<()> {
     state.fresh_ends = plan.fresh_ends;
     super::report::plan(plan, &state, env, dry_run);
     if dry_run {
-        return Ok(());
+        return Ok(None);
     }
-    go_on(plan.clone(), state, env)
+    go_on(plan.clone(), state, env).map(Some)
 }
 
 /// The candidates, good end first.
@@ -70,8 +71,9 @@ fn candidates(plan: &Plan, env: &Env) -> Result<Vec<Candidate>> {
     })
 }
 
-/// Bisect (or go on bisecting) to the end, and say the result.
-pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<()> {
+/// Bisect (or go on bisecting) to the end, and say the result; the
+/// search's state at its end.
+pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<State> {
     // One driver: a `--resume` of a bisection still running is refused.
     let _driving = crate::experiment::lock::hold(
         &env.front,
@@ -95,5 +97,6 @@ pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<()> {
     let outcome = state.run(&mut real);
     let store = real.finish();
     outcome?;
-    super::report::result(&plan, &state, &*store, env)
+    super::report::result(&plan, &state, &*store, env)?;
+    Ok(state)
 }

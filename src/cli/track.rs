@@ -66,4 +66,56 @@ pub struct TrackArgs {
     /// Exit with status 3 when this happens (for a nightly job)
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<TrackFailOn>,
+    #[command(flatten)]
+    pub follow: FollowArgs,
+}
+
+/// `--follow`: each change point measured again, bisected and explained.
+#[derive(Args, Debug, Clone)]
+pub struct FollowArgs {
+    /// Follow each change point of the command's headline metric: its two
+    /// labels' revisions built and measured again side by side, bisected
+    /// when the change holds, the culprit explained against its parent
+    #[arg(long, requires = "repo")]
+    pub follow: bool,
+    /// The git repository the labels' revisions are in (a label that `git
+    /// rev-parse`s there, or one given with --rev)
+    #[arg(long, value_name = "DIR", requires = "follow")]
+    pub repo: Option<std::path::PathBuf>,
+    /// How a revision is built, in its work tree (a shell command)
+    #[arg(long, value_name = "CMD", requires = "follow")]
+    pub build: Option<String>,
+    /// The revision of a label that is not one in the repository (repeatable)
+    #[arg(long = "rev", value_name = "LABEL=REV", value_parser = label_rev, requires = "follow")]
+    pub revs: Vec<(String, String)>,
+    /// Units of each side when a change point is measured again
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(3..=50), requires = "follow")]
+    pub rounds: u32,
+    /// Write a KCIDB v5.3 document: the culprit as an issue, its incidents
+    #[arg(long, value_name = "FILE", requires = "follow")]
+    pub kcidb: Option<std::path::PathBuf>,
+    /// Most units a side one decision of the bisection takes
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u32).range(3..=1000), requires = "follow")]
+    pub bisect_max_runs: u32,
+    /// The kbench command each revision runs (in its work tree), after --
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+fn label_rev(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((l, r))
+            if !l.is_empty()
+                && !r.is_empty()
+                && l.len() <= 200
+                && r.len() <= 200
+                && !s.chars().any(char::is_control)
+                && !r.starts_with('-') =>
+        {
+            Ok((l.to_string(), r.to_string()))
+        }
+        _ => Err(format!(
+            "'{s}' is not LABEL=REV (a label, =, a revision git knows; no leading -)"
+        )),
+    }
 }

@@ -31,23 +31,62 @@ pub fn track(ctx: &Ctx, a: &TrackArgs) -> Result<()> {
         (_, TrackFormat::Markdown) => Format::Markdown,
         (_, TrackFormat::Html) => Format::Html,
     };
-    let out = crate::track::run(
-        &Options {
-            labels: ctx.global.label.clone(),
-            glob: a.label_glob.clone(),
-            since,
-            order,
-            metrics: a.metric.clone(),
-            q: a.alpha.alpha,
-            threshold_pct: ctx.global.threshold,
-            format,
-            fail_on_change: a.fail_on.is_some(),
-        },
-        ctx.store_for_reading()?.as_ref(),
-    )?;
+    let options = Options {
+        labels: ctx.global.label.clone(),
+        glob: a.label_glob.clone(),
+        since,
+        order,
+        metrics: a.metric.clone(),
+        q: a.alpha.alpha,
+        threshold_pct: ctx.global.threshold,
+        format,
+        fail_on_change: a.fail_on.is_some(),
+    };
+    if a.follow.follow {
+        return follow(ctx, a, options);
+    }
+    if !a.follow.command.is_empty() {
+        return Err(input(
+            "a command after -- is what --follow measures each revision with: give --follow --repo DIR",
+        ));
+    }
+    let out = crate::track::run(&options, ctx.store_for_reading()?.as_ref())?;
     super::output::emit(a.output.as_deref(), &out.text)?;
     match out.gate {
         Some(why) => Err(crate::error::GateFailed(why).into()),
         None => Ok(()),
     }
+}
+
+/// `track --follow`: the closed loop (`experiment::kinds::follow`).
+fn follow(ctx: &Ctx, a: &TrackArgs, options: Options) -> Result<()> {
+    use crate::experiment::kinds::follow::{self, Format as F};
+    if a.fail_on.is_some() {
+        return Err(input("--follow and --fail-on: give one"));
+    }
+    if let Some(k) = &a.follow.kcidb {
+        super::output::check(k)?;
+    }
+    let format = match options.format {
+        Format::Json => F::Json,
+        Format::Table => F::Table,
+        Format::Markdown => F::Markdown,
+        Format::Html => F::Html,
+    };
+    let out = follow::run(&follow::Options {
+        track: options,
+        repo: a.follow.repo.clone().unwrap_or_default(),
+        build: a.follow.build.clone(),
+        revs: a.follow.revs.clone(),
+        rounds: a.follow.rounds as usize,
+        cap: a.follow.bisect_max_runs as usize,
+        command: a.follow.command.clone(),
+        parse: crate::cli::check,
+        format,
+        front: ctx.front(),
+    })?;
+    if let Some(k) = &a.follow.kcidb {
+        super::output::emit(Some(k), &out.kcidb)?;
+    }
+    super::output::emit(a.output.as_deref(), &out.text)
 }

@@ -166,6 +166,7 @@ fn kind_of(s: &str) -> Result<Kind> {
         Kind::Vm,
         Kind::Bisect,
         Kind::Lava,
+        Kind::Follow,
     ]
     .into_iter()
     .find(|k| k.as_str() == s)

@@ -23,6 +23,7 @@ pub fn new_id(kind: Kind) -> String {
         Kind::Decide => ("decide-", 8),
         Kind::Campaign => ("c", 12),
         Kind::Lava => ("l", 12),
+        Kind::Follow => ("f", 12),
     };
     format!("{prefix}{}", &crate::sys::proc::random_hex128()[..digits])
 }

@@ -17,7 +17,7 @@ pub const ORIGIN: &str = "kbench";
 
 pub struct Kcidb;
 
-fn id(kind: &str, parts: &[&str]) -> String {
+pub fn id(kind: &str, parts: &[&str]) -> String {
     let mut h = Sha256::new();
     h.update(kind.as_bytes());
     for p in parts {
@@ -31,7 +31,7 @@ fn id(kind: &str, parts: &[&str]) -> String {
 }
 
 /// A KCIDB path segment: letters, digits and `_` (dots separate segments).
-fn segment(s: &str) -> String {
+pub fn segment(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' {

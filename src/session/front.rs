@@ -67,6 +67,19 @@ impl Say for Json {
     }
 }
 
+/// Notes passed on, the result dropped ([`Front::muted`]).
+struct Muted(Arc<dyn Say>);
+
+impl Say for Muted {
+    fn out(&self, _text: &str) {}
+    fn note(&self, line: &str) {
+        self.0.note(line)
+    }
+    fn event(&self, json: &str, text: &str) {
+        self.0.event(json, text)
+    }
+}
+
 /// Everything said, kept (a test reads what a person would have seen).
 #[cfg(test)]
 #[derive(Default)]
@@ -129,6 +142,16 @@ impl Front {
     #[cfg(test)]
     pub fn with_say(self, say: Arc<dyn Say>) -> Front {
         Front { say, ..self }
+    }
+
+    /// The same front with its result thrown away and its notes kept: for
+    /// a step (a bisection inside `track --follow`) whose report the
+    /// caller gives in its own.
+    pub fn muted(&self) -> Front {
+        Front {
+            say: Arc::new(Muted(self.say.clone())),
+            ..self.clone()
+        }
     }
 
     /// `--db` as given, for a child kbench or a lock's key.

@@ -83,6 +83,22 @@ pub enum Tag {
         #[serde(default)]
         boot: u32,
     },
+    /// A unit of `track --follow`'s measuring again: one side of one
+    /// change point, built from its revision.
+    Follow {
+        id: String,
+        /// 1-based round and position in it.
+        #[serde(default)]
+        round: usize,
+        #[serde(default)]
+        position: usize,
+        /// The change point (0-based, by size) and its side (0 before, 1
+        /// after).
+        #[serde(default)]
+        point: usize,
+        #[serde(default)]
+        side: usize,
+    },
     /// A unit of a bisection's decision.
     Bisect {
         id: String,
@@ -109,6 +125,8 @@ pub enum Kind {
     Vm,
     Bisect,
     Lava,
+    /// `track --follow`: a change point measured again, bisected, explained.
+    Follow,
     /// `decide`, a bisection's one step asked by `git bisect run`: it has
     /// ids but no plan document and no tag of its own.
     Decide,
@@ -123,6 +141,7 @@ impl Kind {
             Kind::Vm => "vm",
             Kind::Bisect => "bisect",
             Kind::Lava => "lava",
+            Kind::Follow => "follow",
             Kind::Decide => "decide",
         }
     }
@@ -148,6 +167,7 @@ impl Tag {
             Tag::Vm { .. } => Kind::Vm,
             Tag::Bisect { .. } => Kind::Bisect,
             Tag::Lava { .. } => Kind::Lava,
+            Tag::Follow { .. } => Kind::Follow,
         }
     }
 
@@ -158,6 +178,7 @@ impl Tag {
             | Tag::Campaign { id, .. }
             | Tag::Vm { id, .. }
             | Tag::Bisect { id, .. }
+            | Tag::Follow { id, .. }
             | Tag::Lava { id, .. } => id,
         }
     }
@@ -172,7 +193,8 @@ impl Tag {
         match self {
             Tag::Matrix { position, .. }
             | Tag::Campaign { position, .. }
-            | Tag::Vm { position, .. } => Some(*position),
+            | Tag::Vm { position, .. }
+            | Tag::Follow { position, .. } => Some(*position),
             Tag::Lava { boot, .. } => Some(*boot as usize),
             Tag::Bisect { .. } => None,
         }

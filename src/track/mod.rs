@@ -14,7 +14,7 @@
 pub mod detect;
 mod html;
 pub mod order;
-mod report;
+pub mod report;
 pub mod series;
 pub mod units;
 

@@ -4,5 +4,6 @@
 //! unit loop, saves its plan or reads its runs back itself: that is
 //! [`super::engine`]'s.
 
+pub mod follow;
 pub mod matrix;
 pub mod vm;

@@ -40,6 +40,14 @@ impl Here {
             ..Default::default()
         }
     }
+
+    /// The same child, run in `dir` (a revision's work tree).
+    pub fn in_dir(self, dir: &std::path::Path) -> Here {
+        Here {
+            dir: Some(dir.to_path_buf()),
+            ..self
+        }
+    }
 }
 
 impl Runner for Here {

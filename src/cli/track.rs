@@ -89,8 +89,8 @@ pub struct FollowArgs {
     #[arg(long = "rev", value_name = "LABEL=REV", value_parser = label_rev, requires = "follow")]
     pub revs: Vec<(String, String)>,
     /// Units of each side when a change point is measured again
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(3..=50), requires = "follow")]
-    pub rounds: u32,
+    #[arg(long = "again-units", value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(3..=50), requires = "follow")]
+    pub again_units: u32,
     /// Write a KCIDB v5.3 document: the culprit as an issue, its incidents
     #[arg(long, value_name = "FILE", requires = "follow")]
     pub kcidb: Option<std::path::PathBuf>,

@@ -78,7 +78,7 @@ fn follow(ctx: &Ctx, a: &TrackArgs, options: Options) -> Result<()> {
         repo: a.follow.repo.clone().unwrap_or_default(),
         build: a.follow.build.clone(),
         revs: a.follow.revs.clone(),
-        rounds: a.follow.rounds as usize,
+        rounds: a.follow.again_units as usize,
         cap: a.follow.bisect_max_runs as usize,
         command: a.follow.command.clone(),
         parse: crate::cli::check,

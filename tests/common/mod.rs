@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod guest;
+pub mod kcidb;
 pub mod kernels;
 pub mod pty;
 pub mod seeded;

@@ -308,44 +308,6 @@ fn lava_runs_kbench_jobs_and_each_boot_comes_back_as_a_unit() {
     assert!(err.contains("no kbench boot in"), "{err}");
 }
 
-/// KCIDB's own validator (the kcidb-io package from PyPI), installed once
-/// into a virtual environment of its own (`/var/cache/kbench-test-kcidb`).
-fn kcidb_python() -> Result<PathBuf, String> {
-    let venv = PathBuf::from("/var/cache/kbench-test-kcidb");
-    let py = venv.join("bin/python");
-    let ok = |py: &Path| {
-        Command::new(py)
-            .args(["-c", "import kcidb_io"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if ok(&py) {
-        return Ok(py);
-    }
-    let made = Command::new("/usr/bin/python3")
-        .args(["-m", "venv"])
-        .arg(&venv)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !made.status.success() {
-        return Err(format!(
-            "python3 -m venv: {}",
-            String::from_utf8_lossy(&made.stderr)
-        ));
-    }
-    let pip = Command::new(venv.join("bin/pip"))
-        .args(["install", "-q", "kcidb-io"])
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !pip.status.success() || !ok(&py) {
-        return Err(format!(
-            "pip install kcidb-io: {}",
-            String::from_utf8_lossy(&pip.stderr)
-        ));
-    }
-    Ok(py)
-}
-
 /// `kbench export kcidb` (and `compare --format kcidb`) writes KCIDB v5
 /// JSON that KCIDB's own validator takes: a checkout and build per label,
 /// a test per metric and label with its number and unit, and in misc the
@@ -353,7 +315,7 @@ fn kcidb_python() -> Result<PathBuf, String> {
 /// next.
 #[test]
 fn export_kcidb_validates_against_the_kcidb_v5_schema() {
-    let py = match kcidb_python() {
+    let py = match common::kcidb::python() {
         Ok(p) => p,
         Err(why) => {
             assert!(

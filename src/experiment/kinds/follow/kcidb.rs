@@ -100,40 +100,7 @@ pub fn document(plan: &Plan<State>, store: &dyn Store, benchmark: &str) -> Resul
                 }));
             }
             let test_id = id("test", &[&plan.id, &m.label, &plan.state.metric]);
-            let runs = store.load_runs(
-                &RunFilter {
-                    labels: vec![m.label.clone()],
-                    only_complete: true,
-                    ..Default::default()
-                },
-                false,
-            )?;
-            let values: Vec<f64> = runs
-                .iter()
-                .filter_map(|r| r.metrics.iter().find(|x| x.name == plan.state.metric))
-                .map(|x| x.value)
-                .collect();
-            let unit = runs
-                .iter()
-                .find_map(|r| r.metrics.iter().find(|x| x.name == plan.state.metric))
-                .map(|x| x.unit.clone());
-            let mut t = serde_json::json!({
-                "id": test_id, "build_id": id("build", &[&m.rev]), "origin": ORIGIN,
-                "path": format!("kbench.{}.{}", segment(benchmark), segment(&plan.state.metric)),
-                "status": "PASS",
-                "misc": { "kbench_label": m.label, "runs": values.len() },
-            });
-            if !values.is_empty() {
-                let median = crate::stats::describe::median(&values);
-                if median.is_finite() {
-                    let mut n = serde_json::json!({ "value": median });
-                    if let Some(u) = unit.filter(|u| !u.is_empty()) {
-                        n["unit"] = u.into();
-                    }
-                    t["number"] = n;
-                }
-            }
-            tests.push(t);
+            tests.push(test_of(plan, store, benchmark, m, &test_id)?);
             if let (Some(issue_id), Some(present)) = (&issue, m.present) {
                 incidents.push(serde_json::json!({
                     "id": id("incident", &[issue_id, &test_id]), "origin": ORIGIN,
@@ -149,4 +116,49 @@ pub fn document(plan: &Plan<State>, store: &dyn Store, benchmark: &str) -> Resul
         "issues": issues, "incidents": incidents,
     });
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
+}
+
+/// The followed metric's test on one measured revision: its median, in
+/// its unit.
+fn test_of(
+    plan: &Plan<State>,
+    store: &dyn Store,
+    benchmark: &str,
+    m: &Measured,
+    test_id: &str,
+) -> Result<serde_json::Value> {
+    let runs = store.load_runs(
+        &RunFilter {
+            labels: vec![m.label.clone()],
+            only_complete: true,
+            ..Default::default()
+        },
+        false,
+    )?;
+    let values: Vec<f64> = runs
+        .iter()
+        .filter_map(|r| r.metrics.iter().find(|x| x.name == plan.state.metric))
+        .map(|x| x.value)
+        .collect();
+    let unit = runs
+        .iter()
+        .find_map(|r| r.metrics.iter().find(|x| x.name == plan.state.metric))
+        .map(|x| x.unit.clone());
+    let mut t = serde_json::json!({
+        "id": test_id, "build_id": id("build", &[&m.rev]), "origin": ORIGIN,
+        "path": format!("kbench.{}.{}", segment(benchmark), segment(&plan.state.metric)),
+        "status": "PASS",
+        "misc": { "kbench_label": m.label, "runs": values.len() },
+    });
+    if !values.is_empty() {
+        let median = crate::stats::describe::median(&values);
+        if median.is_finite() {
+            let mut n = serde_json::json!({ "value": median });
+            if let Some(u) = unit.filter(|u| !u.is_empty()) {
+                n["unit"] = u.into();
+            }
+            t["number"] = n;
+        }
+    }
+    Ok(t)
 }

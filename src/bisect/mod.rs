@@ -152,13 +152,10 @@ pub struct Env {
     pub machine: Option<crate::vm::MachineOptions>,
 }
 
-/// Start a bisection.
-pub fn run(o: &Options) -> Result<()> {
-    if o.runner != Runner::Stored {
-        crate::experiment::command::check_command(&o.command, o.parse)?;
-    }
+/// The plan of a new bisection, with a fresh id.
+fn plan_of(o: &Options) -> Plan {
     let id = crate::experiment::plan::new_id(crate::store::Kind::Bisect);
-    let plan = Plan {
+    Plan {
         label: o.label.clone().unwrap_or_else(|| format!("bisect-{id}")),
         id,
         source: o.source.clone(),
@@ -172,7 +169,15 @@ pub fn run(o: &Options) -> Result<()> {
         allow_emulated: o.allow_emulated,
         fresh_ends: o.fresh_ends,
         started: crate::sys::time::unix_now(),
-    };
+    }
+}
+
+/// Start a bisection.
+pub fn run(o: &Options) -> Result<()> {
+    if o.runner != Runner::Stored {
+        crate::experiment::command::check_command(&o.command, o.parse)?;
+    }
+    let plan = plan_of(o);
     session::start(&plan, &o.env, o.dry_run).map(|_| ())
 }
 
@@ -209,22 +214,7 @@ pub struct Culprit {
 /// Bisect as [`run`] does, and hand back its answer.
 pub fn answer(o: &Options) -> Result<Answer> {
     crate::experiment::command::check_command(&o.command, o.parse)?;
-    let id = crate::experiment::plan::new_id(crate::store::Kind::Bisect);
-    let plan = Plan {
-        label: o.label.clone().unwrap_or_else(|| format!("bisect-{id}")),
-        id,
-        source: o.source.clone(),
-        runner: o.runner.clone(),
-        command: o.command.clone(),
-        metrics: o.metrics.clone(),
-        alpha: o.alpha,
-        cap: o.cap,
-        threshold_pct: o.threshold_pct,
-        seed: o.seed.unwrap_or_else(crate::experiment::order::fresh_seed),
-        allow_emulated: o.allow_emulated,
-        fresh_ends: o.fresh_ends,
-        started: crate::sys::time::unix_now(),
-    };
+    let plan = plan_of(o);
     let state = session::start(&plan, &o.env, false)?
         .ok_or_else(|| anyhow::anyhow!("the bisection did not run"))?;
     let culprit = match state.outcome.as_ref() {

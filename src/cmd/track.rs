@@ -60,19 +60,14 @@ pub fn track(ctx: &Ctx, a: &TrackArgs) -> Result<()> {
 
 /// `track --follow`: the closed loop (`experiment::kinds::follow`).
 fn follow(ctx: &Ctx, a: &TrackArgs, options: Options) -> Result<()> {
-    use crate::experiment::kinds::follow::{self, Format as F};
+    use crate::experiment::kinds::follow;
     if a.fail_on.is_some() {
         return Err(input("--follow and --fail-on: give one"));
     }
     if let Some(k) = &a.follow.kcidb {
         super::output::check(k)?;
     }
-    let format = match options.format {
-        Format::Json => F::Json,
-        Format::Table => F::Table,
-        Format::Markdown => F::Markdown,
-        Format::Html => F::Html,
-    };
+    let format = options.format;
     let out = follow::run(&follow::Options {
         track: options,
         repo: a.follow.repo.clone().unwrap_or_default(),

@@ -8,14 +8,8 @@ use crate::bisect::Answer;
 use crate::experiment::engine::Plan;
 use crate::track::Tracked;
 
-/// The formats of a follow's report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Markdown,
-    Json,
-    Html,
-}
+/// The formats of a follow's report: `track`'s.
+pub use crate::track::Format;
 
 fn pct(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{x:+.1} %"))

@@ -2,14 +2,17 @@
 //!
 //! A machine drifts (15-30 % between batches on a shared VM), so running
 //! one setting three times and then the other three times confounds the
-//! setting with time.  [`matrix`] interleaves the settings of runtime knobs
+//! setting with time.  A matrix ([`kinds::matrix`]) interleaves the settings of runtime knobs
 //! within one boot, in blocked and randomised order (every round visits each
 //! combination once, in a fresh seeded order), so drift falls on every
 //! setting alike.  [`campaign`] does the same across reboots for what needs
 //! one (kernels, boot parameters), and the comparison then takes the boot
 //! as its unit, because runs within one boot are not independent of it.
 //!
-//! Both run kbench commands as child processes, tagged through
+//! Every kind is a small design that one loop drives ([`engine`]), its
+//! progress typed events ([`event`]), its units run through a runner
+//! chosen once ([`runner`]).  Matrix and campaign run kbench commands as
+//! child processes, tagged through
 //! the environment (`session::inherited::ENV_EXPERIMENT`): each run records the experiment, its round and position in its
 //! settings, and the knob values read back from the kernel in its
 //! fingerprint.

@@ -3,10 +3,10 @@
 //!
 //! Before anything changes, every knob is read (a knob that cannot be read
 //! or written is refused with the reason) and its original value goes into
-//! a restore record ([`super::restore`]); every value is then written once
+//! a restore record ([`crate::experiment::restore`]); every value is then written once
 //! and read back, so a value the kernel refuses stops the experiment before
 //! the first run.  Each round visits every combination once in a fresh
-//! order ([`super::order`]); before each run the combination's values are
+//! order ([`crate::experiment::order`]); before each run the combination's values are
 //! written and read back, and the values read back go into the run's
 //! fingerprint.  The command runs as a child kbench process with the
 //! combination's label, `<base label>/<knob>=<value>/…`.  At the end (and on

@@ -5,6 +5,7 @@
 #   kbench track <labels> --order given --follow --repo R --build 'make -s' -- job --job-cmd ./prog
 # With BUSY=1 the later nightlies (n11 on) are measured beside two CPU hogs
 # and the program never changes: the change point must not hold.
+# With TABLE=1 the loop's own report is shown as a person reads it.
 # Usage: bench/follow-nightly.sh [KBENCH]   (default: the release build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +39,12 @@ for i in $(seq 1 16); do
 done
 for p in ${hogs:-}; do kill "$p" 2>/dev/null || true; done; hogs=
 start=$(date +%s)
+if [ -n "${TABLE:-}" ]; then
+    # What a person reads at a terminal.
+    "$kb" --db "$db" "${labels[@]}" track --order given --follow --repo "$repo" \
+        --build 'make -s' -- job --job-cmd ./prog
+    exit
+fi
 "$kb" --db "$db" --json "${labels[@]}" track --order given --follow --repo "$repo" \
     --build 'make -s' --kcidb "$work/kcidb.json" -- job --job-cmd ./prog > "$work/follow.json"
 echo "the loop took $(( $(date +%s) - start )) s"

@@ -97,6 +97,10 @@ pub struct FollowArgs {
     /// Most units a side one decision of the bisection takes
     #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u32).range(3..=1000), requires = "follow")]
     pub bisect_max_runs: u32,
+    /// Take up a follow that was stopped (Ctrl-C, a kill, a reboot) where
+    /// it was: its id, from the first line it printed
+    #[arg(long, value_name = "ID", requires = "follow")]
+    pub resume: Option<String>,
     /// The kbench command each revision runs (in its work tree), after --
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -79,6 +79,7 @@ fn follow(ctx: &Ctx, a: &TrackArgs, options: Options) -> Result<()> {
         parse: crate::cli::check,
         format,
         front: ctx.front(),
+        resume: a.follow.resume.clone(),
     })?;
     if let Some(k) = &a.follow.kcidb {
         super::output::emit(Some(k), &out.kcidb)?;

@@ -120,24 +120,65 @@ fn nightlies(env: &Env, repo: &Path, busy: bool) -> Vec<String> {
     labels
 }
 
-/// The loop, as the command line: its JSON document and the
-/// KCIDB file's path.
-fn follow(env: &Env, repo: &Path, labels: &[String]) -> (serde_json::Value, std::path::PathBuf) {
-    let kcidb = env.dir.path().join("kcidb.json");
+/// The command line (`extra` flags after `--follow`).
+fn follow_cmd(env: &Env, repo: &Path, labels: &[String], extra: &[&str]) -> Command {
     let mut c = env.cmd();
     c.arg("--json");
     for l in labels {
         c.args(["--label", l]);
     }
-    let started = std::time::Instant::now();
-    let out = c
-        .args(["track", "--order", "given", "--follow", "--repo"])
+    c.args(["track", "--order", "given", "--follow", "--repo"])
         .arg(repo)
         .args(["--build", "make -s", "--kcidb"])
-        .arg(&kcidb)
-        .args(["--", "job", "--job-cmd", "./prog"])
-        .output()
+        .arg(env.dir.path().join("kcidb.json"))
+        .args(extra)
+        .args(["--", "job", "--job-cmd", "./prog"]);
+    c
+}
+
+/// The loop started, SIGKILLed once its third unit has ended; its id.
+fn follow_killed(env: &Env, repo: &Path, labels: &[String]) -> String {
+    use std::io::BufRead;
+    let mut child = follow_cmd(env, repo, labels, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let mut id = String::new();
+    let mut third = false;
+    for l in std::io::BufReader::new(child.stderr.take().unwrap()).lines() {
+        let l = l.unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&l).unwrap_or_else(|_| panic!("not an event: {l}"));
+        if v["event"] == "planned" {
+            id = v["id"].as_str().unwrap().to_string();
+        }
+        if v["event"] == "unit_ended" && v["number"] == 3 {
+            third = true;
+            break;
+        }
+    }
+    assert!(
+        third,
+        "the loop ended before its third unit: its series showed no change point to follow (were the nightlies measured on a busy machine?)"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!id.is_empty());
+    id
+}
+
+/// The loop, as the command line (with `extra` flags): its JSON
+/// document and the KCIDB file's path.
+fn follow(
+    env: &Env,
+    repo: &Path,
+    labels: &[String],
+    extra: &[&str],
+) -> (serde_json::Value, std::path::PathBuf) {
+    let kcidb = env.dir.path().join("kcidb.json");
+    let started = std::time::Instant::now();
+    let out = follow_cmd(env, repo, labels, extra).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -167,7 +208,11 @@ fn a_nightly_regression_is_followed_to_its_culprit_and_a_busy_machine_is_not() {
     let repo = repository(env.dir.path(), true);
     let labels = nightlies(&env, &repo, false);
     assert_eq!(labels.len(), 14);
-    let (doc, kcidb) = follow(&env, &repo, &labels);
+    // Killed during its re-measure, it is taken up where it was.
+    let id = follow_killed(&env, &repo, &labels);
+    let (doc, kcidb) = follow(&env, &repo, &labels, &["--resume", &id]);
+    assert_eq!(doc["id"], id.as_str());
+    assert_eq!(doc["units_measured_again"], 10, "{doc:#}");
     let points = doc["follow"].as_array().unwrap();
     let p = points
         .iter()
@@ -216,7 +261,7 @@ fn a_nightly_regression_is_followed_to_its_culprit_and_a_busy_machine_is_not() {
     let env = Env::new();
     let repo = repository(env.dir.path(), false);
     let labels = nightlies(&env, &repo, true);
-    let (doc, _) = follow(&env, &repo, &labels);
+    let (doc, _) = follow(&env, &repo, &labels, &[]);
     let points = doc["follow"].as_array().unwrap();
     assert!(
         !points.is_empty(),

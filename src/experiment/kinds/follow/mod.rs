@@ -54,6 +54,9 @@ pub struct Options {
     pub parse: crate::experiment::ParseCommand,
     pub format: Format,
     pub front: crate::session::Front,
+    /// Take up the follow with this id where it stopped (its revisions,
+    /// build and command are the plan's).
+    pub resume: Option<String>,
 }
 
 /// What the loop leaves: its report, and its KCIDB document.
@@ -83,18 +86,59 @@ pub fn run(o: &Options) -> Result<Output> {
         )));
     }
     let (tracked, _) = crate::track::build(&o.track, o.front.read_store()?.as_ref())?;
-    let alpha = o.track.q;
+    let mut plan = match &o.resume {
+        Some(id) => resumed(o, id)?,
+        None => planned_anew(o, &tracked, &benchmark, &metric)?,
+    };
+    let events = Events::new(&o.front);
+    let _lock = crate::experiment::lock::hold(&o.front, "follow", &plan.id, "follow", false)?;
+    let repo = PathBuf::from(&plan.state.repo);
+    if plan.order.is_empty() || plan.next < plan.units() {
+        let scratch = crate::sys::janitor::Scratch::in_tmp("bisect")?;
+        let fresh = plan.order.is_empty();
+        let trees = steps::prepare(
+            &repo,
+            plan.state.build.as_deref(),
+            &mut plan.state.points,
+            scratch.path(),
+            &|l| events.note(l),
+        )?;
+        if fresh {
+            plan.order = order(&plan.state.points, o.rounds, plan.seed);
+        }
+        engine::planned(&events, &plan, &report::headline(&tracked, &plan));
+        let driven = measure_again(o, &mut plan, &trees, &events);
+        for t in trees.iter().flatten() {
+            crate::bisect::git::remove_worktree(&repo, t);
+        }
+        driven?;
+    }
+    follow_held(o, &mut plan, (&benchmark, &metric), &events)?;
+    Ok(Output {
+        text: report::render(o.format, &tracked, &plan),
+        kcidb: kcidb::document(&plan, o.front.read_store()?.as_ref(), &benchmark)?,
+    })
+}
+
+/// A new plan: each change point of `metric`, largest first, with its
+/// labels' revisions (or why it cannot be followed).
+fn planned_anew(
+    o: &Options,
+    tracked: &crate::track::Tracked,
+    benchmark: &str,
+    metric: &str,
+) -> Result<Plan<State>> {
     let mut state = State {
         command: o.command.clone(),
         repo: o.repo.display().to_string(),
         build: o.build.clone(),
-        metric: metric.clone(),
-        alpha,
+        metric: metric.to_string(),
+        alpha: o.track.q,
         threshold_pct: o.track.threshold_pct,
         points: Vec::new(),
         started: crate::sys::time::unix_now(),
     };
-    for (a, b, change, p) in steps::points_of(&tracked, &benchmark, &metric) {
+    for (a, b, change, p) in steps::points_of(tracked, benchmark, metric) {
         let revs = (
             steps::rev_of(&o.repo, &a, &o.revs),
             steps::rev_of(&o.repo, &b, &o.revs),
@@ -112,30 +156,29 @@ pub fn run(o: &Options) -> Result<Output> {
             ..Default::default()
         });
     }
-    let events = Events::new(&o.front);
     let seed = crate::experiment::order::fresh_seed();
-    let mut plan = Plan::new(Kind::Follow, seed, Vec::new(), state);
-    let _lock = crate::experiment::lock::hold(&o.front, "follow", &plan.id, "follow", false)?;
-    let scratch = crate::sys::janitor::Scratch::in_tmp("bisect")?;
-    let trees = steps::prepare(
-        &o.repo,
-        o.build.as_deref(),
-        &mut plan.state.points,
-        scratch.path(),
-        &|l| events.note(l),
-    )?;
-    plan.order = order(&plan.state.points, o.rounds, seed);
-    engine::planned(&events, &plan, &report::headline(&tracked, &plan));
-    let driven = measure_again(o, &mut plan, &trees, &events);
-    for t in trees.iter().flatten() {
-        crate::bisect::git::remove_worktree(&o.repo, t);
+    Ok(Plan::new(Kind::Follow, seed, Vec::new(), state))
+}
+
+/// The plan of follow `id`, to take up again: only from a store no one
+/// else could have planted its build and command in.
+fn resumed(o: &Options, id: &str) -> Result<Plan<State>> {
+    if let Err(why) = crate::store::trusted_for_commands(o.front.db()) {
+        return Err(input(format!(
+            "--follow --resume: kbench runs no command from this store: {why}; keep the store where only you (and root) can write, or start the follow again"
+        )));
     }
-    driven?;
-    follow_held(o, &mut plan, (&benchmark, &metric), &events)?;
-    Ok(Output {
-        text: report::render(o.format, &tracked, &plan),
-        kcidb: kcidb::document(&plan, o.front.read_store()?.as_ref(), &benchmark)?,
-    })
+    let plan: Option<Plan<State>> =
+        crate::experiment::plan::load(o.front.read_store()?.as_ref(), Kind::Follow, id)?;
+    let plan =
+        plan.ok_or_else(|| input(format!("--resume {id}: no follow of that id in the store")))?;
+    if plan.state.command != o.command {
+        return Err(input(format!(
+            "--resume {id}: that follow measured `kbench {}`; give the same command after --",
+            plan.state.command.join(" ")
+        )));
+    }
+    Ok(plan)
 }
 
 /// The re-measure's order: per point that can be followed, `rounds`
@@ -193,23 +236,25 @@ fn follow_held(
     let runs = engine::runs_of(store.as_ref(), Kind::Follow, &plan.id, &[], None)?;
     for i in 0..plan.state.points.len() {
         let p = &plan.state.points[i];
-        if p.cannot.is_some() {
+        if p.cannot.is_some() || p.bisection.is_some() {
             continue;
         }
-        let again = steps::held(&runs, &plan.id, p, (benchmark, metric), half, threshold)?;
-        events.note(&report::again_line(p, &again));
-        plan.state.points[i].again = Some(again);
-        engine::save(store.as_mut(), plan)?;
+        if p.again.is_none() {
+            let again = steps::held(&runs, &plan.id, p, (benchmark, metric), half, threshold)?;
+            events.note(&report::again_line(p, &again));
+            plan.state.points[i].again = Some(again);
+            engine::save(store.as_mut(), plan)?;
+        }
         if !plan.state.points[i].held() {
             continue;
         }
         let p = &plan.state.points[i];
         let answer = crate::bisect::answer(&crate::bisect::Options {
             source: crate::bisect::Source::Git {
-                repo: o.repo.clone(),
+                repo: PathBuf::from(&plan.state.repo),
                 good: p.revs[0].clone(),
                 bad: p.revs[1].clone(),
-                build: o.build.clone().unwrap_or_else(|| "true".into()),
+                build: plan.state.build.clone().unwrap_or_else(|| "true".into()),
                 image: None,
             },
             runner: crate::bisect::Runner::InPlace,

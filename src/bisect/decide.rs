@@ -402,12 +402,7 @@ fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord
 fn measure_one(o: &Options, label: &str) -> Result<Option<RunRecord>> {
     use crate::experiment::runner::{Here, Runner, Unit};
     let mut store = o.env.front.write_store()?;
-    let mut here = Here {
-        db: o.env.front.db().map(str::to_string),
-        quiet: true,
-        quiet_stdout: true,
-        ..Default::default()
-    };
+    let mut here = Here::on(o.env.front.db()).quiet(true).quiet_stdout(true);
     let unit = Unit {
         label,
         command: &o.command,

@@ -284,13 +284,10 @@ impl<'a> Real<'a> {
             Some(Ready::Stored(stored)) => stored.run(store, &unit),
             Some(Ready::Tree(tree)) => {
                 let command = in_tree(&self.plan.command, &self.plan.source, tree);
-                let mut here = Here {
-                    db: self.env.front.db().map(str::to_string),
-                    quiet: true,
-                    quiet_stdout: true,
-                    dir: Some(tree.clone()),
-                    ..Default::default()
-                };
+                let mut here = Here::on(self.env.front.db())
+                    .quiet(true)
+                    .quiet_stdout(true)
+                    .in_dir(tree);
                 unit.command = &command;
                 here.run(store, &unit)
             }

@@ -59,11 +59,7 @@ pub fn run(o: &Options) -> Result<i32> {
             of: 0,
             env: &[],
         };
-        Here {
-            db: Some(db_text.clone()),
-            ..Default::default()
-        }
-        .run(&mut *store, &unit)?
+        Here::on(Some(&db_text)).run(&mut *store, &unit)?
     };
     let code = ran.code.unwrap_or(128);
     if ran.runs.is_empty() {

@@ -426,12 +426,7 @@ fn run_block(f: &Front, store: &mut dyn Store, plan: &Plan, label: &str, tag: &T
         of: plan.order.len(),
         env: &[],
     };
-    Here {
-        db: f.db().map(str::to_string),
-        quiet: f.quiet,
-        ..Default::default()
-    }
-    .run(store, &unit)
+    Here::on(f.db()).quiet(f.quiet).run(store, &unit)
 }
 
 /// With `--aa` (the first boot again as `LABEL/aa`): the first label

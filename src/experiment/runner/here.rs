@@ -8,22 +8,21 @@ use crate::store::Store;
 use anyhow::Result;
 use std::path::PathBuf;
 
-/// How the child is run.
+/// How the child is run.  Its fields are its own: a `Here` is made here
+/// alone ([`Here::for_front`], [`Here::on`]) and set with its builders.
 #[derive(Clone, Debug, Default)]
 pub struct Here {
     /// The store it writes to (`--db`), as the parent was given it.
-    pub db: Option<String>,
+    db: Option<String>,
     /// It says nothing on stderr (`-q`).
-    pub quiet: bool,
+    quiet: bool,
     /// Its report is thrown away (the parent prints its own).
-    pub quiet_stdout: bool,
+    quiet_stdout: bool,
     /// Where it runs (a bisection's work tree); here, if `None`.
-    pub dir: Option<PathBuf>,
-    /// More of its environment, for every unit.
-    pub env: Vec<(String, String)>,
+    dir: Option<PathBuf>,
     /// Its standard-error lines relayed as events (`--json`), not passed
     /// through.
-    pub relay: Option<crate::experiment::event::Events>,
+    relay: Option<crate::experiment::event::Events>,
 }
 
 impl Here {
@@ -38,6 +37,28 @@ impl Here {
                 .json
                 .then(|| crate::experiment::event::Events::new(front)),
             ..Default::default()
+        }
+    }
+
+    /// A child on store `db` (`--db` as given; the default store if
+    /// `None`), saying what it says and printing its report.
+    pub fn on(db: Option<&str>) -> Here {
+        Here {
+            db: db.map(str::to_string),
+            ..Default::default()
+        }
+    }
+
+    /// The same child, quiet on stderr (`-q`) or not.
+    pub fn quiet(self, quiet: bool) -> Here {
+        Here { quiet, ..self }
+    }
+
+    /// The same child, its report thrown away or not.
+    pub fn quiet_stdout(self, quiet_stdout: bool) -> Here {
+        Here {
+            quiet_stdout,
+            ..self
         }
     }
 
@@ -62,7 +83,7 @@ impl Runner for Here {
         if let Some(d) = &self.dir {
             child = child.in_dir(d);
         }
-        for (k, v) in self.env.iter().chain(unit.env) {
+        for (k, v) in unit.env {
             child = child.env(k, v);
         }
         let status = match &self.relay {

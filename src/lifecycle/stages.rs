@@ -106,6 +106,10 @@ pub fn repetition<B: Benchmark>(
         Ok(out) => out,
         Err(e) => {
             record_health(health, &mut rec)?;
+            // Its role is known whatever its outcome (a background task
+            // cut short before it measured anything is still background);
+            // its counters are not kept, as no figure of it counts.
+            rec.set_settings(serde_json::json!({ "sched": { "role": role_of(ctx) } }));
             rec.status = status_of(&e);
             rec.notes.push(format!("{e:#}"));
             match save(store, &rec) {

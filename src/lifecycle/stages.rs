@@ -9,6 +9,20 @@ use crate::session::{print_json, save, say_stored, Ctx};
 use crate::store::{RunRecord, RunStatus, Store};
 use anyhow::Result;
 
+/// A run that ended in an error: its health, and its role, known
+/// whatever its outcome (a background task cut short before it measured
+/// anything is still background); its counters are not kept, as no figure
+/// of it counts.
+fn failed_role(
+    ctx: &Ctx,
+    health: Result<crate::health::Health, String>,
+    rec: &mut RunRecord,
+) -> Result<()> {
+    record_health(health, rec)?;
+    rec.set_settings(serde_json::json!({ "sched": { "role": role_of(ctx) } }));
+    Ok(())
+}
+
 /// What the repetitions have done so far.
 pub struct Done<O> {
     pub outs: Vec<O>,
@@ -105,11 +119,7 @@ pub fn repetition<B: Benchmark>(
     let mut out = match result {
         Ok(out) => out,
         Err(e) => {
-            record_health(health, &mut rec)?;
-            // Its role is known whatever its outcome (a background task
-            // cut short before it measured anything is still background);
-            // its counters are not kept, as no figure of it counts.
-            rec.set_settings(serde_json::json!({ "sched": { "role": role_of(ctx) } }));
+            failed_role(ctx, health, &mut rec)?;
             rec.status = status_of(&e);
             rec.notes.push(format!("{e:#}"));
             match save(store, &rec) {

@@ -235,7 +235,13 @@ pub fn drive<D: Design>(
         match after? {
             After::Continue => {}
             After::Stop(why) => {
-                let text = format!("stopped after {} units: {why}", plan.done);
+                // The reason is in the event for a program; a person reads
+                // it once, in the kind's closing line.
+                let text = format!(
+                    "stopped after {} unit{}",
+                    plan.done,
+                    if plan.done == 1 { "" } else { "s" }
+                );
                 events.emit(&Event::Stopped {
                     id: &plan.id,
                     reason: &why,

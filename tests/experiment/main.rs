@@ -1465,3 +1465,46 @@ fn campaign_rounds_auto_stops_once_decided() {
         "{said}"
     );
 }
+
+/// `--rounds auto:5` where the second value of a knob (the kernel's NIS
+/// domain name, which nothing else reads) makes the job ten times as long:
+/// the matrix stops at a look (round 3 or the cap, 5), says why once (in
+/// its closing line; the engine's own line counts only the units) and puts
+/// the knob back.
+#[test]
+fn a_matrix_that_decides_stops_at_its_look_and_says_why_once() {
+    let Some((_one, _)) = knob_test() else { return };
+    let env = Env::new();
+    let before = read("/proc/sys/kernel/domainname");
+    let job = "sh -c \"grep -q kbb /proc/sys/kernel/domainname && sleep 0.2 || sleep 0.02\"";
+    let o = env.run(&[
+        "--label",
+        "d",
+        "matrix",
+        "--knob",
+        "kernel.domainname=kba,kbb",
+        "--rounds",
+        "auto:5",
+        "--",
+        "job",
+        "--job-cmd",
+        job,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(read("/proc/sys/kernel/domainname"), before);
+    let both = format!("{}{err}", String::from_utf8_lossy(&o.stdout));
+    let said = both.split_whitespace().collect::<Vec<_>>().join(" ");
+    let n = env.json(&["runs", "list"])["runs"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(n == 6 || n == 10, "{n} runs: {said}");
+    assert_eq!(
+        said.matches(&format!("decided after {} rounds on time", n / 2))
+            .count(),
+        1,
+        "{said}"
+    );
+    assert!(said.contains(&format!("stopped after {n} units")), "{said}");
+}

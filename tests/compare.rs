@@ -619,7 +619,7 @@ fn how_the_kernel_scheduled_the_run_is_a_section_of_its_own() {
         .take_while(|l| !l.is_empty())
         .collect();
     assert!(
-        section.first().is_some_and(|t| t.contains("(2 tests of sched.* counters, adjusted with the scoreboard's as one family; 1 did not differ; against a)")),
+        section.first().is_some_and(|t| t.contains("(2 tests of sched.* counters, a family of their own (the chance of any false verdict among them at most the report's alpha); 1 did not differ; against a)")),
         "{out}"
     );
     assert_eq!(section.len(), 3, "a title, a header and one row: {out}");

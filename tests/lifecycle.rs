@@ -339,10 +339,12 @@ fn an_imported_log_and_a_run_of_the_same_settings_compare() {
             .count()
     };
     assert_eq!(groups("old", "new"), 1);
-    assert_eq!(
-        groups("unknown", "new"),
-        0,
-        "unstated parameters never meet stated ones"
+    // Unstated parameters never meet stated ones: nothing is compared,
+    // and compare says so (exit 2) rather than print an empty report.
+    let err = env.fails(&["compare", "--label", "unknown", "--label", "new"], 2);
+    assert!(
+        err.contains("share no benchmark run with the same parameters"),
+        "{err}"
     );
     let err = env.fails(
         &[

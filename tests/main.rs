@@ -9,6 +9,7 @@ mod contest;
 mod cyclictest;
 mod docs;
 mod fingerprint;
+mod first_look;
 mod hackbench;
 mod hardening;
 mod health;

@@ -69,10 +69,7 @@ impl Cli {
                     }
                     e.exit()
                 }
-                eprintln!(
-                    "kbench: {}",
-                    crate::text::clean(&crate::text::one_line(&e.to_string()))
-                );
+                eprintln!("kbench: {}", crate::text::clean(&parse_error_line(&e)));
                 // `git bisect run` reads 1-127 but 125 as "bad": a typo in
                 // a decide command line must stop it instead.
                 std::process::exit(if decide {
@@ -91,6 +88,70 @@ impl Cli {
             .try_get_matches_from(args)
             .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
     }
+}
+
+/// clap's error as one line, with its tips kept ("a similar subcommand
+/// exists: 'run'"), and, where a word was not understood by a command
+/// that runs another after `--` (matrix, campaign, bisect …), the tip to
+/// put `--` before it.
+fn parse_error_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let mut parts = vec![crate::text::one_line(&text)];
+    if parts[0].is_empty() {
+        parts[0] = "bad command line".into();
+    }
+    parts.extend(
+        text.lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("tip:"))
+            .map(str::to_string),
+    );
+    if parts.len() == 1 && e.kind() == clap::error::ErrorKind::UnknownArgument {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        if let Some(tip) = dash_dash_tip(&args, e).or_else(|| format_tip(e)) {
+            parts.push(tip);
+        }
+    }
+    parts.join("; ")
+}
+
+/// `--html` and its kind, where the report's format is a value of
+/// `--format`.
+fn format_tip(e: &clap::Error) -> Option<String> {
+    let clap::error::ContextValue::String(w) = e.get(clap::error::ContextKind::InvalidArg)? else {
+        return None;
+    };
+    let f = w.strip_prefix("--")?;
+    ["html", "markdown", "csv", "table"]
+        .contains(&f)
+        .then(|| format!("tip: the report's format is a value: --format {f}"))
+}
+
+/// "tip: put `--` before the command …" when the word clap refused is a
+/// positional word given to a subcommand whose last argument is a command
+/// line (`matrix --knob autogroup=0,1 hackbench`).
+fn dash_dash_tip(args: &[String], e: &clap::Error) -> Option<String> {
+    let word = match e.get(clap::error::ContextKind::InvalidArg)? {
+        clap::error::ContextValue::String(w) => w.clone(),
+        _ => return None,
+    };
+    if word.starts_with('-') || args.iter().any(|a| a == "--") {
+        return None;
+    }
+    let root = command();
+    let mut cmd = &root;
+    for a in args {
+        if let Some(sub) = cmd.find_subcommand(a) {
+            cmd = sub;
+        }
+    }
+    cmd.get_arguments().find(|a| a.is_last_set())?;
+    let at = args.iter().position(|a| *a == word)?;
+    Some(format!(
+        "tip: put `--` before the command it runs: kbench {} -- {}",
+        args[..at].join(" "),
+        args[at..].join(" ")
+    ))
 }
 
 /// The whole command line as clap builds it, with every subcommand's

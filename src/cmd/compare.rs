@@ -64,6 +64,9 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
         Some(flag) => Some(curves_over(&c, flag, &a.metric)?),
         None => None,
     };
+    if curves.is_none() {
+        nothing_compared(&c, &runs, a)?;
+    }
     if curves.is_some() && (matches!(format, ReportFormat::Csv) || a.layout != Layout::Stats) {
         return Err(input(
             "--curve is shown as a table, Markdown, JSON or HTML (not CSV or another --layout)",
@@ -90,6 +93,56 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
     }
     emit(a, &text)?;
     gate(&c, a.fail_on, a.allow_one_boot)
+}
+
+/// A report that compares nothing is a mistake, not an answer: one line
+/// naming the fix, and exit 2 (a curve over one label is a comparison of
+/// its points, and is left alone).
+fn nothing_compared(c: &compare::Comparison, runs: &[RunRecord], a: &CompareArgs) -> Result<()> {
+    let compared = c
+        .groups
+        .iter()
+        .flat_map(|g| &g.metrics)
+        .flat_map(|m| &m.labels)
+        .any(|l| l.versus.is_some());
+    if compared {
+        return Ok(());
+    }
+    let mut labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
+    labels.sort_unstable();
+    labels.dedup();
+    if labels.len() < 2 {
+        return Err(input(format!(
+            "only label {} has runs here, and compare needs two: give a second --label (`kbench labels` lists them)",
+            labels.first().copied().unwrap_or("(none)")
+        )));
+    }
+    if !a.metric.is_empty() {
+        let mut names: Vec<&str> = runs
+            .iter()
+            .flat_map(|r| &r.metrics)
+            .map(|m| m.name.as_str())
+            .filter(|n| !n.contains('.'))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let more = names.len().saturating_sub(12);
+        return Err(input(format!(
+            "no run of {} has metric {}: these runs have {}{}",
+            labels.join(", "),
+            a.metric.join(", "),
+            names[..names.len().min(12)].join(", "),
+            if more > 0 {
+                format!(" and {more} more (`kbench runs show ID` lists a run's)")
+            } else {
+                String::new()
+            }
+        )));
+    }
+    Err(input(format!(
+        "labels {} share no benchmark run with the same parameters, so nothing is compared: give --label for runs of the same benchmark and flags (`kbench labels` lists them)",
+        labels.join(", ")
+    )))
 }
 
 /// The comparison's options, from the flags.

@@ -231,9 +231,43 @@ fn report_run(
                 crate::store::postgres::redact(&db.display().to_string()),
                 target.id
             ));
+            ctx.info(&next_step(store, sc, &target.label));
         }
     }
     Ok(())
+}
+
+/// What to do next, with the label this run used: compare it with the
+/// label stored last that ran the same benchmarks, or measure the other
+/// side first.
+fn next_step(
+    store: &dyn crate::store::Store,
+    sc: &crate::scenario::Scenario,
+    label: &str,
+) -> String {
+    let q = |s: &str| shlex::try_quote(s).map_or_else(|_| s.to_string(), |c| c.into_owned());
+    let labels = store.labels().unwrap_or_default();
+    let mine: Vec<&String> = labels
+        .iter()
+        .find(|l| l.label == label)
+        .map(|l| l.benchmarks.iter().collect())
+        .unwrap_or_default();
+    let other = labels
+        .iter()
+        .filter(|l| l.label != label && l.benchmarks.iter().any(|b| mine.contains(&b)))
+        .max_by(|a, b| a.last.total_cmp(&b.last));
+    match other {
+        Some(o) => format!(
+            "next: kbench compare --label {} --label {}",
+            q(&o.label),
+            q(label)
+        ),
+        None => format!(
+            "next: boot the other kernel (or change the setting), then\n  kbench run {} --label B && kbench compare --label {} --label B",
+            q(&sc.name),
+            q(label)
+        ),
+    }
 }
 
 pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<()> {

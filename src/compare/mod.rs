@@ -151,8 +151,9 @@ pub struct Comparison {
     pub threshold_pct: f64,
     /// Verdict counts over every label and metric, in report order.
     pub tally: Vec<(Verdict, usize)>,
-    /// Comparisons decided as one family (the scoreboard's and the
-    /// scheduling section's), each a difference and an equivalence test.
+    /// Comparisons of the scoreboard, decided as one family, each a
+    /// difference and an equivalence test (the scheduling section's
+    /// counters are a family of their own: [`scheduling::Scheduling`]).
     pub tests: usize,
     pub config_diff: Vec<config_diff::Row>,
     /// What a reader must know before the scoreboard (emulated runs),
@@ -261,8 +262,11 @@ pub fn default_metric(name: &str, better: Better) -> bool {
 }
 
 /// Compare `runs` (complete runs only are used): the scoreboard's groups
-/// and, with no `--metric` named, the scheduling section's counters, all
-/// of their tests decided as one family, so the whole report keeps α.
+/// and, with no `--metric` named, the scheduling section's counters.  The
+/// scoreboard (the headline metrics and those named) is the person's
+/// question and one family; the counters explain it and are a family of
+/// their own, adjusted among themselves, so adding or dropping counters
+/// never changes a headline's p adj.
 pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
     let mut c = undecided(runs, o)?;
     let mut sched = if o.metrics.is_empty() {
@@ -270,11 +274,10 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
     } else {
         None
     };
-    let mut both: Vec<&mut Group> = c.groups.iter_mut().collect();
+    decide_all(&mut c.groups.iter_mut().collect::<Vec<_>>(), o);
     if let Some(s) = sched.as_mut() {
-        both.extend(s.groups.iter_mut());
+        decide_all(&mut s.groups.iter_mut().collect::<Vec<_>>(), o);
     }
-    decide_all(&mut both, o);
     if !o.allow_emulated {
         emulated::withhold(&mut c.groups, &c.emulated_ids);
         if let Some(s) = sched.as_mut() {
@@ -282,12 +285,7 @@ pub fn build(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         }
     }
     c.tally = tally(&c.groups);
-    c.tests = c
-        .groups
-        .iter()
-        .chain(sched.iter().flat_map(|s| &s.groups))
-        .map(tests_of)
-        .sum();
+    c.tests = c.groups.iter().map(tests_of).sum();
     c.scheduling = sched.and_then(|s| scheduling::section(&s));
     Ok(c)
 }
@@ -307,7 +305,7 @@ fn tests_of(g: &Group) -> usize {
         .count()
 }
 
-/// Every pair of the report is one family; a metric that is a fixed
+/// Every pair of `groups` is one family; a metric that is a fixed
 /// multiple of another takes that one's test ([`Group::derived`]).
 fn decide_all(groups: &mut [&mut Group], o: &Options) {
     let mut all = Vec::new();

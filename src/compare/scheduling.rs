@@ -2,9 +2,10 @@
 //! run (switches, CPU, run-queue wait, migrations of the probe's tasks
 //! and of a scenario's background tasks; every other task's switches;
 //! interrupts and softirqs) compared between labels with the scoreboard's
-//! own tests and interval rules, in the same family as the scoreboard's
-//! tests (one error rate for the whole report: `compare::build` decides
-//! them together).  Listed: the counters whose
+//! own tests and interval rules, as a family of their own: they explain
+//! the scoreboard's answer and are not the question, so they are adjusted
+//! among themselves and never cost a headline metric its power
+//! (`compare::build` decides the two families apart).  Listed: the counters whose
 //! difference is decided, largest change first; counted: those that did
 //! not differ.  Per-CPU counters (`sched.cpuN.*`) are stored but left out
 //! here unless named with `--metric`.

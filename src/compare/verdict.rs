@@ -4,7 +4,7 @@
 //!
 //! The verdict is made in two steps.  [`versus`] computes everything that
 //! depends on this pair alone; [`decide`] runs after every pair of the
-//! report is known, because the p-values are adjusted as one family.
+//! family is known, because the p-values are adjusted together.
 //!
 //! Rules (α = `--alpha`, T = `--threshold` %, p̃ = adjusted):
 //! - fewer than [`MIN_RUNS`] runs a side: *too few runs*;
@@ -377,9 +377,9 @@ fn constant(base: &[f64], x: &[f64]) -> bool {
     flat(base) && flat(x)
 }
 
-/// The verdicts of a whole report: every test that can give a verdict
-/// (each comparison's difference test and its equivalence test, in the
-/// scoreboard and the scheduling section alike) adjusted as one family
+/// The verdicts of one family (the scoreboard, or the scheduling
+/// section): every test that can give a verdict (each comparison's
+/// difference test and its equivalence test) adjusted together
 /// ([`crate::stats::multiple::adjust_paired`]), then each pair decided.
 /// Power figures use α/m, the strictest step of the ladder.  A pair whose
 /// `source` names another (a metric that is a fixed multiple of another)

@@ -17,7 +17,7 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
     };
     let family = match c.correction {
         crate::stats::multiple::Correction::Holm => format!(
-            "Holm's step-down, counting a comparison's two tests as one where only one null can be true (Shaffer): the chance of any false verdict in the report is at most {}",
+            "Holm's step-down, counting a comparison's two tests as one where only one null can be true (Shaffer): the chance of any false verdict among them is at most {}",
             c.alpha
         ),
         crate::stats::multiple::Correction::Bh => format!(
@@ -31,7 +31,7 @@ pub fn footnotes(c: &Comparison) -> Vec<String> {
     let mut v = vec![
         format!("verdicts: {}", tally_line(c)),
         format!(
-            "baseline {}; decided by {test}; p adj = adjusted over all {} comparisons of this report, the scoreboard's and the scheduling section's, each a difference test and an equivalence test, as one family ({family}); \
+            "baseline {}; decided by {test}; p adj = adjusted over the scoreboard's {} comparisons, each a difference test and an equivalence test, as one family ({family}; the scheduling section's counters explain the answer and are adjusted among themselves, as a second family); \
              better/worse = p adj < {}, the change's interval clear of no change, and the change at least {} %; equivalent = the change's {:.0} % interval within ±{} % (two one-sided tests at the same alpha, adjusted the same way; \
              the 95 % interval shown may reach past it); inconclusive = neither, with the smallest change these runs could detect (80 % power); \
              no verdict below {} runs a side; the intervals are each comparison's own, not adjusted for the report's many tests (p adj is)",

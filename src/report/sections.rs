@@ -517,7 +517,7 @@ pub fn scheduling(c: &Comparison) -> Option<Section> {
         .collect();
     Some(Section {
         title: format!(
-            "How the kernel scheduled the run ({} tests of sched.* counters, adjusted with the scoreboard's as one family; {} did not differ{}; against {})",
+            "How the kernel scheduled the run ({} tests of sched.* counters, a family of their own (the chance of any false verdict among them at most the report's alpha); {} did not differ{}; against {})",
             s.tests,
             s.not_different,
             if s.too_few_runs > 0 {

@@ -1,6 +1,7 @@
-//! Multiple comparisons: every test in one `compare` is one family, and
-//! its p-values are adjusted together so a report's error rate is the one
-//! it states, however many metrics it tests.
+//! Multiple comparisons: the tests of one family (a `compare` report's
+//! scoreboard, or its scheduling counters) are adjusted together, so the
+//! family's error rate is the one it states, however many metrics it
+//! tests.
 
 use serde::Serialize;
 

@@ -92,17 +92,20 @@ fn the_readme_first_look_ends_in_a_verdict_on_every_row() {
 #[test]
 fn a_newcomers_mistakes_get_one_line_with_the_fix() {
     let env = Env::new();
-    env.ok(&[
-        "--label",
-        "a",
-        "hackbench",
-        "-g",
-        "1",
-        "-f",
-        "2",
-        "-l",
-        "10",
-    ]);
+    let small_hackbench = |label: &str| {
+        env.ok(&[
+            "--label",
+            label,
+            "hackbench",
+            "-g",
+            "1",
+            "-f",
+            "2",
+            "-l",
+            "10",
+        ]);
+    };
+    small_hackbench("a");
     let cases: [(&[&str], &str); 6] = [
         (&["compare", "--label", "a"], "give a second --label"),
         (&["compare", "--label", "a", "--label", "a2", "--metric", "nosuch"], "no complete runs for label 'a2'"),
@@ -119,17 +122,7 @@ fn a_newcomers_mistakes_get_one_line_with_the_fix() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(fix), "{args:?}: {err}");
     }
-    env.ok(&[
-        "--label",
-        "b",
-        "hackbench",
-        "-g",
-        "1",
-        "-f",
-        "2",
-        "-l",
-        "10",
-    ]);
+    small_hackbench("b");
     let err = env.fails(
         &[
             "compare", "--label", "a", "--label", "b", "--metric", "nosuch",

@@ -118,23 +118,25 @@ fn parse_error_line(e: &clap::Error) -> String {
 /// `--html` and its kind, where the report's format is a value of
 /// `--format`.
 fn format_tip(e: &clap::Error) -> Option<String> {
-    let clap::error::ContextValue::String(w) = e.get(clap::error::ContextKind::InvalidArg)? else {
-        return None;
-    };
-    let f = w.strip_prefix("--")?;
+    let f = invalid_arg(e)?.strip_prefix("--")?;
     ["html", "markdown", "csv", "table"]
         .contains(&f)
         .then(|| format!("tip: the report's format is a value: --format {f}"))
+}
+
+/// The word clap refused, as the user typed it.
+fn invalid_arg(e: &clap::Error) -> Option<&str> {
+    match e.get(clap::error::ContextKind::InvalidArg)? {
+        clap::error::ContextValue::String(w) => Some(w),
+        _ => None,
+    }
 }
 
 /// "tip: put `--` before the command …" when the word clap refused is a
 /// positional word given to a subcommand whose last argument is a command
 /// line (`matrix --knob autogroup=0,1 hackbench`).
 fn dash_dash_tip(args: &[String], e: &clap::Error) -> Option<String> {
-    let word = match e.get(clap::error::ContextKind::InvalidArg)? {
-        clap::error::ContextValue::String(w) => w.clone(),
-        _ => return None,
-    };
+    let word = invalid_arg(e)?;
     if word.starts_with('-') || args.iter().any(|a| a == "--") {
         return None;
     }

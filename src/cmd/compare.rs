@@ -108,13 +108,11 @@ fn nothing_compared(c: &compare::Comparison, runs: &[RunRecord], a: &CompareArgs
     if compared {
         return Ok(());
     }
-    let mut labels: Vec<&str> = runs.iter().map(|r| r.label.as_str()).collect();
-    labels.sort_unstable();
-    labels.dedup();
+    let labels = &c.labels;
     if labels.len() < 2 {
         return Err(input(format!(
             "only label {} has runs here, and compare needs two: give a second --label (`kbench labels` lists them)",
-            labels.first().copied().unwrap_or("(none)")
+            labels.first().map_or("(none)", String::as_str)
         )));
     }
     if !a.metric.is_empty() {

@@ -50,10 +50,19 @@ fn report_runs(
 /// Any false verdict anywhere in the report: the scoreboard's or the
 /// scheduling section's.
 fn any_decided(c: &Comparison) -> bool {
+    on_scoreboard(c) || among_counters(c)
+}
+
+/// A difference decided on the scoreboard.
+fn on_scoreboard(c: &Comparison) -> bool {
     verdicts(c)
         .iter()
         .any(|v| matches!(v, Verdict::Better | Verdict::Worse | Verdict::Different))
-        || c.scheduling.as_ref().is_some_and(|s| !s.rows.is_empty())
+}
+
+/// A counter of the scheduling section decided to differ.
+fn among_counters(c: &Comparison) -> bool {
+    c.scheduling.as_ref().is_some_and(|s| !s.rows.is_empty())
 }
 
 /// Each family keeps its error rate: 200 null reports of 40 scoreboard
@@ -75,12 +84,8 @@ fn each_family_keeps_its_error_rate_with_counters_present() {
         let c = build(&rs, &opts(Decider::Welch, Correction::Holm)).unwrap();
         assert_eq!(c.tests, 40, "the scoreboard is its own family");
         assert_eq!(c.scheduling.as_ref().map_or(30, |s| s.tests), 30);
-        board += usize::from(
-            verdicts(&c)
-                .iter()
-                .any(|v| matches!(v, Verdict::Better | Verdict::Worse | Verdict::Different)),
-        );
-        counters += usize::from(c.scheduling.as_ref().is_some_and(|s| !s.rows.is_empty()));
+        board += usize::from(on_scoreboard(&c));
+        counters += usize::from(among_counters(&c));
     }
     eprintln!("null reports with a false verdict: scoreboard {board}, counters {counters} of 200");
     assert!(
@@ -297,17 +302,12 @@ fn report_error_figures() {
     let o = opts(Decider::Welch, Correction::Holm);
     let (mut whole, mut boots, mut one, mut unmarked, mut heavy) = (0, 0, 0, 0, 0);
     let (mut board, mut heavy_board) = (0, 0);
-    let on_board = |c: &Comparison| {
-        verdicts(c)
-            .iter()
-            .any(|v| matches!(v, Verdict::Better | Verdict::Worse | Verdict::Different))
-    };
     for _ in 0..trials {
         // Heavy tails: log-normal, sigma 1 (a CV of about 130 %).
         let rs = report_runs(5, 40, 30, |_, _, _| 100.0 * rng.normal().exp(), |_, _| None);
         let c = build(&rs, &o).unwrap();
         heavy += usize::from(any_decided(&c));
-        heavy_board += usize::from(on_board(&c));
+        heavy_board += usize::from(on_scoreboard(&c));
         let rs = report_runs(
             5,
             40,
@@ -317,7 +317,7 @@ fn report_error_figures() {
         );
         let c = build(&rs, &o).unwrap();
         whole += usize::from(any_decided(&c));
-        board += usize::from(on_board(&c));
+        board += usize::from(on_scoreboard(&c));
         let shifts: Vec<f64> = (0..6).map(|_| 3.0 * rng.normal()).collect();
         let rs = report_runs(
             15,

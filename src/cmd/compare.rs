@@ -97,7 +97,8 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<()> {
 
 /// A report that compares nothing is a mistake, not an answer: one line
 /// naming the fix, and exit 2 (a curve over one label is a comparison of
-/// its points, and is left alone).
+/// its points, and a label's traced runs say what its worst wake-ups
+/// waited behind: both are answers, and left alone).
 fn nothing_compared(c: &compare::Comparison, runs: &[RunRecord], a: &CompareArgs) -> Result<()> {
     let compared = c
         .groups
@@ -105,7 +106,8 @@ fn nothing_compared(c: &compare::Comparison, runs: &[RunRecord], a: &CompareArgs
         .flat_map(|g| &g.metrics)
         .flat_map(|m| &m.labels)
         .any(|l| l.versus.is_some());
-    if compared {
+    let explained = c.groups.iter().any(|g| !g.waited_behind.is_empty());
+    if compared || explained {
         return Ok(());
     }
     let labels = &c.labels;

@@ -108,14 +108,26 @@ impl Server {
     /// The job's state and health once it has finished (or at the limit).
     fn wait(&self, job: u64, limit: Duration) -> (String, String) {
         let started = Instant::now();
+        let mut dropped = 0;
         loop {
-            let mut resp = Self::agent()
+            // A poll the server drops (its web worker recycled or timed out
+            // on a loaded machine) is asked again, a few times at most.
+            let body = Self::agent()
                 .get(&format!("{}/api/v0.2/jobs/{job}/", self.url))
                 .header("Authorization", &format!("Token {}", self.token))
                 .call()
-                .unwrap();
-            let v: serde_json::Value =
-                serde_json::from_str(&resp.body_mut().read_to_string().unwrap()).unwrap();
+                .and_then(|mut r| r.body_mut().read_to_string());
+            let body = match body {
+                Ok(b) => b,
+                Err(e) if dropped < 5 => {
+                    dropped += 1;
+                    eprintln!("poll of job {job} dropped ({e}); asking again");
+                    std::thread::sleep(Duration::from_secs(5));
+                    continue;
+                }
+                Err(e) => panic!("the server dropped 6 polls of job {job}: {e}"),
+            };
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap();
             let state = v["state"].as_str().unwrap_or("?").to_string();
             if state == "Finished" || started.elapsed() > limit {
                 return (state, v["health"].as_str().unwrap_or("?").to_string());

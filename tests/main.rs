@@ -8,6 +8,7 @@ mod compare;
 mod contest;
 mod cyclictest;
 mod docs;
+mod emulated;
 mod fingerprint;
 mod first_look;
 mod hackbench;

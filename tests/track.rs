@@ -6,7 +6,7 @@ use crate::common::Env;
 
 /// A seeded normal sampler (Box–Muller over a 64-bit LCG), so the
 /// series is the same on every machine.
-pub struct Gauss(u64);
+pub struct Gauss(pub u64);
 
 impl Gauss {
     fn uniform(&mut self) -> f64 {

@@ -49,6 +49,8 @@ pub struct Options {
     /// The calls of `kbench decide` the whole bisection makes (α is split
     /// over them).
     pub steps: usize,
+    /// Decide on emulated runs too.
+    pub allow_emulated: bool,
     pub parse: crate::experiment::ParseCommand,
     pub env: super::Env,
 }
@@ -109,6 +111,7 @@ pub fn run(o: &Options) -> Result<i32> {
     }
     let good = runs_of_label(o, &o.good, true)?;
     let bad = runs_of_label(o, &o.bad, true)?;
+    not_emulated(o, good.iter().chain(&bad))?;
     let metrics = directions(o, &good)?;
     let ends: Vec<(Vec<f64>, Vec<f64>)> = metrics
         .iter()
@@ -145,6 +148,9 @@ pub fn run(o: &Options) -> Result<i32> {
         Some(l) => Some(runs_of_label(o, l, false)?),
         None => None,
     };
+    if let Some(runs) = &stored {
+        not_emulated(o, runs)?;
+    }
     loop {
         let n = cand[0].len();
         if let Some(code) = verdict(o, &rule, &metrics, &at_mid, &cand, say) {
@@ -167,6 +173,7 @@ pub fn run(o: &Options) -> Result<i32> {
             say("the candidate's command stored no complete run: cannot tell");
             return Ok(EXIT_CANNOT_TELL);
         };
+        not_emulated(o, std::slice::from_ref(&r))?;
         for (k, (m, _)) in metrics.iter().enumerate() {
             match values(std::slice::from_ref(&r), m).first() {
                 Some(v) => cand[k].push(*v),
@@ -382,6 +389,15 @@ fn verdict(
 }
 
 /// The complete runs of `label`, oldest first (`needed`: none is an error).
+/// The ends' and the candidate's runs must not be emulated guests'
+/// (unless allowed): an error, so the exit is 128 and `git bisect run`
+/// stops, saying why, rather than skipping or deciding.
+fn not_emulated<'a>(o: &Options, runs: impl IntoIterator<Item = &'a RunRecord>) -> Result<()> {
+    crate::health::emulated::among(runs)
+        .refuse("verdict", o.allow_emulated)
+        .map_err(input)
+}
+
 fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord>> {
     let store = o.env.front.read_store()?;
     let f = RunFilter {

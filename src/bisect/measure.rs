@@ -239,6 +239,25 @@ impl<'a> Real<'a> {
         Ok(Ready::Image(Box::new(copied), None))
     }
 
+    /// For a bisection of stored labels, the emulated runs among them
+    /// (none for the other kinds: their runs are yet to be measured).
+    pub fn stored_emulated(&self) -> Result<crate::health::emulated::Emulated> {
+        let (Source::List { items }, Runner::Stored, Some(store)) =
+            (&self.plan.source, &self.plan.runner, self.store.as_ref())
+        else {
+            return Ok(Default::default());
+        };
+        let runs = store.load_runs(
+            &crate::store::RunFilter {
+                labels: items.clone(),
+                only_complete: true,
+                ..Default::default()
+            },
+            false,
+        )?;
+        Ok(crate::health::emulated::among(&runs))
+    }
+
     /// A stored label's runs as units, oldest first: those with every
     /// metric.
     fn stored(&self, label: &str) -> std::result::Result<Ready, String> {

@@ -94,6 +94,13 @@ pub fn go_on(plan: Plan, mut state: State, env: &Env) -> Result<State> {
             real.save(&state)?;
         }
     }
+    if let Err(why) = real
+        .stored_emulated()?
+        .refuse("culprit", plan.allow_emulated)
+    {
+        state.outcome = Some(search::Outcome::Nothing { why });
+        real.save(&state)?;
+    }
     let outcome = state.run(&mut real);
     let store = real.finish();
     outcome?;

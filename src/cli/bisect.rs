@@ -121,6 +121,9 @@ pub struct DecideArgs {
     /// skips): --alpha is split over them, so it bounds a wrong culprit, not one call
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub steps: u16,
+    /// Decide on emulated guests' figures too (exit 128 on them otherwise: they are the emulator's as much as the kernel's)
+    #[arg(long)]
+    pub allow_emulated: bool,
     /// The kbench command that measures the current candidate once
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

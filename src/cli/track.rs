@@ -66,6 +66,11 @@ pub struct TrackArgs {
     /// Exit with status 3 when this happens (for a nightly job)
     #[arg(long, value_enum, value_name = "WHAT")]
     pub fail_on: Option<TrackFailOn>,
+    /// Find change points in runs of emulated guests too (TCG, nested
+    /// virtualisation), which otherwise get none: their figures are the
+    /// emulator's as much as the kernel's
+    #[arg(long)]
+    pub allow_emulated: bool,
     #[command(flatten)]
     pub follow: FollowArgs,
 }

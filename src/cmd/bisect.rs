@@ -95,6 +95,7 @@ pub fn decide(ctx: &Ctx, a: &DecideArgs) -> Result<()> {
         cap: a.max_runs.max_runs,
         threshold_pct: ctx.global.threshold,
         steps: usize::from(a.steps),
+        allow_emulated: a.allow_emulated,
         parse: crate::cli::check,
         env: env(ctx, None),
     };

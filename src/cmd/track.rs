@@ -41,6 +41,7 @@ pub fn track(ctx: &Ctx, a: &TrackArgs) -> Result<()> {
         threshold_pct: ctx.global.threshold,
         format,
         fail_on_change: a.fail_on.is_some(),
+        allow_emulated: a.allow_emulated,
     };
     if a.follow.follow {
         return follow(ctx, a, options);

@@ -6,39 +6,23 @@
 //! "emulated"), unless `--allow-emulated`.
 
 use super::{Group, Verdict};
+use crate::health::emulated::Emulated;
 use crate::store::RunRecord;
 
-/// The emulated runs among the compared labels, and why they are.
-pub struct Emulated {
-    pub ids: Vec<i64>,
-    pub reasons: Vec<String>,
-}
-
+/// The emulated runs among the compared labels, and why they are (the
+/// check every deciding command shares: [`crate::health::emulated`]).
 pub fn find(runs: &[&RunRecord], labels: &[String]) -> Emulated {
-    let mut e = Emulated {
-        ids: Vec::new(),
-        reasons: Vec::new(),
-    };
-    for r in runs.iter().filter(|r| labels.contains(&r.label)) {
-        if let Some(why) = crate::health::emulated(&r.settings) {
-            e.ids.push(r.id);
-            if !e.reasons.iter().any(|w| w == why) {
-                e.reasons.push(why.to_string());
-            }
-        }
-    }
-    e
+    crate::health::emulated::among(runs.iter().copied().filter(|r| labels.contains(&r.label)))
 }
 
 /// The line above the scoreboard, when any run is emulated.
-pub fn notice(e: &Emulated, compared: usize, allowed: bool) -> Option<String> {
+pub fn notice(e: &Emulated, allowed: bool) -> Option<String> {
     if e.ids.is_empty() {
         return None;
     }
     Some(format!(
-        "emulated: {} of {compared} runs come from emulated guests ({}); {}",
-        e.ids.len(),
-        e.reasons.join("; "),
+        "emulated: {}; {}",
+        e.counted(),
         if allowed {
             "verdicts are given anyway (--allow-emulated): they are the emulator's as much as the kernel's"
         } else {

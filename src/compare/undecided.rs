@@ -23,7 +23,7 @@ pub(crate) fn undecided(runs: &[RunRecord], o: &Options) -> Result<Comparison> {
         warnings.push(suspect_note(&suspect, chosen().count(), o));
     }
     let emulated = emulated::find(&runs, &labels);
-    let mut above: Vec<String> = emulated::notice(&emulated, chosen().count(), o.allow_emulated)
+    let mut above: Vec<String> = emulated::notice(&emulated, o.allow_emulated)
         .into_iter()
         .collect();
     let warmup: Vec<i64> = chosen()

@@ -10,6 +10,16 @@ use crate::stats::sequential::{self, Decision, Rule};
 use crate::stats::Better;
 use crate::store::RunRecord;
 
+/// Why a look decides nothing on these runs: some come from emulated
+/// guests ([`crate::health::emulated`]), whose figures are the
+/// emulator's as much as the kernel's; the experiment then runs to its
+/// cap and its closing report says the same.
+pub fn withheld(runs: &[RunRecord]) -> Option<String> {
+    crate::health::emulated::among(runs)
+        .refuse("--rounds auto decision", false)
+        .err()
+}
+
 /// Each arm's values, one a round (rounds 1..=`rounds`): the mean of
 /// `metric` over the runs `of(arm, round)` picks; and the metric's
 /// direction, `None` when no run has it.
@@ -83,4 +93,29 @@ pub fn decided(r: &Rounds, round: usize, metric: &str) -> Option<String> {
         "decided after {round} rounds on {metric}: {}",
         verdicts.join("; ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A look on runs of which one is emulated decides nothing, and says
+    /// so in the words every deciding command uses.
+    #[test]
+    fn a_look_on_emulated_runs_is_withheld() {
+        let mut runs: Vec<RunRecord> = (0..4)
+            .map(|i| {
+                let mut r = RunRecord::new("a", "b", serde_json::json!({}), None);
+                r.id = i;
+                r
+            })
+            .collect();
+        assert_eq!(withheld(&runs), None);
+        crate::store::foreign::mark_emulated(&mut runs[2], "TCG");
+        let why = withheld(&runs).unwrap();
+        assert!(
+            why.starts_with("emulated: 1 of 4 runs come from emulated guests (TCG); no --rounds auto decision is given on them"),
+            "{why}"
+        );
+    }
 }

@@ -17,6 +17,7 @@
 //! below is crossed.  What the machine cannot tell is "not available",
 //! never zero.
 
+pub mod emulated;
 pub mod irqs;
 pub mod monitor;
 pub mod sample;

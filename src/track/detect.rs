@@ -88,6 +88,9 @@ pub struct Detection {
     /// ([`detectable_pct`]); `None` for a series too long for the scan
     /// or too short to test.
     pub detectable_pct: Vec<Option<f64>>,
+    /// Series not tested because their runs are emulated (and
+    /// `--allow-emulated` was not given): no change point, no test.
+    pub withheld: usize,
 }
 
 /// The smallest shift between the halves of a series' units that the
@@ -315,6 +318,7 @@ pub fn detect(series: &[Series], q: f64, threshold_pct: f64) -> Detection {
         found,
         q,
         threshold_pct,
+        withheld: 0,
     }
 }
 

@@ -199,7 +199,7 @@ pub fn render(t: &Tracked) -> String {
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>kbench track</title><style>{STYLE}</style></head><body><h1>kbench track</h1><p>{}</p>",
         escape(&super::report::head(t))
     );
-    for e in &t.ejections {
+    for e in t.emulated.iter().chain(&t.ejections) {
         let _ = write!(out, "<p class=\"note\">{}</p>", escape(e));
     }
     for (i, s) in t.series.iter().enumerate() {

@@ -39,6 +39,8 @@ pub struct Options {
     pub threshold_pct: f64,
     pub format: Format,
     pub fail_on_change: bool,
+    /// Find change points in series of emulated runs too.
+    pub allow_emulated: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +77,9 @@ pub struct Tracked {
     /// Per label, its runs failed by a sched_ext ejection, with the
     /// kernel's reasons (left out of every series).
     pub ejections: Vec<String>,
+    /// Why series of emulated runs have no change point (or, allowed,
+    /// that they have the emulator's), said above the series.
+    pub emulated: Option<String>,
 }
 
 /// `*` and `?` matching, the whole text.
@@ -203,7 +208,7 @@ pub fn build(o: &Options, store: &dyn Store) -> Result<(Tracked, Vec<RunRecord>)
             "no metric has values under two or more of these labels: nothing to track",
         ));
     }
-    let detection = detect::detect(&series, o.q, o.threshold_pct);
+    let (detection, emulated) = detect_decidable(&series, &runs, o);
     let systems = report::systems(&series, &detection, &runs);
     let ejections = crate::compare::ejected::notice(&runs, &others, &names);
     Ok((
@@ -214,9 +219,88 @@ pub fn build(o: &Options, store: &dyn Store) -> Result<(Tracked, Vec<RunRecord>)
             order: o.order,
             systems,
             ejections,
+            emulated,
         },
         runs,
     ))
+}
+
+/// Change points in every series but those of emulated runs (unless
+/// allowed), the false discovery rate held over the series tested; and
+/// the line that says so.
+fn detect_decidable(
+    series: &[series::Series],
+    runs: &[RunRecord],
+    o: &Options,
+) -> (detect::Detection, Option<String>) {
+    let e = crate::health::emulated::among(runs);
+    if !e.any() {
+        return (detect::detect(series, o.q, o.threshold_pct), None);
+    }
+    if o.allow_emulated {
+        return (
+            detect::detect(series, o.q, o.threshold_pct),
+            Some(format!(
+                "emulated: {}; change points are found in them anyway (--allow-emulated): they are the emulator's as much as the kernel's",
+                e.counted()
+            )),
+        );
+    }
+    // A series is withheld when a run of its group under one of its labels
+    // is emulated.
+    let touched: std::collections::BTreeSet<((String, String), &str)> = runs
+        .iter()
+        .filter(|r| e.ids.contains(&r.id))
+        .map(|r| (crate::compare::group_key(r), r.label.as_str()))
+        .collect();
+    let key = |s: &series::Series| {
+        (
+            s.benchmark.clone(),
+            serde_json::to_string(&s.params).unwrap_or_default(),
+        )
+    };
+    let withheld: Vec<bool> = series
+        .iter()
+        .map(|s| {
+            let k = key(s);
+            s.points
+                .iter()
+                .any(|p| touched.contains(&(k.clone(), p.label.as_str())))
+        })
+        .collect();
+    let kept: Vec<series::Series> = series
+        .iter()
+        .zip(&withheld)
+        .filter(|(_, w)| !**w)
+        .map(|(s, _)| s.clone())
+        .collect();
+    let part = detect::detect(&kept, o.q, o.threshold_pct);
+    let mut d = detect::Detection {
+        per_series: Vec::new(),
+        label_spread_pct: Vec::new(),
+        detectable_pct: Vec::new(),
+        withheld: withheld.iter().filter(|w| **w).count(),
+        ..part.clone()
+    };
+    let mut k = 0;
+    for w in &withheld {
+        if *w {
+            d.per_series.push(Vec::new());
+            d.label_spread_pct.push(None);
+            d.detectable_pct.push(None);
+        } else {
+            d.per_series.push(part.per_series[k].clone());
+            d.label_spread_pct.push(part.label_spread_pct[k]);
+            d.detectable_pct.push(part.detectable_pct[k]);
+            k += 1;
+        }
+    }
+    let line = e.withheld(&format!(
+        "change point ({} of {} series withheld)",
+        d.withheld,
+        series.len()
+    ));
+    (d, Some(line))
 }
 
 /// The report in its format, and what `--fail-on change` found.
@@ -236,6 +320,14 @@ pub fn run(o: &Options, store: &dyn crate::store::Store) -> Result<Output> {
 /// `--fail-on change`: the last label starts a new, worse segment
 /// ([`detect::last_worse`]; only series whose last point is the last label).
 fn gate(t: &Tracked, o: &Options) -> Option<String> {
+    if t.detection.withheld > 0 {
+        // Passing would say "no worse segment" about what was not looked at.
+        return Some(format!(
+            "--fail-on change: {} series {} of emulated runs, so this gate neither passes nor fails on them: leave their labels out, or give --allow-emulated to gate on the emulator's figures",
+            t.detection.withheld,
+            if t.detection.withheld == 1 { "is" } else { "are" }
+        ));
+    }
     let last = t.labels.last().map(|k| k.label.clone()).unwrap_or_default();
     let worse: Vec<String> = detect::last_worse(&t.series, &t.detection, o.q, o.threshold_pct)
         .into_iter()
@@ -319,6 +411,7 @@ mod tests {
             threshold_pct: 2.0,
             format: Format::Table,
             fail_on_change: false,
+            allow_emulated: false,
         };
         let (t, kept) = build(&o, &store).unwrap();
         assert_eq!(kept.len(), 9, "the failed run is not in a series");

@@ -118,6 +118,7 @@ pub fn unseen(t: &Tracked, quiet: usize) -> String {
         .filter(|(c, _)| c.is_empty())
         .filter_map(|(_, x)| *x)
         .collect();
+    let quiet = quiet.saturating_sub(d.withheld);
     let mut line = format!("{quiet} series show no change point");
     if !could.is_empty() {
         line.push_str(&format!(
@@ -125,7 +126,7 @@ pub fn unseen(t: &Tracked, quiet: usize) -> String {
             crate::stats::describe::median(&could)
         ));
     }
-    let untested = t.series.len().saturating_sub(d.tests);
+    let untested = t.series.len().saturating_sub(d.tests + d.withheld);
     if untested > 0 {
         line.push_str(&format!(
             "; {untested} series too short to test (a split needs {} units a side)",
@@ -195,11 +196,11 @@ pub fn text(t: &Tracked) -> String {
         "{}\n\n",
         crate::text::wrap(&crate::text::clean(&head(t)), w)
     );
-    for e in &t.ejections {
+    for e in t.emulated.iter().chain(&t.ejections) {
         out.push_str(&crate::text::wrap(&crate::text::clean(e), w));
         out.push('\n');
     }
-    if !t.ejections.is_empty() {
+    if t.emulated.is_some() || !t.ejections.is_empty() {
         out.push('\n');
     }
     for (i, s) in t.series.iter().enumerate() {
@@ -245,10 +246,10 @@ pub fn text(t: &Tracked) -> String {
 pub fn markdown(t: &Tracked) -> String {
     let cell = |s: &str| crate::text::clean(s).replace('|', "\\|");
     let mut out = format!("## kbench track\n\n{}\n\n", cell(&head(t)));
-    for e in &t.ejections {
+    for e in t.emulated.iter().chain(&t.ejections) {
         out.push_str(&format!("- {}\n", cell(e)));
     }
-    if !t.ejections.is_empty() {
+    if t.emulated.is_some() || !t.ejections.is_empty() {
         out.push('\n');
     }
     for (i, s) in t.series.iter().enumerate() {
@@ -322,6 +323,8 @@ pub fn json(t: &Tracked) -> Result<String> {
         "threshold_pct": t.detection.threshold_pct,
         "label_spread_pct": label_spread(&t.detection),
         "ejections": t.ejections,
+        "emulated": t.emulated,
+        "withheld": t.detection.withheld,
         "method": footer(t),
     });
     Ok(serde_json::to_string_pretty(&doc)? + "\n")

@@ -7,7 +7,7 @@
 //! out of the decision.
 
 use super::Plan;
-use crate::store::{RunFilter, RunStatus, Store, Tag};
+use crate::store::{RunFilter, RunRecord, RunStatus, Store, Tag};
 use anyhow::Result;
 
 /// After a step: `Some(why)` when the campaign is decided (its order is
@@ -34,6 +34,15 @@ pub fn look(store: &dyn Store, plan: &mut Plan) -> Result<Option<String>> {
         },
         false,
     )?;
+    let mine: Vec<RunRecord> = runs
+        .into_iter()
+        .filter(|x| matches!(Tag::of(x), Some(Tag::Campaign { ref id, .. }) if *id == plan.name))
+        .collect();
+    if let Some(why) = crate::experiment::look::withheld(&mine) {
+        // Said as the step's warning; the campaign runs to its cap.
+        return Err(anyhow::anyhow!("{why}"));
+    }
+    let runs = mine;
     let (values, better) = crate::experiment::look::round_means(
         &runs,
         labels.len(),

@@ -150,7 +150,7 @@ impl Design for Matrix<'_> {
         let end_of_round = plan.at(plan.next).is_none_or(|(r, _, _)| r + 1 != round);
         match (&plan.state.metric, self.o.rounds) {
             (Some(m), Runs::Auto { .. }) if end_of_round => {
-                let why = decided(self.o, self.combos, plan, &*cx.store, m, round)?;
+                let why = decided(self.o, self.combos, plan, &*cx.store, m, round, cx.events)?;
                 if let Some(why) = &why {
                     cx.events.emit(&Event::Looked {
                         id: &plan.id,

@@ -38,6 +38,7 @@ pub fn decided(
     store: &dyn Store,
     metric: &str,
     round: usize,
+    events: &crate::experiment::event::Events,
 ) -> Result<Option<String>> {
     let cap = match o.rounds {
         Runs::Auto { max } => max as usize,
@@ -47,6 +48,13 @@ pub fn decided(
         return Ok(None);
     }
     let runs = runs(store, combos, plan)?;
+    if let Some(why) = crate::experiment::look::withheld(&runs) {
+        events.emit(&crate::experiment::event::Event::Note {
+            text: &format!("round {round}: {why}"),
+            warning: false,
+        });
+        return Ok(None);
+    }
     // One value per combination and round: the mean of that round's runs.
     let (per_combo, better) =
         crate::experiment::look::round_means(&runs, combos.len(), round, metric, |x, ci, r| {

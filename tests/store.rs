@@ -439,3 +439,72 @@ fn a_damaged_store_is_refused_by_every_command_and_never_written() {
         "nothing created through the link"
     );
 }
+
+/// `kbench man` read as a person reads it (`man -l`): EXIT STATUS lists
+/// every code kbench exits with, ENVIRONMENT the variables it reads, both
+/// before VERSION.
+#[test]
+fn the_man_page_has_exit_status_and_environment() {
+    let env = Env::new();
+    let page = env.ok(&["man"]);
+    let (exit, envs, version) = (
+        page.find(".SH \"EXIT STATUS\"").expect("EXIT STATUS"),
+        page.find(".SH ENVIRONMENT").expect("ENVIRONMENT"),
+        page.find(".SH VERSION").expect("VERSION"),
+    );
+    assert!(exit < envs && envs < version, "{page}");
+    if !crate::common::which("man") {
+        eprintln!("skipped: the page as man shows it (no man here)");
+        return;
+    }
+    let f = env.dir.path().join("kbench.1");
+    std::fs::write(&f, &page).unwrap();
+    let out = std::process::Command::new("man")
+        .args(["-l", f.to_str().unwrap()])
+        .env("MANWIDTH", "80")
+        .env("MANPAGER", "cat")
+        .env("PAGER", "cat")
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    // Bold in man's own rendering is overstriking (`K\x08K`): undone.
+    let shown: String = {
+        let mut s = String::new();
+        for c in shown.chars() {
+            if c == '\u{8}' {
+                s.pop();
+            } else {
+                s.push(c);
+            }
+        }
+        s
+    };
+    let section = |name: &str, next: &str| {
+        let a = shown
+            .find(&format!("\n{name}\n"))
+            .unwrap_or_else(|| panic!("{name} in {shown}"));
+        let b = shown[a + 1..]
+            .find(&format!("\n{next}\n"))
+            .map_or(shown.len(), |b| a + 1 + b);
+        shown[a..b].to_string()
+    };
+    let codes = section("EXIT STATUS", "ENVIRONMENT");
+    for c in ["0", "1", "2", "3", "125", "128", "130"] {
+        assert!(
+            codes
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(c)),
+            "exit {c} listed: {codes}"
+        );
+    }
+    let vars = section("ENVIRONMENT", "VERSION");
+    for v in [
+        "KBENCH_DB",
+        "XDG_DATA_HOME",
+        "KBENCH_MAX_STEAL_PCT",
+        "LAVA_TOKEN",
+        "NO_COLOR",
+    ] {
+        assert!(vars.contains(v), "{v} in {vars}");
+    }
+}

@@ -865,3 +865,56 @@ fn a_bundled_report_gives_the_same_scoreboard_when_imported() {
     let err = env.fails(&["compare", "--bundle"], 2);
     assert!(err.contains("--format html or markdown"), "{err}");
 }
+
+/// A report's runs that claim a place in an experiment (a matrix's
+/// here; a forged bundle could claim a round of a live campaign) come in
+/// out of it: no experiment reads them as its own, and the claim is kept
+/// apart.
+#[test]
+fn an_imported_run_is_in_no_experiment() {
+    let env = Env::new();
+    env.ok(&[
+        "matrix",
+        "--vary",
+        "loops=20,40",
+        "--rounds",
+        "1",
+        "-q",
+        "--",
+        "hackbench",
+        "-g",
+        "1",
+        "-f",
+        "2",
+    ]);
+    let shown = env.json(&["runs", "show", "1"]);
+    let id = shown["settings"]["experiment"]["id"].clone();
+    assert_eq!(shown["settings"]["experiment"]["kind"], "matrix", "{shown}");
+    let report = env.dir.path().join("r.md");
+    env.ok(&[
+        "compare",
+        "--curve",
+        "loops",
+        "--format",
+        "markdown",
+        "--bundle",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    let db = env.dir.path().join("other.db");
+    let db = db.to_str().unwrap();
+    env.ok(&[
+        "--db",
+        db,
+        "import",
+        report.to_str().unwrap(),
+        "--format",
+        "report",
+        "-q",
+    ]);
+    for n in ["1", "2"] {
+        let r = env.json(&["--db", db, "runs", "show", n]);
+        assert!(r["settings"].get("experiment").is_none(), "{r}");
+        assert_eq!(r["settings"]["imported_experiment"]["id"], id, "{r}");
+    }
+}

@@ -212,6 +212,7 @@ fn report(ctx: &Ctx, a: &ImportArgs, text: &str) -> Result<()> {
     let carried = runs.len();
     runs.retain(|r| !known.contains(&r.uuid));
     for r in &mut runs {
+        crate::store::foreign::disown(r);
         r.notes.push(format!("from the report {file}"));
     }
     let ids = store.save_runs(&runs)?;

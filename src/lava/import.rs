@@ -183,6 +183,15 @@ fn guest_runs(b: &Boot, bytes: &[u8], file: &std::path::Path) -> Result<Vec<RunR
         return Err(anyhow!("its store holds no run"));
     }
     for r in &mut runs {
+        // What the log says of its runs' experiment is not trusted: each
+        // is a unit of the boot the bundle's header names, as a failed
+        // boot's stand-in is.
+        crate::store::foreign::disown(r);
+        Tag::Lava {
+            id: b.plan.clone(),
+            boot: b.boot,
+        }
+        .set_on(r);
         let tcg = r
             .fingerprint
             .as_ref()

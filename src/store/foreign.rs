@@ -91,6 +91,19 @@ pub fn bytes_of(runs: &[RunRecord], file: &Path) -> Result<Vec<u8>> {
     written
 }
 
+/// Take a run from outside out of any experiment it says it was part of:
+/// a report or a LAVA log is not kbench's to trust on where in a design
+/// its runs stood, and a run that claims "campaign c1, round 4" would
+/// otherwise count in a live campaign c1's `--rounds auto` look.  The
+/// claim is kept under `imported_experiment`, which no experiment reads.
+pub fn disown(r: &mut RunRecord) {
+    if let Some(m) = r.settings.as_object_mut() {
+        if let Some(tag) = m.remove("experiment") {
+            m.insert("imported_experiment".into(), tag);
+        }
+    }
+}
+
 /// Mark a run's figures as not the kernel's: in its health (which
 /// `compare` reads) and in a note.
 pub fn mark_emulated(r: &mut RunRecord, why: &str) {
@@ -104,6 +117,28 @@ pub fn mark_emulated(r: &mut RunRecord, why: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_disowned_run_is_in_no_experiment_and_keeps_the_claim_apart() {
+        let mut r = RunRecord::new("l", "b", serde_json::json!({}), None);
+        crate::store::Tag::Campaign {
+            id: "c1".into(),
+            round: 4,
+            position: 7,
+            boot: "a".into(),
+            boot_id: "b1".into(),
+        }
+        .set_on(&mut r);
+        assert!(crate::store::Tag::of(&r).is_some());
+        disown(&mut r);
+        assert_eq!(crate::store::Tag::of(&r), None);
+        assert_eq!(r.settings["imported_experiment"]["id"], "c1");
+        // A run with no claim is left as it was.
+        let mut plain = RunRecord::new("l", "b", serde_json::json!({}), None);
+        let before = plain.settings.clone();
+        disown(&mut plain);
+        assert_eq!(plain.settings, before);
+    }
 
     fn want() -> Expect<'static> {
         Expect {

@@ -10,7 +10,7 @@ use crate::health::emulated::Emulated;
 use crate::store::RunRecord;
 
 /// The emulated runs among the compared labels, and why they are (the
-/// check every deciding command shares: [`crate::health::emulated`]).
+/// check every deciding command shares: [`mod@crate::health::emulated`]).
 pub fn find(runs: &[&RunRecord], labels: &[String]) -> Emulated {
     crate::health::emulated::among(runs.iter().copied().filter(|r| labels.contains(&r.label)))
 }

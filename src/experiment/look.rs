@@ -11,7 +11,7 @@ use crate::stats::Better;
 use crate::store::RunRecord;
 
 /// Why a look decides nothing on these runs: some come from emulated
-/// guests ([`crate::health::emulated`]), whose figures are the
+/// guests ([`mod@crate::health::emulated`]), whose figures are the
 /// emulator's as much as the kernel's; the experiment then runs to its
 /// cap and its closing report says the same.
 pub fn withheld(runs: &[RunRecord]) -> Option<String> {

@@ -388,7 +388,6 @@ fn verdict(
     }
 }
 
-/// The complete runs of `label`, oldest first (`needed`: none is an error).
 /// The ends' and the candidate's runs must not be emulated guests'
 /// (unless allowed): an error, so the exit is 128 and `git bisect run`
 /// stops, saying why, rather than skipping or deciding.
@@ -398,6 +397,7 @@ fn not_emulated<'a>(o: &Options, runs: impl IntoIterator<Item = &'a RunRecord>) 
         .map_err(input)
 }
 
+/// The complete runs of `label`, oldest first (`needed`: none is an error).
 fn runs_of_label(o: &Options, label: &str, needed: bool) -> Result<Vec<RunRecord>> {
     let store = o.env.front.read_store()?;
     let f = RunFilter {

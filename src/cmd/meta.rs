@@ -38,12 +38,16 @@ pub fn man() -> Result<()> {
 }
 
 /// (name, what it means), one `.TP` entry each.
-fn entries(roff: &mut roff::Roff, title: &str, items: &[(&str, &str)]) {
+fn entries<'a>(
+    roff: &mut roff::Roff,
+    title: &str,
+    items: impl IntoIterator<Item = (String, &'a str)>,
+) {
     roff.control("SH", [title]);
     for (name, what) in items {
         roff.control("TP", []);
-        roff.text([roff::bold(*name)]);
-        roff.text([roff::roman(*what)]);
+        roff.text([roff::bold(name)]);
+        roff.text([roff::roman(what)]);
     }
 }
 
@@ -51,48 +55,45 @@ fn extra_sections() -> roff::Roff {
     use crate::bisect::decide;
     use crate::error;
     let mut r = roff::Roff::new();
-    let codes = [
-        (0.to_string(), "Success; for decide, the candidate is like --good.".to_string()),
+    let codes: [(i32, &str); 7] = [
+        (0, "Success; for decide, the candidate is like --good."),
         (
-            1.to_string(),
-            "A failure that is not the input's: a benchmark that failed, a missing privilege or resource (the line says which and how to get it); for decide, the candidate is like --bad.".into(),
+            1,
+            "A failure that is not the input's: a benchmark that failed, a missing privilege or resource (the line says which and how to get it); for decide, the candidate is like --bad.",
         ),
         (
-            error::EXIT_USAGE.to_string(),
-            "Bad input: an unknown command or flag, a value out of range, a label or run that does not exist, a comparison that compares nothing, a damaged store. One line says what and how to fix it.".into(),
+            error::EXIT_USAGE,
+            "Bad input: an unknown command or flag, a value out of range, a label or run that does not exist, a comparison that compares nothing, a damaged store. One line says what and how to fix it.",
         ),
         (
-            error::EXIT_GATE.to_string(),
-            "compare --fail-on or track --fail-on found what it was told to fail on (or, on emulated runs, could not tell); the report was written in full.".into(),
+            error::EXIT_GATE,
+            "compare --fail-on or track --fail-on found what it was told to fail on (or, on emulated runs, could not tell); the report was written in full.",
         ),
         (
-            decide::EXIT_CANNOT_TELL.to_string(),
-            "decide cannot tell within --max-runs (git bisect run skips the commit).".into(),
+            decide::EXIT_CANNOT_TELL,
+            "decide cannot tell within --max-runs (git bisect run skips the commit).",
         ),
         (
-            decide::EXIT_ABORT.to_string(),
-            "decide could not decide at all (the ends, the store, emulated runs): git bisect run stops.".into(),
+            decide::EXIT_ABORT,
+            "decide could not decide at all (the ends, the store, emulated runs): git bisect run stops.",
         ),
         (
-            error::EXIT_INTERRUPTED.to_string(),
-            "Interrupted by Ctrl-C or SIGTERM; what finished was kept and every changed setting restored.".into(),
+            error::EXIT_INTERRUPTED,
+            "Interrupted by Ctrl-C or SIGTERM; what finished was kept and every changed setting restored.",
         ),
     ];
-    let codes: Vec<(&str, &str)> = codes
-        .iter()
-        .map(|(c, w)| (c.as_str(), w.as_str()))
-        .collect();
-    entries(&mut r, "EXIT STATUS", &codes);
     entries(
         &mut r,
-        "ENVIRONMENT",
-        &[
-            ("KBENCH_DB", "The result store, as --db: a SQLite file or a postgres:// URL (an empty value is unset)."),
-            ("XDG_DATA_HOME", "Without --db or KBENCH_DB the store is $XDG_DATA_HOME/kbench/results.db (an absolute path only), else ~/.local/share/kbench/results.db, else /var/lib/kbench/results.db."),
-            ("KBENCH_MAX_STEAL_PCT, KBENCH_MAX_OUTSIDE_CPU_PCT, KBENCH_MAX_FREQ_SPREAD_PCT", "The limits above which a run is marked suspect (defaults 2, 5 and 10 %); the values in effect are stored with each run."),
-            ("LAVA_TOKEN", "The LAVA server token for lava import --server: read from the environment only, so it stays out of the process list."),
-            ("NO_COLOR, CLICOLOR_FORCE, TERM=dumb", "No colour when NO_COLOR is set or TERM is dumb; colour even into a pipe with CLICOLOR_FORCE."),
-        ],
+        "EXIT STATUS",
+        codes.map(|(c, w)| (c.to_string(), w)),
     );
+    let vars: [(&str, &str); 5] = [
+        ("KBENCH_DB", "The result store, as --db: a SQLite file or a postgres:// URL (an empty value is unset)."),
+        ("XDG_DATA_HOME", "Without --db or KBENCH_DB the store is $XDG_DATA_HOME/kbench/results.db (an absolute path only), else ~/.local/share/kbench/results.db, else /var/lib/kbench/results.db."),
+        ("KBENCH_MAX_STEAL_PCT, KBENCH_MAX_OUTSIDE_CPU_PCT, KBENCH_MAX_FREQ_SPREAD_PCT", "The limits above which a run is marked suspect (defaults 2, 5 and 10 %); the values in effect are stored with each run."),
+        ("LAVA_TOKEN", "The LAVA server token for lava import --server: read from the environment only, so it stays out of the process list."),
+        ("NO_COLOR, CLICOLOR_FORCE, TERM=dumb", "No colour when NO_COLOR is set or TERM is dumb; colour even into a pipe with CLICOLOR_FORCE."),
+    ];
+    entries(&mut r, "ENVIRONMENT", vars.map(|(n, w)| (n.to_string(), w)));
     r
 }

@@ -17,7 +17,7 @@ pub fn find(runs: &[&RunRecord], labels: &[String]) -> Emulated {
 
 /// The line above the scoreboard, when any run is emulated.
 pub fn notice(e: &Emulated, allowed: bool) -> Option<String> {
-    if e.ids.is_empty() {
+    if !e.any() {
         return None;
     }
     Some(format!(

@@ -21,17 +21,12 @@ pub struct Emulated {
     pub of: usize,
 }
 
-/// Why a run is emulated (`None`: it is not).
-pub fn why(r: &RunRecord) -> Option<&str> {
-    super::emulated(&r.settings)
-}
-
 /// The emulated runs among `runs`.
 pub fn among<'a>(runs: impl IntoIterator<Item = &'a RunRecord>) -> Emulated {
     let mut e = Emulated::default();
     for r in runs {
         e.of += 1;
-        if let Some(w) = why(r) {
+        if let Some(w) = super::emulated(&r.settings) {
             e.ids.push(r.id);
             if !e.reasons.iter().any(|x| x == w) {
                 e.reasons.push(w.to_string());

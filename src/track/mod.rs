@@ -234,38 +234,32 @@ fn detect_decidable(
     o: &Options,
 ) -> (detect::Detection, Option<String>) {
     let e = crate::health::emulated::among(runs);
-    if !e.any() {
-        return (detect::detect(series, o.q, o.threshold_pct), None);
-    }
-    if o.allow_emulated {
-        return (
-            detect::detect(series, o.q, o.threshold_pct),
-            Some(format!(
+    if !e.any() || o.allow_emulated {
+        let line = e.any().then(|| {
+            format!(
                 "emulated: {}; change points are found in them anyway (--allow-emulated): they are the emulator's as much as the kernel's",
                 e.counted()
-            )),
-        );
+            )
+        });
+        return (detect::detect(series, o.q, o.threshold_pct), line);
     }
     // A series is withheld when a run of its group under one of its labels
-    // is emulated.
-    let touched: std::collections::BTreeSet<((String, String), &str)> = runs
+    // is emulated (the series' params are its group key's, parsed).
+    let touched: std::collections::BTreeSet<(String, String, &str)> = runs
         .iter()
         .filter(|r| e.ids.contains(&r.id))
-        .map(|r| (crate::compare::group_key(r), r.label.as_str()))
+        .map(|r| {
+            let (benchmark, params) = crate::compare::group_key(r);
+            (benchmark, params, r.label.as_str())
+        })
         .collect();
-    let key = |s: &series::Series| {
-        (
-            s.benchmark.clone(),
-            serde_json::to_string(&s.params).unwrap_or_default(),
-        )
-    };
     let withheld: Vec<bool> = series
         .iter()
         .map(|s| {
-            let k = key(s);
+            let params = s.params.to_string();
             s.points
                 .iter()
-                .any(|p| touched.contains(&(k.clone(), p.label.as_str())))
+                .any(|p| touched.contains(&(s.benchmark.clone(), params.clone(), p.label.as_str())))
         })
         .collect();
     let kept: Vec<series::Series> = series
@@ -275,24 +269,29 @@ fn detect_decidable(
         .map(|(s, _)| s.clone())
         .collect();
     let part = detect::detect(&kept, o.q, o.threshold_pct);
+    // The tested series' results back in their places, nothing in the
+    // withheld ones'.
+    let (mut cps, mut spread, mut detectable) = (
+        part.per_series.into_iter(),
+        part.label_spread_pct.into_iter(),
+        part.detectable_pct.into_iter(),
+    );
     let mut d = detect::Detection {
         per_series: Vec::new(),
         label_spread_pct: Vec::new(),
         detectable_pct: Vec::new(),
         withheld: withheld.iter().filter(|w| **w).count(),
-        ..part.clone()
+        ..part
     };
-    let mut k = 0;
-    for w in &withheld {
-        if *w {
+    for &w in &withheld {
+        if w {
             d.per_series.push(Vec::new());
             d.label_spread_pct.push(None);
             d.detectable_pct.push(None);
         } else {
-            d.per_series.push(part.per_series[k].clone());
-            d.label_spread_pct.push(part.label_spread_pct[k]);
-            d.detectable_pct.push(part.detectable_pct[k]);
-            k += 1;
+            d.per_series.push(cps.next().unwrap_or_default());
+            d.label_spread_pct.push(spread.next().flatten());
+            d.detectable_pct.push(detectable.next().flatten());
         }
     }
     let line = e.withheld(&format!(
@@ -357,6 +356,82 @@ mod tests {
         assert!(glob_match("*", ""));
         assert!(glob_match("a*b*c", "aXXbYYc"));
         assert!(!glob_match("a*b*c", "aXXbYY"));
+    }
+
+    /// A series of emulated runs is withheld and the others are tested in
+    /// their places: the first (emulated) series has no change point, the
+    /// second keeps its own.
+    #[test]
+    fn an_emulated_series_is_withheld_and_the_rest_keep_their_places() {
+        let d = tempfile::tempdir().unwrap();
+        let mut store = crate::store::SqliteStore::open(
+            &d.path().join("r.db"),
+            crate::store::Access::ReadWrite,
+        )
+        .unwrap();
+        let mut rng = crate::stats::bootstrap::SplitMix(5);
+        let mut runs = Vec::new();
+        let labels: Vec<String> = (1..=14).map(|l| format!("k{l:02}")).collect();
+        for bench in ["a", "b"] {
+            for (i, label) in labels.iter().enumerate() {
+                for _ in 0..5 {
+                    let level = if i >= 7 { 130.0 } else { 100.0 };
+                    let mut run = RunRecord::new(label, bench, serde_json::json!({}), None);
+                    run.metrics.push(crate::measure::Metric::new(
+                        "t",
+                        "s",
+                        level * (1.0 + 0.03 * rng.normal()),
+                        crate::stats::Better::Lower,
+                    ));
+                    if bench == "a" {
+                        crate::store::foreign::mark_emulated(&mut run, "TCG");
+                    }
+                    runs.push(run);
+                }
+            }
+        }
+        store.save_runs(&runs).unwrap();
+        let o = Options {
+            labels,
+            glob: None,
+            since: None,
+            order: Order::Given,
+            metrics: Vec::new(),
+            q: 0.05,
+            threshold_pct: 2.0,
+            format: Format::Table,
+            fail_on_change: false,
+            allow_emulated: false,
+        };
+        let (t, _) = build(&o, &store).unwrap();
+        assert_eq!(
+            t.series
+                .iter()
+                .map(|s| s.benchmark.as_str())
+                .collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_eq!((t.detection.withheld, t.detection.tests), (1, 1));
+        assert!(t.detection.per_series[0].is_empty());
+        assert_eq!(t.detection.per_series[1].len(), 1, "{:?}", t.detection);
+        assert_eq!(t.detection.per_series[1][0].at, 7);
+        assert!(t.detection.detectable_pct[0].is_none());
+        assert!(t
+            .emulated
+            .as_deref()
+            .unwrap()
+            .contains("(1 of 2 series withheld)"));
+        let allowed = build(
+            &Options {
+                allow_emulated: true,
+                ..o
+            },
+            &store,
+        )
+        .unwrap()
+        .0;
+        assert_eq!(allowed.detection.withheld, 0);
+        assert!(allowed.detection.per_series.iter().all(|c| c.len() == 1));
     }
 
     /// A label whose sched_ext scheduler was ejected in some runs says so

@@ -34,15 +34,15 @@ pub fn look(store: &dyn Store, plan: &mut Plan) -> Result<Option<String>> {
         },
         false,
     )?;
-    let mine: Vec<RunRecord> = runs
+    // This campaign's runs: those the look is about.
+    let runs: Vec<RunRecord> = runs
         .into_iter()
         .filter(|x| matches!(Tag::of(x), Some(Tag::Campaign { ref id, .. }) if *id == plan.name))
         .collect();
-    if let Some(why) = crate::experiment::look::withheld(&mine) {
+    if let Some(why) = crate::experiment::look::withheld(&runs) {
         // Said as the step's warning; the campaign runs to its cap.
         return Err(anyhow::anyhow!("{why}"));
     }
-    let runs = mine;
     let (values, better) = crate::experiment::look::round_means(
         &runs,
         labels.len(),
